@@ -1,0 +1,49 @@
+package device_test
+
+import (
+	"fmt"
+
+	"github.com/blkmq/blkmq/device"
+	"github.com/blkmq/blkmq/sim"
+)
+
+func ExampleThrottled() {
+	eng := sim.NewEngine()
+	p := device.Storvsc000Params()
+	p.IOPSBurst = 1 // no burst credit, to show the pacing
+	disk, err := device.NewThrottled(eng, p)
+	if err != nil {
+		panic(err)
+	}
+	done := device.CompleterFunc(func(cmd *device.Command, now sim.Time) {
+		fmt.Printf("cmd %d done at %v (latency %v)\n", cmd.ID, now, now-cmd.Submitted)
+	})
+	cmds := make([]device.Command, 3)
+	for i := range cmds {
+		cmds[i] = device.Command{Op: device.OpRead, Offset: int64(i) << 14, Length: 16 << 10, Done: done, ID: uint64(i)}
+		fmt.Println(disk.Submit(&cmds[i]))
+	}
+	eng.Run()
+	// Output:
+	// accepted
+	// accepted
+	// accepted
+	// cmd 0 done at 2ms (latency 2ms)
+	// cmd 1 done at 2.2ms (latency 2.2ms)
+	// cmd 2 done at 2.4ms (latency 2.4ms)
+}
+
+func ExampleNull() {
+	eng := sim.NewEngine()
+	p := device.ScsiDebugParams() // delay=1 jiffy at HZ=250: 4 ms; max_queue 192
+	p.MaxQueue = 1
+	dev, _ := device.NewNull(eng, p)
+	done := device.CompleterFunc(func(cmd *device.Command, now sim.Time) { fmt.Println("done at", now) })
+	a := device.Command{Op: device.OpWrite, Length: 4096, Done: done}
+	b := a
+	fmt.Println(dev.Submit(&a), dev.Submit(&b))
+	eng.Run()
+	// Output:
+	// accepted host-busy
+	// done at 4ms
+}
