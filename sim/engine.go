@@ -18,51 +18,64 @@ type HandlerFunc func(now Time)
 func (f HandlerFunc) Fire(now Time) { f(now) }
 
 // EventID names a scheduled event so that it can be cancelled. The zero EventID names no
-// event. IDs are never reused within the lifetime of an Engine for practical purposes
-// (a slot's generation wraps after 2^32 reuses).
+// event. An ID is never reused by the same Engine.
 type EventID uint64
 
 // heapArity is the branching factor of the event heap. A 4-ary heap halves the depth of a
-// binary heap and keeps the children of one node in one or two cache lines.
-const heapArity = 4
+// binary heap; with 16-byte entries and rootIndex 3 the four children of a node fill
+// exactly one 64-byte cache line.
+const (
+	heapArity = 4
+	rootIndex = 3 // heap[0:3] is padding so that sibling groups start at multiples of 4
+)
 
-// entry is one heap element: the ordering key (time, then insertion sequence) and the
-// slot that holds the handler. Keys live in the heap itself so that comparisons do not
-// chase pointers.
+// slotBits is the number of low key bits that name a slot: at most 2^24 (16,777,216)
+// events may be pending at once, and 2^40 events may be scheduled over an Engine's life.
+const (
+	slotBits = 24
+	slotMask = 1<<slotBits - 1
+	maxSeq   = 1<<(64-slotBits) - 1
+)
+
+// entry is one heap element: the event time and key = seq<<slotBits | slot, where seq is
+// the insertion sequence (so ordering by (at, key) is ordering by (at, seq)) and slot
+// holds the handler. The entry is live while its slot still carries the same key;
+// cancelled and fired entries are stale and are discarded when they reach the root.
 type entry struct {
-	at   Time
-	seq  uint64
-	slot uint32
+	at  Time
+	key uint64
 }
 
-// slot holds a scheduled handler and its current heap position (for Cancel).
+// slot holds a scheduled handler and the key of the entry it belongs to (0 = free).
 type slot struct {
 	h   Handler
-	pos int32  // index in Engine.heap, -1 when free
-	gen uint32 // incremented each time the slot is released
+	key uint64
 }
 
 // Engine is a discrete-event engine with a virtual clock. The zero value is not usable;
 // call NewEngine.
 //
-// Complexity: At, After and Cancel are O(log4 n) and Step is O(4·log4 n) where n is
-// Pending(). In steady state (the number of pending events does not grow) nothing is
-// allocated per event.
+// Complexity: At is O(log4 n), Cancel O(1) amortised (cancelled entries are dropped
+// lazily and the heap is compacted when more than half of it is stale), Step
+// O(4·log4 n), where n is Pending(). In steady state (the number of pending events
+// does not grow) nothing is allocated per event. A handler that schedules one event
+// while it fires reuses the heap root in place (one sift instead of two).
 //
 // An Engine must not be copied after first use and is not safe for concurrent use.
 type Engine struct {
 	now     Time
 	seq     uint64
-	heap    []entry
+	heap    []entry // heap[rootIndex] is the root
 	slots   []slot
 	free    []uint32
+	live    int
 	stopped bool
 	fired   uint64
 }
 
 // NewEngine returns an engine whose clock reads 0 with no pending events.
 func NewEngine() *Engine {
-	return &Engine{}
+	return &Engine{heap: make([]entry, rootIndex, 64)}
 }
 
 // Now returns the current virtual time: the time of the event being fired, or of the last
@@ -70,7 +83,7 @@ func NewEngine() *Engine {
 func (e *Engine) Now() Time { return e.now }
 
 // Pending returns the number of scheduled, not yet fired or cancelled, events.
-func (e *Engine) Pending() int { return len(e.heap) }
+func (e *Engine) Pending() int { return e.live }
 
 // Fired returns the number of events fired so far.
 func (e *Engine) Fired() uint64 { return e.fired }
@@ -87,13 +100,23 @@ func (e *Engine) At(t Time, h Handler) EventID {
 	if h == nil {
 		panic("sim: At with nil Handler")
 	}
-	s := e.allocSlot()
-	e.slots[s].h = h
+	if e.seq == maxSeq {
+		panic("sim: event sequence exhausted (2^40 events scheduled)")
+	}
 	e.seq++
-	i := len(e.heap)
-	e.heap = append(e.heap, entry{at: t, seq: e.seq, slot: s})
-	e.siftUp(i)
-	return EventID(uint64(e.slots[s].gen)<<32 | uint64(s+1))
+	s := e.allocSlot()
+	key := e.seq<<slotBits | uint64(s)
+	e.slots[s] = slot{h: h, key: key}
+	e.live++
+	x := entry{at: t, key: key}
+	if len(e.heap) > rootIndex && e.stale(&e.heap[rootIndex]) {
+		// Usually the event that is firing: put the new one in its place.
+		e.siftDown(rootIndex, x)
+	} else {
+		e.heap = append(e.heap, x)
+		e.siftUp(len(e.heap) - 1)
+	}
+	return EventID(key)
 }
 
 // After schedules h to fire d after Now(). It panics if d < 0.
@@ -110,29 +133,29 @@ func (e *Engine) Cancel(id EventID) bool {
 	if id == 0 {
 		return false
 	}
-	s := uint32(id&0xffffffff) - 1
-	if int(s) >= len(e.slots) {
+	s := uint32(id & slotMask)
+	if int(s) >= len(e.slots) || e.slots[s].key != uint64(id) {
 		return false
 	}
-	sl := &e.slots[s]
-	if sl.pos < 0 || sl.gen != uint32(id>>32) {
-		return false
-	}
-	e.removeAt(int(sl.pos))
 	e.releaseSlot(s)
+	e.live--
+	if n := len(e.heap) - rootIndex; n > 64 && n > 2*e.live {
+		e.compact()
+	}
 	return true
 }
 
 // Step fires the earliest pending event, advancing Now to its time. It reports whether
 // an event was fired (false when none is pending).
 func (e *Engine) Step() bool {
-	if len(e.heap) == 0 {
+	top, ok := e.peek()
+	if !ok {
 		return false
 	}
-	top := e.heap[0]
-	e.removeAt(0)
-	h := e.slots[top.slot].h
-	e.releaseSlot(top.slot)
+	s := uint32(top.key & slotMask)
+	h := e.slots[s].h
+	e.releaseSlot(s) // the root is now stale; At or the next peek replaces it
+	e.live--
 	e.now = top.at
 	e.fired++
 	h.Fire(top.at)
@@ -154,7 +177,11 @@ func (e *Engine) RunUntil(t Time) {
 		panic(fmt.Sprintf("sim: RunUntil in the past: t=%v < now=%v", t, e.now))
 	}
 	e.stopped = false
-	for !e.stopped && len(e.heap) > 0 && e.heap[0].at <= t {
+	for !e.stopped {
+		top, ok := e.peek()
+		if !ok || top.at > t {
+			break
+		}
 		e.Step()
 	}
 	if !e.stopped {
@@ -166,77 +193,97 @@ func (e *Engine) RunUntil(t Time) {
 // it outside Run has no effect on the next Run.
 func (e *Engine) Stop() { e.stopped = true }
 
+// peek drops stale entries from the root and returns the earliest live entry.
+func (e *Engine) peek() (entry, bool) {
+	for len(e.heap) > rootIndex {
+		if !e.stale(&e.heap[rootIndex]) {
+			return e.heap[rootIndex], true
+		}
+		e.popRoot()
+	}
+	return entry{}, false
+}
+
+func (e *Engine) stale(x *entry) bool { return e.slots[x.key&slotMask].key != x.key }
+
+func (e *Engine) popRoot() {
+	last := len(e.heap) - 1
+	x := e.heap[last]
+	e.heap = e.heap[:last]
+	if last > rootIndex {
+		e.siftDown(rootIndex, x)
+	}
+}
+
+// compact drops every stale entry and rebuilds the heap (Floyd, O(n)).
+func (e *Engine) compact() {
+	h := e.heap[:rootIndex]
+	for _, x := range e.heap[rootIndex:] {
+		if !e.stale(&x) {
+			h = append(h, x)
+		}
+	}
+	e.heap = h
+	for i := parent(len(h) - 1); i >= rootIndex; i-- {
+		e.siftDown(i, h[i])
+	}
+}
+
 func (e *Engine) allocSlot() uint32 {
 	if n := len(e.free); n > 0 {
 		s := e.free[n-1]
 		e.free = e.free[:n-1]
 		return s
 	}
-	e.slots = append(e.slots, slot{pos: -1})
+	if len(e.slots) > slotMask {
+		panic("sim: more than 2^24 events pending")
+	}
+	e.slots = append(e.slots, slot{})
 	return uint32(len(e.slots) - 1)
 }
 
 func (e *Engine) releaseSlot(s uint32) {
-	sl := &e.slots[s]
-	sl.h = nil
-	sl.pos = -1
-	sl.gen++
+	e.slots[s] = slot{}
 	e.free = append(e.free, s)
 }
 
 // less orders entries by time, then insertion sequence.
 func less(a, b *entry) bool {
-	return a.at < b.at || (a.at == b.at && a.seq < b.seq)
+	return a.at < b.at || (a.at == b.at && a.key < b.key)
 }
 
-// removeAt deletes heap[i], keeping the heap property.
-func (e *Engine) removeAt(i int) {
-	last := len(e.heap) - 1
-	if i != last {
-		moved := e.heap[last]
-		e.heap = e.heap[:last]
-		if i > 0 && less(&moved, &e.heap[(i-1)/heapArity]) {
-			e.heap[i] = moved
-			e.siftUp(i)
-		} else {
-			e.siftDownFrom(i, moved)
-		}
-	} else {
-		e.heap = e.heap[:last]
-	}
-}
+// parent returns the heap index of the parent of i (i > rootIndex).
+func parent(i int) int { return i/heapArity + 2 }
+
+// firstChild returns the heap index of the first child of i.
+func firstChild(i int) int { return heapArity*i - 8 }
 
 // siftUp moves heap[i] towards the root until its parent is not greater.
 func (e *Engine) siftUp(i int) {
 	h := e.heap
 	x := h[i]
-	for i > 0 {
-		p := (i - 1) / heapArity
+	for i > rootIndex {
+		p := parent(i)
 		if !less(&x, &h[p]) {
 			break
 		}
 		h[i] = h[p]
-		e.slots[h[i].slot].pos = int32(i)
 		i = p
 	}
 	h[i] = x
-	e.slots[x.slot].pos = int32(i)
 }
 
-// siftDownFrom places x into the hole at i and moves it towards the leaves.
-func (e *Engine) siftDownFrom(i int, x entry) {
+// siftDown places x into the hole at i and moves it towards the leaves.
+func (e *Engine) siftDown(i int, x entry) {
 	h := e.heap
 	n := len(h)
 	for {
-		c := heapArity*i + 1
+		c := firstChild(i)
 		if c >= n {
 			break
 		}
 		m := c
-		end := c + heapArity
-		if end > n {
-			end = n
-		}
+		end := min(c+heapArity, n)
 		for j := c + 1; j < end; j++ {
 			if less(&h[j], &h[m]) {
 				m = j
@@ -246,9 +293,7 @@ func (e *Engine) siftDownFrom(i int, x entry) {
 			break
 		}
 		h[i] = h[m]
-		e.slots[h[i].slot].pos = int32(i)
 		i = m
 	}
 	h[i] = x
-	e.slots[x.slot].pos = int32(i)
 }
