@@ -1,0 +1,295 @@
+package fio
+
+import (
+	"fmt"
+	"time"
+)
+
+// RW is fio's rw= (readwrite=) I/O pattern.
+type RW uint8
+
+// The I/O patterns of fio's rw= option (options.c, "rw").
+const (
+	RWRead      RW = iota // read: sequential reads
+	RWWrite               // write: sequential writes
+	RWRandRead            // randread: random reads
+	RWRandWrite           // randwrite: random writes
+	RWReadWrite           // rw / readwrite: sequential mixed reads and writes
+	RWRandRW              // randrw: random mixed reads and writes
+)
+
+var rwNames = [...]string{"read", "write", "randread", "randwrite", "rw", "randrw"}
+
+// String returns the fio spelling of the pattern ("randread", "rw", ...).
+func (rw RW) String() string {
+	if int(rw) < len(rwNames) {
+		return rwNames[rw]
+	}
+	return fmt.Sprintf("RW(%d)", uint8(rw))
+}
+
+// Random reports whether offsets are random (randread, randwrite, randrw).
+func (rw RW) Random() bool { return rw == RWRandRead || rw == RWRandWrite || rw == RWRandRW }
+
+// Reads reports whether the pattern issues reads.
+func (rw RW) Reads() bool { return rw != RWWrite && rw != RWRandWrite }
+
+// Writes reports whether the pattern issues writes.
+func (rw RW) Writes() bool { return rw != RWRead && rw != RWRandRead }
+
+// Mixed reports whether the pattern mixes reads and writes (rw, randrw), in
+// which case [Spec.RWMixRead] gives the read share.
+func (rw RW) Mixed() bool { return rw == RWReadWrite || rw == RWRandRW }
+
+// IOEngine is fio's ioengine= option, reduced to what the model needs: whether
+// the engine keeps more than one I/O in flight.
+type IOEngine uint8
+
+// The engines accepted by the parser. Asynchronous engines honour iodepth;
+// synchronous ones issue one I/O at a time (fio caps their depth at 1).
+const (
+	EnginePsync    IOEngine = iota // psync: pread/pwrite, synchronous (fio's Linux default)
+	EngineSync                     // sync: read/write, synchronous
+	EngineVsync                    // vsync: readv/writev, synchronous
+	EnginePvsync                   // pvsync: preadv/pwritev, synchronous
+	EnginePvsync2                  // pvsync2: preadv2/pwritev2, synchronous
+	EngineLibaio                   // libaio: Linux native AIO, asynchronous
+	EngineIOUring                  // io_uring: asynchronous
+	EnginePosixaio                 // posixaio: POSIX AIO, asynchronous
+)
+
+var engineNames = [...]string{"psync", "sync", "vsync", "pvsync", "pvsync2", "libaio", "io_uring", "posixaio"}
+
+// String returns the fio spelling of the engine ("io_uring", "libaio", ...).
+func (e IOEngine) String() string {
+	if int(e) < len(engineNames) {
+		return engineNames[e]
+	}
+	return fmt.Sprintf("IOEngine(%d)", uint8(e))
+}
+
+// Async reports whether the engine can keep iodepth I/Os in flight.
+func (e IOEngine) Async() bool { return e >= EngineLibaio }
+
+// Dir is an I/O direction, the index of fio's per-direction statistics
+// (fio's enum fio_ddir: DDIR_READ, DDIR_WRITE, DDIR_TRIM).
+type Dir uint8
+
+// Directions, in fio's order.
+const (
+	DirRead  Dir = iota // DDIR_READ
+	DirWrite            // DDIR_WRITE
+	DirTrim             // DDIR_TRIM (never issued by the parser's patterns; kept for the JSON layout)
+	NrDirs              // number of directions
+)
+
+var dirNames = [...]string{"read", "write", "trim"}
+
+// String returns "read", "write" or "trim".
+func (d Dir) String() string {
+	if int(d) < len(dirNames) {
+		return dirNames[d]
+	}
+	return fmt.Sprintf("Dir(%d)", uint8(d))
+}
+
+// Limits enforced by the parser and by [Spec.Validate].
+const (
+	// MaxJobs caps the number of job instances in one job file after numjobs
+	// expansion, and numjobs itself (fio's REAL_MAX_JOBS is 4096).
+	MaxJobs = 4096
+	// MaxIODepth caps iodepth.
+	MaxIODepth = 65536
+	// SectorSize is the unit block sizes and offsets must be multiples of (bytes).
+	SectorSize = 512
+	// MaxBlockSize caps bs (bytes).
+	MaxBlockSize = 1 << 30
+	// MaxSize caps size, filesize and offset (bytes; 1 EiB).
+	MaxSize = 1 << 60
+	// MaxCPU is the largest CPU number cpus_allowed accepts.
+	MaxCPU = 4095
+	// MaxRateIOPS caps rate_iops.
+	MaxRateIOPS = 1_000_000_000
+)
+
+// DefaultPercentiles is fio's default percentile_list (stat.c), in percent.
+var DefaultPercentiles = []float64{1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99}
+
+// Spec is one fio job instance after [global] inheritance and numjobs
+// expansion, with every value converted and range-checked. It is a plain
+// value: copy it freely.
+//
+// Zero values are not fio's defaults; start from [DefaultSpec] when building
+// a Spec by hand, then call [Spec.Validate].
+type Spec struct {
+	// Name is the job name as fio prints it ("jobname" in the JSON): the
+	// section name, or the name= option. All clones of a numjobs job share it.
+	Name string
+	// Index is the clone number, 0..NumJobs-1 (fio's subjob_number).
+	Index int
+	// NumJobs is the numjobs option of the job this instance was cloned from.
+	NumJobs int
+	// Seq is the instance's position among all instances of the job file,
+	// from 0 (fio's thread_number minus one). Unique within one parse.
+	Seq int
+	// GroupID is fio's groupid: 0 for the first group, incremented by a job
+	// with stonewall or new_group that follows a non-empty group
+	// (init.c, add_job).
+	GroupID int
+	// File and Line locate the job's section header (or --name argument).
+	File string
+	Line int
+
+	// RW is the I/O pattern (rw=, readwrite=). Default read.
+	RW RW
+	// RWMixRead is the percentage of reads in a mixed pattern, 0..100
+	// (rwmixread=, or 100 - rwmixwrite=). Default 50.
+	RWMixRead int
+	// PercentageRandom is the percentage of random offsets for random
+	// patterns, 0..100 (percentage_random=). Default 100.
+	PercentageRandom int
+	// BlockSize is bs= (blocksize=) in bytes, a multiple of 512. Default 4096.
+	BlockSize int64
+	// Size is size= (filesize=) in bytes; 0 means the whole target.
+	Size int64
+	// Offset is offset= in bytes: where I/O starts in the target. Default 0.
+	Offset int64
+	// Loops is loops=: how many times a size-bound job repeats. Default 1.
+	Loops int
+
+	// IOEngine is ioengine=. Default psync (fio's default on Linux).
+	IOEngine IOEngine
+	// IODepth is iodepth= as given, 1..MaxIODepth. Default 1.
+	IODepth int
+	// EffectiveIODepth is the number of I/Os the job keeps in flight: IODepth
+	// for asynchronous engines, 1 for synchronous ones (fio caps it and
+	// prints "queue depth will be capped at 1").
+	EffectiveIODepth int
+	// IODepthLow is iodepth_low=, the refill low-water mark; 0 or more than
+	// the depth means the depth (init.c, fixup_options).
+	IODepthLow int
+	// IODepthBatchSubmit is iodepth_batch_submit= (iodepth_batch=): how many
+	// I/Os are submitted at once. 0 or more than the depth means the depth
+	// (fixup_options). Default 1.
+	IODepthBatchSubmit int
+	// IODepthBatchCompleteMin is iodepth_batch_complete_min=
+	// (iodepth_batch_complete=): the fewest completions reaped at once; 0
+	// means poll without waiting. Default 1.
+	IODepthBatchCompleteMin int
+	// IODepthBatchCompleteMax is iodepth_batch_complete_max=: the most
+	// completions reaped at once; raised to IODepthBatchCompleteMin when
+	// smaller (fixup_options).
+	IODepthBatchCompleteMax int
+	// Direct is direct= (or the inverse of buffered=): O_DIRECT I/O.
+	Direct bool
+
+	// Runtime is runtime= (default unit seconds); 0 = until Size is done.
+	Runtime time.Duration
+	// TimeBased is time_based=: run for Runtime even when Size is done.
+	TimeBased bool
+	// RampTime is ramp_time=: I/O before the statistics window opens.
+	RampTime time.Duration
+	// StartDelay is startdelay=: delay before the job starts.
+	StartDelay time.Duration
+	// RateIOPS is rate_iops=: an IOPS cap per job instance; 0 = none.
+	RateIOPS int
+
+	// CPUsAllowed is cpus_allowed= as a sorted list of CPU numbers; nil = any.
+	CPUsAllowed []int
+	// CPUsAllowedPolicy is cpus_allowed_policy= ("shared" or "split").
+	CPUsAllowedPolicy string
+
+	// Filename is filename= as given (fio separates several files with ':').
+	Filename string
+	// Directory is directory= as given.
+	Directory string
+	// Target names the device the job drives, to be mapped to a LUN: the
+	// first file of Filename; else Directory; else the job name (fio then
+	// opens a file named after the job, which is how [/dev/sdb] with no
+	// filename drives /dev/sdb).
+	Target string
+	// IOScheduler is ioscheduler= (recorded: the scheduler the job asks the
+	// device to use); "" = leave as is.
+	IOScheduler string
+
+	// GroupReporting is group_reporting=: report the job's group as a whole.
+	GroupReporting bool
+	// Stonewall is stonewall= (wait_for_previous=): wait for all previous
+	// jobs to finish before starting; it also starts a new group.
+	Stonewall bool
+	// NewGroup is new_group=: start a new reporting group without waiting.
+	NewGroup bool
+
+	// ClatPercentiles, SlatPercentiles and LatPercentiles are fio's
+	// clat_percentiles= (default on), slat_percentiles= and
+	// lat_percentiles= (default off): which latencies get percentiles.
+	ClatPercentiles bool
+	SlatPercentiles bool
+	LatPercentiles  bool
+	// PercentileList is percentile_list= in percent; default
+	// [DefaultPercentiles].
+	PercentileList []float64
+
+	// Ignored lists, in first-seen order, the options accepted but not
+	// modelled (invalidate, thread, norandommap, ...).
+	Ignored []string
+}
+
+// DefaultSpec returns a job instance named name with fio's defaults (fio
+// options.c def= values): rw=read, bs=4k, iodepth=1, ioengine=psync,
+// rwmixread=50, percentage_random=100, loops=1, batch submit/complete 1,
+// clat percentiles on with the default percentile list, one job.
+func DefaultSpec(name string) Spec {
+	s := rawDefaults(name)
+	s.fixup()
+	return s
+}
+
+// rawDefaults is DefaultSpec before fixup: the state options are applied to.
+func rawDefaults(name string) Spec {
+	return Spec{
+		Name:                    name,
+		NumJobs:                 1,
+		RW:                      RWRead,
+		RWMixRead:               50,
+		PercentageRandom:        100,
+		BlockSize:               4096,
+		Loops:                   1,
+		IOEngine:                EnginePsync,
+		IODepth:                 1,
+		IODepthBatchSubmit:      1,
+		IODepthBatchCompleteMin: 1,
+		ClatPercentiles:         true,
+		PercentileList:          cloneSlice(DefaultPercentiles),
+	}
+}
+
+// fixup derives the dependent fields the way fio's fixup_options (init.c)
+// and its sync-engine depth cap do.
+func (s *Spec) fixup() {
+	s.EffectiveIODepth = s.IODepth
+	if !s.IOEngine.Async() && s.EffectiveIODepth > 1 {
+		s.EffectiveIODepth = 1
+	}
+	d := s.EffectiveIODepth
+	if s.IODepthLow == 0 || s.IODepthLow > d {
+		s.IODepthLow = d
+	}
+	if s.IODepthBatchSubmit == 0 || s.IODepthBatchSubmit > d {
+		s.IODepthBatchSubmit = d
+	}
+	if s.IODepthBatchCompleteMin > d {
+		s.IODepthBatchCompleteMin = d
+	}
+	if lo := max(s.IODepthBatchCompleteMin, 1); s.IODepthBatchCompleteMax < lo {
+		s.IODepthBatchCompleteMax = lo
+	}
+	if s.IODepthBatchCompleteMax > d {
+		s.IODepthBatchCompleteMax = d
+	}
+}
+
+// Instance returns "name.index": the job name and clone number, a label that
+// tells the clones of a numjobs job apart (use Seq for a unique key when a
+// job file repeats a section name).
+func (s *Spec) Instance() string { return fmt.Sprintf("%s.%d", s.Name, s.Index) }

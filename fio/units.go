@@ -1,0 +1,247 @@
+package fio
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// splitNumber splits s into a leading unsigned decimal number and the suffix
+// after it (spaces between them are allowed).
+func splitNumber(s string) (num, suffix string) {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return s[:i], strings.TrimSpace(s[i:])
+}
+
+// errNegative is the message for a value with a minus sign.
+var errNegative = errors.New("negative value not allowed")
+
+// parseUint parses a plain unsigned decimal integer (fio also accepts 0x hex).
+func parseUint(s string) (uint64, error) {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "-") {
+		return 0, errNegative
+	}
+	if s == "" {
+		return 0, errors.New("missing value")
+	}
+	base := 10
+	if len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') {
+		s, base = s[2:], 16
+	}
+	v, err := strconv.ParseUint(s, base, 64)
+	if err != nil {
+		var ne *strconv.NumError
+		if errors.As(err, &ne) && ne.Err == strconv.ErrRange {
+			return 0, errors.New("overflows 64 bits")
+		}
+		return 0, errors.New("not an integer")
+	}
+	return v, nil
+}
+
+// parseInt parses a plain integer and checks it lies in [lo, hi].
+func parseInt(s string, lo, hi int) (int, error) {
+	v, err := parseUint(s)
+	if err != nil {
+		return 0, err
+	}
+	if v > uint64(hi) || int(v) < lo {
+		return 0, rangeErr(lo, hi)
+	}
+	return int(v), nil
+}
+
+func rangeErr[T int | int64](lo, hi T) error {
+	return fmt.Errorf("out of range [%d, %d]", lo, hi)
+}
+
+// byteMultiplier returns the multiplier of a size suffix the way fio's
+// get_mult_bytes (parse.c) reads it with kb_base=1024 (the default): k, kb,
+// m, mb, g, gb, t, tb, p, pb are powers of 1024, while the IEC spellings kib,
+// mib, gib, tib, pib are — for compatibility with old job files — powers of
+// 1000. With kb_base=1000 the two families swap. Case is ignored; "" and "b"
+// mean bytes.
+func byteMultiplier(suffix string, kbBase int) (uint64, error) {
+	s := strings.ToLower(suffix)
+	pow := strings.IndexByte("kmgtp", firstByte(s)) + 1
+	mult := uint64(kbBase)
+	switch {
+	case s == "" || s == "b":
+		return 1, nil
+	case pow > 0 && (len(s) == 1 || s[1:] == "b"):
+		// k, kb, m, mb, ... use kb_base
+	case pow > 0 && s[1:] == "ib":
+		mult = 1000 // the other base from kb_base
+		if kbBase == 1000 {
+			mult = 1024
+		}
+	default:
+		return 0, fmt.Errorf("unknown size suffix %q; want k, m, g, t, p (with optional b or ib)", suffix)
+	}
+	m := uint64(1)
+	for range pow {
+		m *= mult
+	}
+	return m, nil
+}
+
+func firstByte(s string) byte {
+	if s == "" {
+		return 0
+	}
+	return s[0]
+}
+
+// parseSize parses an fio size ("4k", "10G", "512", "100g") to bytes and
+// checks it lies in [lo, hi].
+func parseSize(s string, kbBase int, lo, hi int64) (int64, error) {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "-") {
+		return 0, errNegative
+	}
+	num, suffix := splitNumber(s)
+	if num == "" {
+		return 0, errors.New("not a size; want a number with an optional k, m, g, t, p suffix")
+	}
+	if strings.HasPrefix(suffix, "%") {
+		return 0, errors.New("percentage sizes are not supported")
+	}
+	n, err := parseUint(num)
+	if err != nil {
+		return 0, err
+	}
+	mult, err := byteMultiplier(suffix, kbBase)
+	if err != nil {
+		return 0, err
+	}
+	hiProd, v := bits.Mul64(n, mult)
+	if hiProd != 0 || v > uint64(hi) || int64(v) < lo {
+		return 0, rangeErr(lo, hi)
+	}
+	return int64(v), nil
+}
+
+// timeMultiplier returns the nanoseconds of one unit of an fio time suffix
+// (parse.c, get_mult_time): ns/nsec, us/usec, ms/msec, s/sec, m/min, h/hr,
+// d/day; an empty suffix means def.
+func timeMultiplier(suffix string, def time.Duration) (time.Duration, error) {
+	switch strings.ToLower(suffix) {
+	case "":
+		return def, nil
+	case "ns", "nsec":
+		return time.Nanosecond, nil
+	case "us", "usec":
+		return time.Microsecond, nil
+	case "ms", "msec":
+		return time.Millisecond, nil
+	case "s", "sec":
+		return time.Second, nil
+	case "m", "min":
+		return time.Minute, nil
+	case "h", "hr", "hour":
+		return time.Hour, nil
+	case "d", "day":
+		return 24 * time.Hour, nil
+	}
+	return 0, fmt.Errorf("unknown time suffix %q; want us, ms, s, m, h or d", suffix)
+}
+
+// maxDuration caps runtime, ramp_time and startdelay (one year).
+const maxDuration = 365 * 24 * time.Hour
+
+// parseDuration parses an fio time ("60", "500ms", "2m"); a bare number is in
+// units of def (fio: seconds for runtime, ramp_time and startdelay).
+func parseDuration(s string, def time.Duration) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "-") {
+		return 0, errNegative
+	}
+	num, suffix := splitNumber(s)
+	if num == "" {
+		return 0, errors.New("not a time; want a number with an optional us, ms, s, m, h, d suffix")
+	}
+	n, err := parseUint(num)
+	if err != nil {
+		return 0, err
+	}
+	unit, err := timeMultiplier(suffix, def)
+	if err != nil {
+		return 0, err
+	}
+	if n > uint64(maxDuration/unit) {
+		return 0, fmt.Errorf("out of range [0, %v]", maxDuration)
+	}
+	return time.Duration(n) * unit, nil
+}
+
+// parseBool parses an fio boolean: empty (the option given bare) is true,
+// otherwise an integer where 0 is false and anything else true.
+func parseBool(s string) (bool, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return true, nil
+	}
+	v, err := parseUint(s)
+	if err != nil {
+		return false, errors.New("not a boolean; want 0 or 1")
+	}
+	return v != 0, nil
+}
+
+// parseCPUList parses cpus_allowed: a comma-separated list of CPU numbers and
+// ranges ("0-3,8"), returned sorted without duplicates.
+func parseCPUList(s string) ([]int, error) {
+	var cpus []int
+	for part := range strings.SplitSeq(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			return nil, errors.New("empty CPU list entry")
+		}
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := parseInt(lo, 0, MaxCPU)
+		if err != nil {
+			return nil, fmt.Errorf("CPU %q: %w", lo, err)
+		}
+		b := a
+		if isRange {
+			if b, err = parseInt(hi, 0, MaxCPU); err != nil {
+				return nil, fmt.Errorf("CPU %q: %w", hi, err)
+			}
+			if b < a {
+				return nil, fmt.Errorf("range %s ends before it starts", part)
+			}
+		}
+		for c := a; c <= b; c++ {
+			cpus = append(cpus, c)
+		}
+	}
+	slices.Sort(cpus)
+	return slices.Compact(cpus), nil
+}
+
+// parsePercentileList parses percentile_list: percentages separated by ':'
+// (fio also accepts ','), each in (0, 100].
+func parsePercentileList(s string) ([]float64, error) {
+	fields := strings.FieldsFunc(s, func(r rune) bool { return r == ':' || r == ',' })
+	if len(fields) == 0 || len(fields) > 64 {
+		return nil, errors.New("want 1 to 64 percentages separated by ':'")
+	}
+	out := make([]float64, 0, len(fields))
+	for _, f := range fields {
+		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || math.IsNaN(v) || v <= 0 || v > 100 {
+			return nil, fmt.Errorf("percentile %q out of range (0, 100]", f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}

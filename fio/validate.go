@@ -1,0 +1,89 @@
+package fio
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Validate checks a Spec built by hand (Parse already returns valid specs)
+// against the same ranges the parser enforces. It returns the first problem
+// as an error like `fio: job "wal": iodepth 0 out of range [1, 65536]`.
+// It does not modify s; the derived fields (EffectiveIODepth, the batch
+// fixups, Target) must be consistent with what Parse would compute.
+func (s *Spec) Validate() error {
+	bad := func(field string, v any, format string, args ...any) error {
+		return fmt.Errorf("fio: job %q: %s %v %s", s.Name, field, v, fmt.Sprintf(format, args...))
+	}
+	type intCheck struct {
+		field  string
+		v      int
+		lo, hi int
+	}
+	for _, c := range []intCheck{
+		{"numjobs", s.NumJobs, 1, MaxJobs},
+		{"index", s.Index, 0, max(s.NumJobs-1, 0)},
+		{"rwmixread", s.RWMixRead, 0, 100},
+		{"percentage_random", s.PercentageRandom, 0, 100},
+		{"loops", s.Loops, 1, 1 << 20},
+		{"iodepth", s.IODepth, 1, MaxIODepth},
+		{"effective iodepth", s.EffectiveIODepth, 1, s.IODepth},
+		{"iodepth_low", s.IODepthLow, 1, s.EffectiveIODepth},
+		{"iodepth_batch_submit", s.IODepthBatchSubmit, 1, s.EffectiveIODepth},
+		{"iodepth_batch_complete_min", s.IODepthBatchCompleteMin, 0, s.EffectiveIODepth},
+		{"iodepth_batch_complete_max", s.IODepthBatchCompleteMax, max(s.IODepthBatchCompleteMin, 1), s.EffectiveIODepth},
+		{"rate_iops", s.RateIOPS, 0, MaxRateIOPS},
+	} {
+		if c.v < c.lo || c.v > c.hi {
+			return bad(c.field, c.v, "out of range [%d, %d]", c.lo, c.hi)
+		}
+	}
+	if int(s.RW) >= len(rwNames) {
+		return bad("rw", s.RW, "unknown pattern")
+	}
+	if int(s.IOEngine) >= len(engineNames) {
+		return bad("ioengine", s.IOEngine, "unknown engine")
+	}
+	if !s.IOEngine.Async() && s.EffectiveIODepth != 1 {
+		return bad("effective iodepth", s.EffectiveIODepth, "must be 1 for synchronous engine %s", s.IOEngine)
+	}
+	if s.BlockSize < SectorSize || s.BlockSize > MaxBlockSize || s.BlockSize%SectorSize != 0 {
+		return bad("bs", s.BlockSize, "out of range [%d, %d] or not a multiple of %d", SectorSize, MaxBlockSize, SectorSize)
+	}
+	if s.Size < 0 || s.Size > MaxSize {
+		return bad("size", s.Size, "out of range [0, %d]", int64(MaxSize))
+	}
+	if s.Size != 0 && s.Size < s.BlockSize {
+		return bad("size", s.Size, "smaller than bs %d", s.BlockSize)
+	}
+	if s.Offset < 0 || s.Offset > MaxSize || s.Offset%SectorSize != 0 {
+		return bad("offset", s.Offset, "out of range [0, %d] or not a multiple of %d", int64(MaxSize), SectorSize)
+	}
+	for _, d := range []struct {
+		field string
+		v     int64
+	}{{"runtime", int64(s.Runtime)}, {"ramp_time", int64(s.RampTime)}, {"startdelay", int64(s.StartDelay)}} {
+		if d.v < 0 || d.v > int64(maxDuration) {
+			return bad(d.field, d.v, "ns out of range [0, %d]", int64(maxDuration))
+		}
+	}
+	if s.TimeBased && s.Runtime == 0 {
+		return bad("time_based", s.TimeBased, "needs runtime > 0")
+	}
+	for _, c := range s.CPUsAllowed {
+		if c < 0 || c > MaxCPU {
+			return bad("cpus_allowed entry", c, "out of range [0, %d]", MaxCPU)
+		}
+	}
+	if len(s.PercentileList) == 0 || len(s.PercentileList) > 64 {
+		return bad("percentile_list length", len(s.PercentileList), "out of range [1, 64]")
+	}
+	for _, p := range s.PercentileList {
+		if !(p > 0 && p <= 100) {
+			return bad("percentile_list entry", p, "out of range (0, 100]")
+		}
+	}
+	if s.Target == "" {
+		return errors.New("fio: job " + fmt.Sprintf("%q", s.Name) + ": empty target; set Filename, Directory or Name")
+	}
+	return nil
+}
