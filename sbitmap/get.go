@@ -1,0 +1,263 @@
+package sbitmap
+
+import (
+	"math/bits"
+	"sync/atomic"
+)
+
+// testHookWordFull, when non-nil, runs after a word search fails and before the
+// deferred clear of that word is attempted. Tests use it to force the R08
+// interleaving. It is only set by tests (export_test.go).
+var testHookWordFull func()
+
+// HintUnset is a hint value that is always out of range, so the next Get replaces it
+// with a pseudo-random hint (as the kernel re-randomises an alloc_hint >= depth).
+const HintUnset = ^uint32(0)
+
+// InitHint returns a starting allocation hint for one user of the bitmap (one
+// goroutine, or one simulated CPU), derived deterministically from seed: a value in
+// [0, depth) spread by seed, or 0 in round-robin mode. Models init_alloc_hint, which
+// picks a random per-CPU value.
+func (s *Sbitmap) InitHint(seed uint64) uint32 {
+	if s.roundRobin {
+		return 0
+	}
+	return uint32(mix64(seed) % uint64(s.depth.Load()))
+}
+
+// mix64 is the SplitMix64 finaliser: a cheap deterministic scrambler.
+func mix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// hintBeforeGet reads the caller's hint and replaces it if it is out of range
+// (update_alloc_hint_before_get). The replacement is a deterministic scramble of the
+// old value, standing in for the kernel's random number.
+func (s *Sbitmap) hintBeforeGet(hint *uint32, depth uint32) uint32 {
+	h := *hint
+	if h >= depth {
+		h = 0
+		if depth != 0 && !s.roundRobin {
+			h = uint32(mix64(uint64(*hint)) % uint64(depth))
+		}
+		*hint = h
+	}
+	return h
+}
+
+// hintAfterGet updates the caller's hint after a search (update_alloc_hint_after_get):
+// on failure the hint becomes 0; on success it moves past the allocated bit only if
+// that bit was the hinted one (or in round-robin mode), wrapping to 0 at depth-1.
+func (s *Sbitmap) hintAfterGet(hint *uint32, depth, h uint32, nr int) {
+	switch {
+	case nr < 0:
+		*hint = 0
+	case uint32(nr) == h || s.roundRobin:
+		next := uint32(nr) + 1
+		if next >= depth-1 {
+			next = 0
+		}
+		*hint = next
+	}
+}
+
+// Get allocates a free bit and returns its number, or -1 if no bit is free. hint is
+// the caller's allocation hint (see InitHint); Get reads and updates it. Models
+// sbitmap_get: the hint chooses the word; outside round-robin mode the search in that
+// word starts at bit 0; the walk then visits every word once, wrapping.
+//
+// Get never allocates memory and never panics. Memory ordering: acquire (see Sbitmap).
+func (s *Sbitmap) Get(hint *uint32) int {
+	depth := s.depth.Load()
+	h := s.hintBeforeGet(hint, depth)
+	nr := s.getFrom(h)
+	s.hintAfterGet(hint, depth, h, nr)
+	return nr
+}
+
+// getFrom models __sbitmap_get: split the hint into word index and in-word start.
+func (s *Sbitmap) getFrom(h uint32) int {
+	index := h >> s.shift
+	start := uint32(0)
+	if s.roundRobin {
+		start = h & (1<<s.shift - 1)
+	}
+	return s.findBit(^uint32(0), index, start, !s.roundRobin)
+}
+
+// GetShallow allocates a free bit like Get but restricted to a shallow depth: by
+// default only the first shallowDepth bits of each word are eligible (v4.18–~v6.16);
+// with Options.ShallowWholeBitmap, shallowDepth bits of the whole bitmap, split across
+// words. The in-word start always comes from the hint and the search wraps. Returns -1
+// if no eligible bit is free (always, if shallowDepth <= 0). Models
+// sbitmap_get_shallow. Never allocates, never panics.
+func (s *Sbitmap) GetShallow(hint *uint32, shallowDepth int) int {
+	if shallowDepth <= 0 {
+		return -1
+	}
+	depth := s.depth.Load()
+	h := s.hintBeforeGet(hint, depth)
+	index := h >> s.shift
+	start := h & (1<<s.shift - 1)
+	limit := uint32(min(shallowDepth, MaxDepth))
+	var nr int
+	if s.shallowAll {
+		nr = s.findBitWhole(limit, index, start)
+	} else {
+		nr = s.findBit(limit, index, start, true)
+	}
+	s.hintAfterGet(hint, depth, h, nr)
+	return nr
+}
+
+// findBit walks up to map_nr words from index, each limited to its first limit bits
+// (sbitmap_find_bit). Only the first word uses the in-word start.
+func (s *Sbitmap) findBit(limit, index, start uint32, wrap bool) int {
+	depth, mapNr := s.depth.Load(), s.mapNr.Load()
+	if index >= mapNr {
+		index = 0
+	}
+	for range mapNr {
+		wd := min(s.mapDepth(index, depth, mapNr), limit)
+		if nr := s.findBitInWord(&s.words[index], wd, start, wrap); nr >= 0 {
+			return nr + int(index<<s.shift)
+		}
+		start = 0
+		if index++; index >= mapNr {
+			index = 0
+		}
+	}
+	return -1
+}
+
+// findBitWhole is findBit with a whole-bitmap shallow depth (the 2025 semantics).
+func (s *Sbitmap) findBitWhole(shallow, index, start uint32) int {
+	depth, mapNr := s.depth.Load(), s.mapNr.Load()
+	if index >= mapNr {
+		index = 0
+	}
+	for range mapNr {
+		wd := s.shallowWordDepth(index, depth, mapNr, shallow)
+		if nr := s.findBitInWord(&s.words[index], wd, start, true); nr >= 0 {
+			return nr + int(index<<s.shift)
+		}
+		start = 0
+		if index++; index >= mapNr {
+			index = 0
+		}
+	}
+	return -1
+}
+
+// shallowWordDepth splits a whole-bitmap shallow depth across words: each word gets
+// floor(wordDepth × shallow / depth) bits, and the remainder goes one bit each to the
+// leading words. (Own formulation of the 2025 __map_depth_with_shallow; the sum over
+// words equals min(shallow, depth).)
+func (s *Sbitmap) shallowWordDepth(index, depth, mapNr, shallow uint32) uint32 {
+	wd := s.mapDepth(index, depth, mapNr)
+	if shallow >= depth {
+		return wd
+	}
+	sh, d := uint64(shallow), uint64(depth)
+	base := uint32(uint64(wd) * sh / d)
+	// The floors fall short of shallow by r bits; give one each to the leading words.
+	full := uint64(1) << s.shift
+	last := uint64(s.mapDepth(mapNr-1, depth, mapNr))
+	r := sh - (uint64(mapNr-1)*(full*sh/d) + last*sh/d)
+	if uint64(index) < r && base < wd {
+		base++
+	}
+	return base
+}
+
+// findBitInWord searches one word, folding its deferred-cleared bits and retrying as
+// long as that makes progress (sbitmap_find_bit_in_word).
+func (s *Sbitmap) findBitInWord(w *sbWord, depth, start uint32, wrap bool) int {
+	for {
+		if nr := getWord(&w.word, depth, start, wrap); nr >= 0 {
+			return nr
+		}
+		if testHookWordFull != nil {
+			testHookWordFull()
+		}
+		if !s.deferredClear(w, depth, start, wrap) {
+			return -1
+		}
+	}
+}
+
+// getWord finds and atomically sets a zero bit among the low depth bits of word,
+// starting at bit start (__sbitmap_get_word). With wrap (and start > 0) it retries
+// from bit 0. When another allocator wins a bit, the search resumes just after it;
+// a resume point at or past depth-1 restarts at 0.
+func getWord(word *atomic.Uint64, depth, start uint32, wrap bool) int {
+	if depth == 0 {
+		return -1
+	}
+	mask := wordMask(depth)
+	for {
+		free := ^word.Load() & mask &^ wordMask(start)
+		if free == 0 {
+			if start != 0 && wrap {
+				start = 0
+				continue
+			}
+			return -1
+		}
+		nr := uint32(bits.TrailingZeros64(free))
+		bit := uint64(1) << nr
+		if word.Or(bit)&bit == 0 {
+			return int(nr)
+		}
+		start = nr + 1
+		if start >= depth-1 {
+			start = 0
+		}
+	}
+}
+
+// deferredClear folds a word's cleared mask back into the word
+// (sbitmap_deferred_clear). It reports whether searching the word again can succeed:
+// true if bits were folded, or (fixed behaviour, 72d04bdcf3f7) if the word itself
+// still shows a free bit in the searched range. The check and the fold are atomic
+// with respect to each other under the word's swap lock. With
+// Options.UnlockedDeferredClear the pre-fix behaviour is modelled: no lock and no
+// re-check.
+func (s *Sbitmap) deferredClear(w *sbWord, depth, start uint32, wrap bool) bool {
+	if s.unlocked {
+		if w.cleared.Load() == 0 {
+			return false
+		}
+		w.word.And(^w.cleared.Swap(0))
+		return true
+	}
+	w.swapLock.Lock()
+	defer w.swapLock.Unlock()
+	if w.cleared.Load() == 0 {
+		if depth == 0 {
+			return false
+		}
+		mask := wordMask(depth)
+		if !wrap && start != 0 {
+			mask &^= wordMask(start)
+		}
+		return w.word.Load()&mask != mask
+	}
+	w.word.And(^w.cleared.Swap(0))
+	return true
+}
+
+// foldAll folds the cleared mask of every allocated word (used by Resize).
+func (s *Sbitmap) foldAll() {
+	for i := range s.words {
+		w := &s.words[i]
+		w.swapLock.Lock()
+		if w.cleared.Load() != 0 {
+			w.word.And(^w.cleared.Swap(0))
+		}
+		w.swapLock.Unlock()
+	}
+}

@@ -1,0 +1,83 @@
+package sbitmap
+
+import (
+	"context"
+	"sync"
+)
+
+// chanWaiter is the pooled waiter GetWait uses: a Waiter whose Wake signals a
+// one-slot channel.
+type chanWaiter struct {
+	w  Waiter
+	ch chan struct{}
+}
+
+var chanWaiterPool = sync.Pool{New: func() any {
+	cw := &chanWaiter{ch: make(chan struct{}, 1)}
+	cw.w.Wake = func(*Waiter) { cw.ch <- struct{}{} }
+	return cw
+}}
+
+// GetWait allocates a bit, blocking until one is free or ctx is done. It returns the
+// bit, or -1 and ctx.Err(). It follows blk_mq_get_tag's loop (§3.5): try; register as
+// an exclusive waiter on a wait queue chosen by NextWaitQueue; try again; sleep until
+// woken; unregister; retry, choosing the next wait queue. A bit found free after ctx
+// is done is still returned (success wins).
+//
+// A waiter that was woken but gives up because ctx is done passes its wake-up on to
+// another waiter (WakeWaiters(1)), so no other waiter is stranded by the abandoned
+// wake-up (the bug fixed in golang.org/x/sync/semaphore by golang/sync PR #10). The
+// scheme's batching still applies: with WakeGlobal, a sleeper is woken once enough
+// bits were freed while it waited (see WakeUp).
+//
+// After warm-up GetWait allocates nothing: waiters and their channels are pooled.
+// Memory ordering: acquire, as Get.
+func (q *Queue) GetWait(ctx context.Context, hint *uint32) (int, error) {
+	if nr := q.Get(hint); nr >= 0 {
+		return nr, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return -1, err
+	}
+	cw := chanWaiterPool.Get().(*chanWaiter)
+	cw.w.q = nil
+	defer chanWaiterPool.Put(cw)
+	for {
+		q.PrepareWait(&cw.w, q.NextWaitQueue())
+		if nr := q.Get(hint); nr >= 0 {
+			q.finishChanWait(cw, false)
+			return nr, nil
+		}
+		woken := false
+		select {
+		case <-cw.ch:
+			woken = true
+		case <-ctx.Done():
+		}
+		woken = q.finishChanWait(cw, woken)
+		if nr := q.Get(hint); nr >= 0 {
+			return nr, nil
+		}
+		if err := ctx.Err(); err != nil {
+			if woken {
+				q.WakeWaiters(1)
+			}
+			return -1, err
+		}
+	}
+}
+
+// finishChanWait ends a GetWait wait and leaves the channel empty. consumed says
+// whether the caller already received the wake-up token. It reports whether the
+// waiter was woken.
+func (q *Queue) finishChanWait(cw *chanWaiter, consumed bool) bool {
+	if q.FinishWait(&cw.w) {
+		return false // still queued: not woken, and no token will come
+	}
+	if !consumed {
+		// A wake-up removed the waiter; its Wake has sent or is about to send
+		// (the waker is between unlinking and calling back, holding no lock).
+		<-cw.ch
+	}
+	return true
+}

@@ -1,0 +1,98 @@
+package sbitmap
+
+import "fmt"
+
+// wordOf returns the word holding bit and the bit's mask in it, panicking if bit is
+// outside [0, Capacity()).
+func (s *Sbitmap) wordOf(op string, bit int) (*sbWord, uint64) {
+	if bit < 0 || bit >= int(s.capacity) {
+		panic(fmt.Sprintf("sbitmap: %s of bit %d out of range [0, %d) (depth %d)",
+			op, bit, s.capacity, s.depth.Load()))
+	}
+	return &s.words[uint32(bit)>>s.shift], uint64(1) << (uint32(bit) & (1<<s.shift - 1))
+}
+
+// deferredClearBit marks bit free in its word's cleared mask without touching the
+// word itself (sbitmap_deferred_clear_bit). It panics if the bit is not held.
+func (s *Sbitmap) deferredClearBit(op string, bit int) {
+	w, m := s.wordOf(op, bit)
+	if w.word.Load()&m == 0 {
+		panic(fmt.Sprintf("sbitmap: %s of bit %d which is not held (depth %d)", op, bit, s.depth.Load()))
+	}
+	if w.cleared.Or(m)&m != 0 {
+		panic(fmt.Sprintf("sbitmap: %s of bit %d which is already freed (depth %d)", op, bit, s.depth.Load()))
+	}
+}
+
+// updateHint records a freed bit as the caller's next hint (sbitmap_update_cpu_hint):
+// only outside round-robin mode and only if the bit is below the current depth.
+// A nil hint is ignored.
+func (s *Sbitmap) updateHint(hint *uint32, bit int) {
+	if hint != nil && !s.roundRobin && uint32(bit) < s.depth.Load() {
+		*hint = uint32(bit)
+	}
+}
+
+// Put frees bit, which the caller holds, and sets *hint to bit (outside round-robin
+// mode, if bit < Depth()). Pass the hint of the user that allocated the bit, as the
+// kernel passes the allocating CPU; hint may be nil. The bit is recorded in the word's
+// cleared mask and becomes visible to searchers when that word is next found full
+// (the deferred clear); Weight, AnySet and ForEachSet see it free at once. Models
+// sbitmap_put.
+//
+// Put panics if bit is outside [0, Capacity()) or is not held (never allocated, or
+// already freed). Never allocates. Memory ordering: release (see Sbitmap).
+func (s *Sbitmap) Put(bit int, hint *uint32) {
+	s.deferredClearBit("Put", bit)
+	s.updateHint(hint, bit)
+}
+
+// ClearBatch frees several held bits at once by clearing them directly in their words
+// (not deferred), one atomic operation per run of bits in the same word. Models the
+// bitmap part of sbitmap_queue_clear_batch. It panics, before clearing anything, if a
+// bit is out of range; and panics if a bit was not held (bits already cleared by then
+// stay cleared). Never allocates.
+func (s *Sbitmap) ClearBatch(bits []int) {
+	for _, b := range bits {
+		s.wordOf("ClearBatch", b)
+	}
+	var cur *sbWord
+	var mask uint64
+	for _, b := range bits {
+		w, m := s.wordOf("ClearBatch", b)
+		if w != cur && cur != nil {
+			s.clearWordBits(cur, mask)
+			mask = 0
+		}
+		cur = w
+		if mask&m != 0 {
+			panic(fmt.Sprintf("sbitmap: ClearBatch of bit %d twice (depth %d)", b, s.depth.Load()))
+		}
+		mask |= m
+	}
+	if cur != nil {
+		s.clearWordBits(cur, mask)
+	}
+}
+
+// clearWordBits clears mask from w.word, panicking if any of those bits was not held.
+func (s *Sbitmap) clearWordBits(w *sbWord, mask uint64) {
+	old := w.word.And(^mask)
+	if bad := mask &^ old; bad != 0 {
+		panic(fmt.Sprintf("sbitmap: ClearBatch of a bit which is not held (word %d, mask %#x, depth %d)",
+			s.wordIndex(w), bad, s.depth.Load()))
+	}
+	if bad := mask & w.cleared.Load(); bad != 0 {
+		panic(fmt.Sprintf("sbitmap: ClearBatch of a bit which is already freed (word %d, mask %#x, depth %d)",
+			s.wordIndex(w), bad, s.depth.Load()))
+	}
+}
+
+func (s *Sbitmap) wordIndex(w *sbWord) int {
+	for i := range s.words {
+		if &s.words[i] == w {
+			return i
+		}
+	}
+	return -1
+}

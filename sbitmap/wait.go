@@ -1,0 +1,229 @@
+package sbitmap
+
+import (
+	"fmt"
+	"sync/atomic"
+)
+
+// Waiter is an entry on one of a Queue's wait queues: the model of a task's
+// wait_queue_entry (struct sbq_wait) or of blk-mq's hctx dispatch_wait hook. When a
+// wake-up selects it, the Queue removes it from its wait queue and then calls Wake,
+// synchronously and with no lock of the Queue held, so Wake may call back into the
+// Queue (for example to retry Get, or to PrepareWait again). A simulator's Wake
+// typically schedules an event; GetWait's Wake signals a channel.
+//
+// A Waiter is used either with PrepareWait/FinishWait (an exclusive waiter: each wakes
+// up one per wake-up slot, and stays counted in WsActive until FinishWait) or with
+// AddWaitHook/RemoveWaitHook (a non-exclusive hook: woken with every wake-up of its
+// wait queue without using a slot, and no longer counted once woken or removed); not
+// both. A Waiter may wait on one Queue at a time, must not be copied while queued,
+// and its zero value plus a Wake function is ready to use. Wake must not be nil when
+// the waiter can be woken.
+type Waiter struct {
+	// Wake is called once each time the waiter is woken; w is the waiter itself.
+	Wake func(w *Waiter)
+
+	q          *Queue
+	wsIdx      atomic.Int32
+	queued     atomic.Bool // on a wait list (guarded by that list's lock for writes)
+	hook       bool        // non-exclusive hook (AddWaitHook)
+	counted    bool        // exclusive waiter counted in ws_active (owner-only)
+	prev, next *Waiter     // list links, guarded by the wait queue's lock
+	wakeNext   *Waiter     // chain of waiters selected by one wake-up
+}
+
+// Queued reports whether the waiter is still on a wait queue (it has not been woken
+// or removed). A Waiter that is not queued may still have a Wake call in progress.
+func (w *Waiter) Queued() bool { return w.queued.Load() }
+
+// WaitQueue returns the index in [0, 8) of the wait queue the waiter was last added
+// to.
+func (w *Waiter) WaitQueue() int { return int(w.wsIdx.Load()) }
+
+func checkWS(op string, wsIndex int) {
+	if wsIndex < 0 || wsIndex >= WaitQueues {
+		panic(fmt.Sprintf("sbitmap: %s on wait queue %d out of range [0, %d)", op, wsIndex, WaitQueues))
+	}
+}
+
+func (q *Queue) bind(op string, w *Waiter) {
+	if w.q != nil && w.q != q {
+		panic(fmt.Sprintf("sbitmap: %s of a waiter that belongs to another Queue", op))
+	}
+	w.q = q
+}
+
+// PrepareWait registers w as an exclusive waiter on wait queue wsIndex: it is counted
+// in WsActive (once, until FinishWait) and appended to the wait queue unless it is
+// already queued. The caller then retries its allocation and, if that fails, waits
+// for w.Wake. Models sbitmap_prepare_to_wait (prepare_to_wait_exclusive). Panics if
+// wsIndex is outside [0, 8) or w waits on another Queue. Never allocates.
+func (q *Queue) PrepareWait(w *Waiter, wsIndex int) {
+	checkWS("PrepareWait", wsIndex)
+	q.bind("PrepareWait", w)
+	if w.hook {
+		panic("sbitmap: PrepareWait of a waiter used as a wait hook")
+	}
+	if !w.counted {
+		w.counted = true
+		q.wsActive.Add(1)
+	}
+	ws := &q.ws[wsIndex]
+	ws.mu.Lock()
+	if !w.queued.Load() {
+		w.wsIdx.Store(int32(wsIndex))
+		ws.pushLocked(w)
+	}
+	ws.mu.Unlock()
+}
+
+// FinishWait ends a wait begun with PrepareWait: it removes w from its wait queue if
+// it is still there and drops it from WsActive. It reports whether w was still queued
+// (true: it had not been woken; false: a wake-up removed it, and its Wake has been or
+// is being called). Models sbitmap_finish_wait. Calling it again is harmless.
+func (q *Queue) FinishWait(w *Waiter) bool {
+	removed := q.dequeue(w)
+	if w.counted {
+		w.counted = false
+		q.wsActive.Add(-1)
+	}
+	return removed
+}
+
+// AddWaitHook adds w as a non-exclusive hook on wait queue wsIndex and counts it in
+// WsActive while it stays queued. It reports false, doing nothing, if w is already
+// queued (one hook per hctx at a time). The hook is removed and uncounted when a
+// wake-up reaches it, before its Wake runs (as blk_mq_dispatch_wake does). Models
+// blk-mq's dispatch_wait registration in blk_mq_mark_tag_wait (sbitmap_add_wait_queue
+// plus ws_active). Panics as PrepareWait does.
+func (q *Queue) AddWaitHook(w *Waiter, wsIndex int) bool {
+	checkWS("AddWaitHook", wsIndex)
+	q.bind("AddWaitHook", w)
+	if w.counted {
+		panic("sbitmap: AddWaitHook of a waiter used with PrepareWait")
+	}
+	ws := &q.ws[wsIndex]
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	if w.queued.Load() {
+		return false
+	}
+	w.hook = true
+	w.wsIdx.Store(int32(wsIndex))
+	q.wsActive.Add(1)
+	ws.pushLocked(w)
+	return true
+}
+
+// RemoveWaitHook removes a hook added with AddWaitHook if it is still queued, and
+// reports whether it was (sbitmap_del_wait_queue).
+func (q *Queue) RemoveWaitHook(w *Waiter) bool {
+	return q.dequeue(w)
+}
+
+// dequeue removes w from whichever wait queue holds it; it reports whether it did.
+func (q *Queue) dequeue(w *Waiter) bool {
+	for w.queued.Load() {
+		ws := &q.ws[w.wsIdx.Load()]
+		ws.mu.Lock()
+		if w.queued.Load() && &q.ws[w.wsIdx.Load()] == ws {
+			q.unlinkLocked(ws, w)
+			ws.mu.Unlock()
+			return true
+		}
+		ws.mu.Unlock()
+	}
+	return false
+}
+
+func (ws *waitState) pushLocked(w *Waiter) {
+	w.prev, w.next = ws.tail, nil
+	if ws.tail != nil {
+		ws.tail.next = w
+	} else {
+		ws.head = w
+	}
+	ws.tail = w
+	w.queued.Store(true)
+	ws.n.Add(1)
+}
+
+// unlinkLocked removes w from ws; a hook is uncounted from ws_active.
+func (q *Queue) unlinkLocked(ws *waitState, w *Waiter) {
+	if w.prev != nil {
+		w.prev.next = w.next
+	} else {
+		ws.head = w.next
+	}
+	if w.next != nil {
+		w.next.prev = w.prev
+	} else {
+		ws.tail = w.prev
+	}
+	w.prev, w.next = nil, nil
+	w.queued.Store(false)
+	ws.n.Add(-1)
+	if w.hook {
+		q.wsActive.Add(-1)
+	}
+}
+
+// wakeUpNr wakes waiters of ws in order: every non-exclusive hook met, and exclusive
+// waiters until nr of them are woken (nr <= 0: all). It returns the number of
+// exclusive waiters woken (wake_up_nr). Waiters are unlinked under the lock and their
+// Wake callbacks run after it is released.
+func (q *Queue) wakeUpNr(ws *waitState, nr int) int {
+	var chain, last *Waiter
+	woken := 0
+	ws.mu.Lock()
+	for w := ws.head; w != nil; {
+		next := w.next
+		q.unlinkLocked(ws, w)
+		if last == nil {
+			chain = w
+		} else {
+			last.wakeNext = w
+		}
+		last = w
+		if !w.hook {
+			woken++
+			if woken == nr {
+				break
+			}
+		}
+		w = next
+	}
+	ws.mu.Unlock()
+	for w := chain; w != nil; {
+		next := w.wakeNext
+		w.wakeNext = nil
+		w.Wake(w)
+		w = next
+	}
+	return woken
+}
+
+// WaitQueueLen returns the number of waiters queued on wait queue wsIndex (0 if
+// wsIndex is outside [0, 8)).
+func (q *Queue) WaitQueueLen(wsIndex int) int {
+	if wsIndex < 0 || wsIndex >= WaitQueues {
+		return 0
+	}
+	return int(q.ws[wsIndex].n.Load())
+}
+
+// Waiting returns the number of waiters queued on all wait queues.
+func (q *Queue) Waiting() int {
+	n := 0
+	for i := range q.ws {
+		n += int(q.ws[i].n.Load())
+	}
+	return n
+}
+
+// NextWaitQueue returns a wait queue index chosen round-robin per Queue, the way
+// bt_wait_ptr advances an hctx's wait_index; callers without an hctx of their own can
+// use it to spread waiters over the eight queues.
+func (q *Queue) NextWaitQueue() int {
+	return int((q.waitIndex.Add(1) - 1) % WaitQueues)
+}
