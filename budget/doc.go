@@ -1,0 +1,21 @@
+// Package budget models the SCSI mid-layer's admission limits in front of a
+// low-level driver (drivers/scsi/scsi_lib.c, scsi.c, scsi_scan.c): the per-LUN
+// budget (queue_depth), the target limit (starget->can_queue), host readiness
+// (can_queue, host_blocked), the blocked countdowns, the host's starved list and
+// the completion-driven rerun of queues.
+//
+// A Host has Targets, a Target has Devices (LUNs, struct scsi_device). The
+// dispatch layer asks a Device for budget before taking a request out of its
+// scheduler (GetBudget, scsi_mq_get_budget), checks target and host readiness
+// before calling the driver (Prepare, the first half of scsi_queue_rq), and
+// reports the driver's verdict (DispatchFailed) and completions (Unbusy,
+// EndRequest). Decisions that the kernel acts on inside these functions —
+// "delay-run this queue in 3 ms", "run this queue", "run the starved list" —
+// are returned as values (Action, QueueRun) for the caller to carry out.
+//
+// Rules that changed across kernel versions are fields of Options, named after
+// the change; the zero value is the current kernel. Budget get and put are safe
+// for concurrent use and lock-free in the budget-map era; starved-list updates
+// take the host lock (a mutex), as in the kernel. Times are time.Duration. The
+// package does not import the simulator.
+package budget

@@ -1,0 +1,95 @@
+package tagset
+
+// TagBusy models blk_mq_tag_busy / __blk_mq_tag_busy: on a TAG_QUEUE_SHARED set,
+// the hctx (or, with shared tags, its request queue) becomes an active user the
+// first time it allocates a driver tag: active_queues is incremented and both
+// bitmaps' wake batch recalculated for the new user count (unless
+// Options.NoWakeBatchRecalc), under the tags lock. It is a no-op otherwise. The
+// allocation functions of this package call it; callers rarely need to.
+func (h *Hctx) TagBusy() {
+	s := h.q.set
+	if !s.queueShared.Load() {
+		return
+	}
+	flag := &h.active
+	if s.cfg.SharedTags() {
+		flag = &h.q.active
+	}
+	if flag.Load() || !flag.CompareAndSwap(false, true) {
+		return
+	}
+	t := h.tags
+	t.mu.Lock()
+	users := t.activeQueues.Add(1)
+	if !s.cfg.Options.NoWakeBatchRecalc {
+		t.updateWakeBatch(int(users))
+	}
+	t.mu.Unlock()
+}
+
+// tagIdle models __blk_mq_tag_idle: the user stops counting, the wake batch is
+// recalculated, and every waiter of the tags is woken.
+func (h *Hctx) tagIdle() {
+	s := h.q.set
+	flag := &h.active
+	if s.cfg.SharedTags() {
+		flag = &h.q.active
+	}
+	if !flag.CompareAndSwap(true, false) {
+		return
+	}
+	t := h.tags
+	t.mu.Lock()
+	users := t.activeQueues.Add(-1)
+	if !s.cfg.Options.NoWakeBatchRecalc {
+		t.updateWakeBatch(int(users))
+	}
+	t.mu.Unlock()
+	t.WakeAll()
+}
+
+// RequestStarted models blk_add_timer for a request started at now (ns): the
+// queue's timeout timer is armed at now + IdleDelay unless it is already armed
+// earlier. (The kernel also rounds up to a whole second; not modelled.)
+func (q *RequestQueue) RequestStarted(now int64) {
+	exp := now + q.set.cfg.Options.IdleDelay
+	q.timerMu.Lock()
+	if q.timerAt < 0 || exp < q.timerAt {
+		q.timerAt = exp
+	}
+	q.timerMu.Unlock()
+}
+
+// TimerExpiry returns when (ns) the caller should call TimeoutWork next, or −1
+// if the timer is not armed.
+func (q *RequestQueue) TimerExpiry() int64 {
+	q.timerMu.Lock()
+	defer q.timerMu.Unlock()
+	return q.timerAt
+}
+
+// TimeoutWork models blk_mq_timeout_work run at now (ns), the only path (besides
+// queue removal) that makes a queue idle for fair sharing. pending is the number
+// of the queue's requests still in flight. If pending > 0 the timer is re-armed
+// at now + IdleDelay (the kernel re-arms at the earliest pending deadline,
+// which this approximates) and false is returned; otherwise every hctx goes idle
+// (TagIdle: active_queues decremented, wake batch recalculated, all tag waiters
+// woken — their callbacks may run synchronously) and true is returned.
+func (q *RequestQueue) TimeoutWork(now int64, pending int) (idled bool) {
+	q.timerMu.Lock()
+	q.timerAt = -1
+	if pending > 0 {
+		q.timerAt = now + q.set.cfg.Options.IdleDelay
+	}
+	q.timerMu.Unlock()
+	if pending > 0 {
+		return false
+	}
+	if !q.set.queueShared.Load() {
+		return true
+	}
+	for _, h := range q.hctxs {
+		h.tagIdle()
+	}
+	return true
+}
