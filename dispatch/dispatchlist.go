@@ -1,0 +1,94 @@
+package dispatch
+
+// prepResult is blk_mq_prep_dispatch_rq's answer.
+type prepResult uint8
+
+const (
+	prepOK prepResult = iota
+	prepNoBudget
+	prepNoTag
+)
+
+// prepDispatchRq is blk_mq_prep_dispatch_rq: take budget if the caller did not, then the
+// driver tag (with blk_mq_mark_tag_wait on failure).
+func (q *Queue) prepDispatchRq(rq *Request, needBudget bool, cpu int) prepResult {
+	if needBudget {
+		if !q.getBudget(cpu) {
+			q.putDriverTag(rq)
+			return prepNoBudget
+		}
+		rq.budgetToken = 0
+	}
+	if !q.getDriverTag(rq) && !q.markTagWait(rq) {
+		if needBudget {
+			q.putBudget()
+			rq.budgetToken = -1
+		}
+		return prepNoTag
+	}
+	return prepOK
+}
+
+// dispatchRqList is blk_mq_dispatch_rq_list (§5.8): send the requests of list to the
+// driver in order; nrBudgets of them already hold budget. Leftovers go to the tail of
+// hctx->dispatch with their budgets returned, and the hctx is re-run now, in 3 ms, or
+// left to SCHED_RESTART. Returns false if requests were left over, else whether any
+// was queued.
+func (h *Hctx) dispatchRqList(list *rqList, nrBudgets int, cpu int) bool {
+	q := h.q
+	if list.empty() {
+		return false
+	}
+	queued := 0
+	prep := prepOK
+	needsResource := false
+	for !list.empty() {
+		rq := list.head
+		prep = q.prepDispatchRq(rq, nrBudgets == 0, cpu)
+		if prep != prepOK {
+			break
+		}
+		list.remove(rq)
+		if nrBudgets > 0 {
+			nrBudgets--
+		}
+		switch q.queueRq(rq) {
+		case stsOK:
+			rq.budgetToken = 0
+			queued++
+			continue
+		case stsResource:
+			needsResource = true
+		}
+		// blk_mq_handle_dev_resource: back to the head, driver tag released.
+		rq.budgetToken = -1
+		list.pushFront(rq)
+		q.putDriverTag(rq)
+		q.stats.RequeuesBusy++
+		break
+	}
+	if list.empty() {
+		h.dispatchBusy = updateDispatchBusy(h.dispatchBusy, false)
+		return queued != 0
+	}
+	noTag := prep == prepNoTag && (q.host.shared || q.host.cfg.HostTagset)
+	for rq := list.head; rq != nil; rq = rq.next {
+		if rq.budgetToken >= 0 {
+			q.putBudget()
+			rq.budgetToken = -1
+		}
+	}
+	h.dispatch.spliceTail(list)
+	h.stats.MaxDispatch = max(h.stats.MaxDispatch, h.dispatch.n)
+	if prep == prepNoBudget {
+		needsResource = true
+	}
+	switch {
+	case !h.schedRestart || noTag && !h.waitHook.queued && !h.waitHook.pendingAdd:
+		h.runHwQueue(true)
+	case needsResource:
+		h.delayRun()
+	}
+	h.dispatchBusy = updateDispatchBusy(h.dispatchBusy, true)
+	return false
+}

@@ -1,0 +1,216 @@
+package dispatch
+
+import (
+	"github.com/blkmq/blkmq/sbitmap"
+	"github.com/blkmq/blkmq/sim"
+)
+
+// Hctx is a hardware queue (struct blk_mq_hw_ctx): its software queues, dispatch list,
+// driver tags (and scheduler tags with an elevator), run work and restart state.
+type Hctx struct {
+	q            *Queue
+	index        int
+	cpus         []int
+	ctxs         []*Ctx
+	ctxMap       []bool // hctx->ctx_map: ctx has queued requests
+	nrCtxPending int
+	dispatch     rqList // hctx->dispatch
+	dispatchFrom int    // index of the ctx to serve next (hctx->dispatch_from)
+	dispatchBusy int    // EWMA (blk_mq_update_dispatch_busy)
+	schedRestart bool   // BLK_MQ_S_SCHED_RESTART
+	tags         *Tags
+	schedTags    *Tags
+	waitIndex    int  // hctx->wait_index (bt_wait_ptr)
+	nrActive     int  // requests holding a driver tag (fair sharing)
+	tagActive    bool // BLK_MQ_S_TAG_ACTIVE
+	runWork      runWork
+	waitHook     dispatchWait
+	nextCPU      int // async runs rotate over cpus every 8 runs
+	nextCPUBatch int
+
+	stats HctxStats
+}
+
+// HctxStats are counters of one hardware queue.
+type HctxStats struct {
+	Runs        uint64 // dispatch runs
+	Dispatched  uint64 // requests accepted by the device through this hctx
+	MaxDispatch int    // largest dispatch-list length seen
+}
+
+// Index returns the hctx number.
+func (h *Hctx) Index() int { return h.index }
+
+// CPUs returns the CPUs mapped to the hctx.
+func (h *Hctx) CPUs() []int { return h.cpus }
+
+// DispatchBusy returns the dispatch_busy EWMA.
+func (h *Hctx) DispatchBusy() int { return h.dispatchBusy }
+
+// DispatchLen returns the length of hctx->dispatch.
+func (h *Hctx) DispatchLen() int { return h.dispatch.n }
+
+// Tags returns the driver tags.
+func (h *Hctx) Tags() *Tags { return h.tags }
+
+// SchedTags returns the scheduler tags (nil without elevator).
+func (h *Hctx) SchedTags() *Tags { return h.schedTags }
+
+// Stats returns the hctx counters.
+func (h *Hctx) Stats() HctxStats { return h.stats }
+
+// SchedRestart reports whether BLK_MQ_S_SCHED_RESTART is set.
+func (h *Hctx) SchedRestart() bool { return h.schedRestart }
+
+// RunPending reports whether a run (asynchronous or delayed) is scheduled.
+func (h *Hctx) RunPending() bool { return h.runWork.pending }
+
+// WaitHookQueued reports whether the hctx's dispatch-wait hook is on a tag waitqueue.
+func (h *Hctx) WaitHookQueued() bool { return h.waitHook.queued }
+
+// hasPending is blk_mq_hctx_has_pending: dispatch list, a marked ctx, or elevator work.
+func (h *Hctx) hasPending() bool {
+	if !h.dispatch.empty() || h.nrCtxPending > 0 {
+		return true
+	}
+	return h.q.elevator != nil && h.q.elevator.HasWork(h)
+}
+
+// markCtxPending sets the ctx's bit in ctx_map (blk_mq_hctx_mark_pending).
+func (h *Hctx) markCtxPending(c *Ctx) {
+	if !h.ctxMap[c.indexHw] {
+		h.ctxMap[c.indexHw] = true
+		h.nrCtxPending++
+	}
+}
+
+// clearCtxPending clears the ctx's bit (blk_mq_hctx_clear_pending).
+func (h *Hctx) clearCtxPending(c *Ctx) {
+	if h.ctxMap[c.indexHw] {
+		h.ctxMap[c.indexHw] = false
+		h.nrCtxPending--
+	}
+}
+
+// runWork is the hctx's single delayed work item (hctx->run_work on kblockd).
+type runWork struct {
+	h       *Hctx
+	id      sim.EventID
+	at      sim.Time
+	pending bool
+}
+
+// Fire runs the hctx from kblockd (blk_mq_run_work_fn).
+func (w *runWork) Fire(now sim.Time) {
+	w.pending, w.id = false, 0
+	w.h.runHwQueueNow()
+}
+
+// modify (re)arms the work to fire at t (kblockd_mod_delayed_work_on: a pending work is
+// moved to the new time, earlier or later).
+func (w *runWork) modify(t sim.Time) {
+	eng := w.h.q.eng
+	if w.pending {
+		if w.at == t {
+			return
+		}
+		eng.Cancel(w.id)
+	}
+	w.pending, w.at = true, t
+	w.id = eng.At(t, w)
+}
+
+// runHwQueue is blk_mq_run_hw_queue(hctx, async): nothing when no work is pending;
+// async ⇒ queue the kblockd work with delay 0; else dispatch inline (callers run on a
+// CPU of the hctx).
+func (h *Hctx) runHwQueue(async bool) {
+	if !h.hasPending() {
+		return
+	}
+	if async {
+		h.runAsync()
+		return
+	}
+	h.runHwQueueNow()
+}
+
+// runAsync queues the kblockd run with delay 0. A run already pending to fire sooner
+// is kept (mod_delayed_work with delay 0 would fire it now; both are "as soon as
+// kblockd runs").
+func (h *Hctx) runAsync() {
+	h.q.stats.AsyncRuns++
+	t := h.q.eng.Now() + h.q.host.kblockdDelay()
+	if h.runWork.pending && h.runWork.at <= t {
+		return
+	}
+	h.runWork.modify(t)
+}
+
+// delayRun is blk_mq_delay_run_hw_queue(hctx, 3 ms): (re)arm the work 3 ms from now.
+func (h *Hctx) delayRun() {
+	h.q.stats.DelayedRuns++
+	h.runWork.modify(h.q.eng.Now() + h.q.host.timing.ResourceDelay)
+}
+
+// runHwQueueNow is __blk_mq_run_hw_queue: one dispatch run
+// (blk_mq_sched_dispatch_requests).
+func (h *Hctx) runHwQueueNow() {
+	h.stats.Runs++
+	h.q.stats.Runs++
+	h.schedDispatchRequests()
+}
+
+// dispatchWait is the hctx's dispatch_wait entry: a non-exclusive hook on a driver-tag
+// waitqueue whose wake-up re-runs the hctx asynchronously (blk_mq_dispatch_wake).
+type dispatchWait struct {
+	h      *Hctx
+	w      sbitmap.Waiter
+	bt     *sbitmap.Queue
+	queued bool
+
+	pendingAdd bool // R07 bad era: registration not yet visible
+	addAt      int  // wait queue of the pending registration
+}
+
+// wake is blk_mq_dispatch_wake: unhook and run the hctx asynchronously.
+func (d *dispatchWait) wake(*sbitmap.Waiter) {
+	d.queued = false // sbitmap unhooked it before calling Wake
+	d.h.runAsync()
+}
+
+// runHwQueues is blk_mq_run_hw_queues(q, async) issued from cpu: every hctx, or with a
+// single-queue elevator (v5.12+) the hctx of cpu plus hctxs with a non-empty dispatch
+// list.
+func (q *Queue) runHwQueues(cpu int, async bool) {
+	sq := q.sqHctx(cpu)
+	for _, x := range q.hctxs {
+		if sq != nil && x != sq && x.dispatch.empty() {
+			continue
+		}
+		x.runHwQueue(async)
+	}
+}
+
+// delayRunHwQueues is blk_mq_delay_run_hw_queues(q, 3 ms) issued from cpu: hctxs whose
+// run work is already pending are skipped.
+func (q *Queue) delayRunHwQueues(cpu int) {
+	sq := q.sqHctx(cpu)
+	for _, x := range q.hctxs {
+		if sq != nil && x != sq && x.dispatch.empty() {
+			continue
+		}
+		if x.runWork.pending {
+			continue
+		}
+		x.delayRun()
+	}
+}
+
+// sqHctx returns the hctx to run for a single-queue elevator (blk_mq_get_sq_hctx), or
+// nil when every hctx must run.
+func (q *Queue) sqHctx(cpu int) *Hctx {
+	if q.elevator == nil || !q.elevator.SingleQueue() || q.opts.RunAllHctxsWithSQSched {
+		return nil
+	}
+	return q.HctxOf(cpu)
+}

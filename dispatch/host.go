@@ -1,0 +1,158 @@
+package dispatch
+
+import (
+	"fmt"
+
+	"github.com/blkmq/blkmq/device"
+	"github.com/blkmq/blkmq/sbitmap"
+	"github.com/blkmq/blkmq/sim"
+)
+
+// Timing holds the latencies of kernel mechanisms that are not modelled step by step.
+// Each is drawn uniformly from [Min, Max] with the host's seeded PCG. The zero value of
+// a field means the default given in its comment.
+type Timing struct {
+	// KblockdMin/KblockdMax bound the delay (ns) between queueing an asynchronous hctx
+	// run (kblockd_mod_delayed_work_on with delay 0) and the run. Default 5–30 µs.
+	// Assumption: a workqueue kworker wake-up on an otherwise idle CPU; not from a source.
+	KblockdMin, KblockdMax sim.Time
+	// WakeupMin/WakeupMax bound the delay (ns) between waking a sleeping task (a tag
+	// waiter) and the task running again. Default 5–30 µs (same assumption).
+	WakeupMin, WakeupMax sim.Time
+	// ResourceDelay is BLK_MQ_RESOURCE_DELAY = BLK_MQ_BUDGET_DELAY = SCSI_QUEUE_DELAY,
+	// 3 ms (block/blk-mq.h, drivers/scsi/scsi_lib.c). Default 3 ms.
+	ResourceDelay sim.Time
+}
+
+func (t Timing) withDefaults() Timing {
+	if t.KblockdMax == 0 {
+		t.KblockdMin, t.KblockdMax = 5*sim.Microsecond, 30*sim.Microsecond
+	}
+	if t.WakeupMax == 0 {
+		t.WakeupMin, t.WakeupMax = 5*sim.Microsecond, 30*sim.Microsecond
+	}
+	if t.ResourceDelay == 0 {
+		t.ResourceDelay = 3 * sim.Millisecond
+	}
+	return t
+}
+
+// HostConfig describes a SCSI host and its blk_mq_tag_set (drivers/scsi/scsi_lib.c
+// scsi_mq_setup_tags, include/scsi/scsi_host.h).
+type HostConfig struct {
+	// NrCPUs is the number of CPUs (software queues per request queue), [1, 4096].
+	NrCPUs int
+	// NrHwQueues is shost->nr_hw_queues, [1, NrCPUs]... any value >= 1 up to 4096.
+	NrHwQueues int
+	// CanQueue is shost->can_queue = the tag-set queue_depth, [1, 10240].
+	CanQueue int
+	// HostTagset is shost->host_tagset (BLK_MQ_F_TAG_HCTX_SHARED; called
+	// hctx_share_tags in the 2022 storvsc RFC): one blk_mq_tags for all hctxs.
+	HostTagset bool
+	// Options are the kernel-era switches.
+	Options Options
+	// WakeScheme and RecalcEra select the sbitmap_queue era of every tag bitmap.
+	WakeScheme sbitmap.WakeScheme
+	RecalcEra  sbitmap.RecalcEra
+	// Timing: see Timing.
+	Timing Timing
+	// Seed seeds the PCG used for Timing draws.
+	Seed uint64
+}
+
+// Validate returns an error naming the first field out of range.
+func (c HostConfig) Validate() error {
+	switch {
+	case c.NrCPUs < 1 || c.NrCPUs > 4096:
+		return fmt.Errorf("dispatch: nr_cpus %d out of range [1, 4096]", c.NrCPUs)
+	case c.NrHwQueues < 1 || c.NrHwQueues > 4096:
+		return fmt.Errorf("dispatch: nr_hw_queues %d out of range [1, 4096]", c.NrHwQueues)
+	case c.CanQueue < 1 || c.CanQueue > 10240:
+		return fmt.Errorf("dispatch: can_queue %d out of range [1, 10240]", c.CanQueue)
+	}
+	t := c.Timing
+	if t.KblockdMin < 0 || t.KblockdMax < t.KblockdMin || t.WakeupMin < 0 || t.WakeupMax < t.WakeupMin || t.ResourceDelay < 0 {
+		return fmt.Errorf("dispatch: timing %+v: want 0 <= Min <= Max and ResourceDelay >= 0", t)
+	}
+	return nil
+}
+
+// Host is a SCSI host with its tag set (struct Scsi_Host + struct blk_mq_tag_set):
+// driver tags (per hctx, or one shared object with HostTagset) and the request queues
+// (LUNs) that use them.
+type Host struct {
+	eng    *sim.Engine
+	cfg    HostConfig
+	opts   Options
+	timing Timing
+	rnd    *sim.Rand
+	tags   []*Tags // per hctx index; all the same object with HostTagset
+	queues []*Queue
+	shared bool // BLK_MQ_F_TAG_QUEUE_SHARED: two or more request queues
+
+	hostBusy    int // commands in flight on the host (scsi_host_busy)
+	hostBlocked int // shost->host_blocked countdown
+}
+
+// NewHost builds a host on eng. It returns Validate's error, or an sbitmap error.
+func NewHost(eng *sim.Engine, cfg HostConfig) (*Host, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	h := &Host{eng: eng, cfg: cfg, opts: cfg.Options, timing: cfg.Timing.withDefaults(), rnd: sim.NewRand(cfg.Seed)}
+	h.tags = make([]*Tags, cfg.NrHwQueues)
+	for i := range h.tags {
+		if cfg.HostTagset && i > 0 {
+			h.tags[i] = h.tags[0]
+			continue
+		}
+		t, err := newTags(cfg.CanQueue, cfg.NrCPUs, h.queueOptions())
+		if err != nil {
+			return nil, err
+		}
+		h.tags[i] = t
+	}
+	return h, nil
+}
+
+func (h *Host) queueOptions() sbitmap.QueueOptions {
+	return sbitmap.QueueOptions{WakeScheme: h.cfg.WakeScheme, RecalcEra: h.cfg.RecalcEra}
+}
+
+// Engine returns the engine the host runs on.
+func (h *Host) Engine() *sim.Engine { return h.eng }
+
+// Config returns the host's configuration.
+func (h *Host) Config() HostConfig { return h.cfg }
+
+// Queues returns the request queues (LUNs) added so far.
+func (h *Host) Queues() []*Queue { return h.queues }
+
+// DriverTags returns the driver tags of hctx index i.
+func (h *Host) DriverTags(i int) *Tags { return h.tags[i] }
+
+func (h *Host) kblockdDelay() sim.Time {
+	return h.rnd.Uniform(h.timing.KblockdMin, h.timing.KblockdMax)
+}
+
+func (h *Host) wakeupDelay() sim.Time {
+	return h.rnd.Uniform(h.timing.WakeupMin, h.timing.WakeupMax)
+}
+
+// LUNConfig describes one SCSI device and its request queue.
+type LUNConfig struct {
+	// Device is the model behind the driver's queuecommand.
+	Device device.Device
+	// QueueDepth is sdev->queue_depth (the LUN budget), [1, min(CanQueue, 10000)].
+	QueueDepth int
+	// NrRequests is /sys/block/X/queue/nr_requests; 0 = the kernel default
+	// (tagset.DefaultNrRequests). With an elevator [1, 2048]; without, [1, CanQueue]
+	// (driver tags only shrink).
+	NrRequests int
+	// Elevator is "" (the kernel default for this tag set, see ElevatorRule), "none"
+	// or "mq-deadline".
+	Elevator string
+	// MaxSectorsKB is max_sectors_kb: the largest merged request (KiB), [4, 32767];
+	// 0 = 1280 (the default since v4.3).
+	MaxSectorsKB int
+}

@@ -1,0 +1,169 @@
+package dispatch
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// RestartRule selects how a SCSI command completion re-runs its LUN's queue
+// (drivers/scsi/scsi_lib.c scsi_run_queue_async / scsi_end_request).
+type RestartRule uint8
+
+const (
+	// RestartCounter (v5.10+, Ming Lei ed5dd6a67d5e): a completion re-runs every hctx
+	// of the LUN asynchronously only if a budget failure was recorded since the last
+	// re-run (sdev->restarts, reset by compare-and-swap).
+	RestartCounter RestartRule = iota
+	// RestartEveryCompletion (before v5.10): every completion re-runs every hctx of the
+	// LUN asynchronously.
+	RestartEveryCompletion
+)
+
+// SwQueueDequeue selects how a hctx without elevator takes requests out of its
+// software queues (block/blk-mq-sched.c __blk_mq_sched_dispatch_requests).
+type SwQueueDequeue uint8
+
+const (
+	// DequeueByDispatchBusy (v4.19+): one-by-one round robin (blk_mq_do_dispatch_ctx)
+	// when dispatch_busy is set or the dispatch list was just drained, otherwise flush
+	// every ctx (blk_mq_flush_busy_ctxs).
+	DequeueByDispatchBusy SwQueueDequeue = iota
+	// DequeueOneByOne (v4.15–v4.18): always one-by-one when the driver has a budget
+	// callback (SCSI).
+	DequeueOneByOne
+	// DequeueFlushAll (≤ v4.14): always take every request of every ctx.
+	DequeueFlushAll
+)
+
+// ElevatorRule selects the default I/O scheduler of a new request queue
+// (block/elevator.c elevator_get_default).
+type ElevatorRule uint8
+
+const (
+	// ElevatorSingleQueueOrSharedTags (≈v5.16+): mq-deadline when nr_hw_queues == 1
+	// or the tag set has host-wide (hctx-shared) tags, else none.
+	ElevatorSingleQueueOrSharedTags ElevatorRule = iota
+	// ElevatorSingleQueue (before): mq-deadline only when nr_hw_queues == 1.
+	ElevatorSingleQueue
+)
+
+// DevResourceRule selects when scsi_queue_rq turns BLK_STS_RESOURCE into
+// BLK_STS_DEV_RESOURCE ("a completion of this LUN will re-run the queue").
+type DevResourceRule uint8
+
+const (
+	// DevResourceIfBlocked (v5.10 fix 673235f91531, case R16): only when the device is
+	// blocked.
+	DevResourceIfBlocked DevResourceRule = iota
+	// DevResourceIfBusy (v5.10-rc1 with the restarts counter): whenever the LUN has
+	// commands in flight — the race of case R16 when those complete without a recorded
+	// budget failure.
+	DevResourceIfBusy
+)
+
+// MapQueuesRule selects blk_mq_map_queues' CPU → hctx spreading (block/blk-mq-cpumap.c).
+type MapQueuesRule uint8
+
+const (
+	// MapGroupEvenly (v6.3+, group_cpus_evenly): CPUs split into nr_hw_queues
+	// contiguous groups, the first (nr_cpus mod nr_queues) groups one CPU larger.
+	MapGroupEvenly MapQueuesRule = iota
+	// MapModulo (before v6.3, no SMT siblings): cpu → cpu mod nr_hw_queues.
+	MapModulo
+)
+
+// Options are the era switches of the dispatch layer. The zero value is the current
+// kernel. Kernel returns the switches of a given release.
+type Options struct {
+	// SCSIRestart: see RestartRule (scsi_lib.c scsi_run_queue_async).
+	SCSIRestart RestartRule
+	// SwQueueDequeue: see SwQueueDequeue (blk-mq-sched.c).
+	SwQueueDequeue SwQueueDequeue
+	// DefaultElevator: see ElevatorRule (elevator.c elevator_get_default).
+	DefaultElevator ElevatorRule
+	// DevResource: see DevResourceRule (scsi_lib.c scsi_queue_rq, case R16).
+	DevResource DevResourceRule
+	// MapQueues: see MapQueuesRule (blk-mq-cpumap.c).
+	MapQueues MapQueuesRule
+	// NoBudgetRerun, when true, models kernels before Douglas Anderson's v5.8
+	// "blk-mq: Rerun dispatching in the case of budget contention" (case R15): a budget
+	// taken and put back without dispatch schedules no delayed re-run.
+	NoBudgetRerun bool
+	// NoSchedBatch, when true, models v4.15–v5.9 elevator dequeue: one request per
+	// budget and dispatch (blk_mq_do_dispatch_sched without Ming Lei's v5.10 batching).
+	NoSchedBatch bool
+	// RunAllHctxsWithSQSched, when true, models kernels before v5.12 (Jan Kara
+	// b6e68ee82585): blk_mq_run_hw_queues runs every hctx even with a single-queue
+	// elevator (mq-deadline), instead of the local hctx plus those with a non-empty
+	// dispatch list.
+	RunAllHctxsWithSQSched bool
+	// NoTagWaitBarrier, when true, models the lost-wakeup race of case R07
+	// (CVE-2024-26671, fixed in v6.8 by 5266caaf5660): the hctx's dispatch-wait hook is
+	// registered after the retry of the driver tag allocation has already failed, so a
+	// tag freed between the failed attempt and the registration wakes nobody.
+	NoTagWaitBarrier bool
+	// MaxPlugRequests is BLK_MAX_REQUEST_COUNT: a plug holding this many requests is
+	// flushed before another is added (32 since v5.16, 16 before). 0 means 32.
+	MaxPlugRequests int
+}
+
+// Kernel returns the Options of a mainline kernel release "MAJOR.MINOR" (e.g. "5.17",
+// "6.1"). Releases are accepted from "4.15" (the first with a SCSI budget callback) to
+// "6.19"; other versions return an error naming the allowed range.
+func Kernel(version string) (Options, error) {
+	maj, min, err := parseVersion(version)
+	if err != nil {
+		return Options{}, err
+	}
+	v := maj*100 + min
+	if v < 415 || v > 619 {
+		return Options{}, fmt.Errorf("dispatch: kernel version %q out of range [4.15, 6.19]", version)
+	}
+	var o Options
+	if v < 510 {
+		o.SCSIRestart = RestartEveryCompletion
+		o.NoSchedBatch = true
+	}
+	if v < 419 {
+		o.SwQueueDequeue = DequeueOneByOne
+	}
+	if v < 516 {
+		o.DefaultElevator = ElevatorSingleQueue
+		o.MaxPlugRequests = 16
+	}
+	if v < 508 {
+		o.NoBudgetRerun = true
+	}
+	if v < 512 {
+		o.RunAllHctxsWithSQSched = true
+	}
+	if v < 603 {
+		o.MapQueues = MapModulo
+	}
+	if v < 608 {
+		o.NoTagWaitBarrier = true
+	}
+	return o, nil
+}
+
+func parseVersion(s string) (maj, min int, err error) {
+	a, b, ok := strings.Cut(s, ".")
+	if ok {
+		maj, err = strconv.Atoi(a)
+		if err == nil {
+			min, err = strconv.Atoi(b)
+		}
+	}
+	if !ok || err != nil || maj < 0 || min < 0 {
+		return 0, 0, fmt.Errorf("dispatch: kernel version %q: want MAJOR.MINOR, e.g. \"5.17\"", s)
+	}
+	return maj, min, nil
+}
+
+func (o Options) maxPlugRequests() int {
+	if o.MaxPlugRequests <= 0 {
+		return 32
+	}
+	return o.MaxPlugRequests
+}

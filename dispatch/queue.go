@@ -1,0 +1,226 @@
+package dispatch
+
+import (
+	"fmt"
+
+	"github.com/blkmq/blkmq/sim"
+	"github.com/blkmq/blkmq/tagset"
+)
+
+// Queue is one request queue (struct request_queue) of a SCSI device (struct
+// scsi_device): per-CPU software queues, hardware queues, an optional elevator, and the
+// LUN's budget and restart state.
+type Queue struct {
+	host     *Host
+	eng      *sim.Engine
+	opts     Options
+	id       int
+	cfg      LUNConfig
+	cpuHctx  []int
+	ctxs     []*Ctx
+	hctxs    []*Hctx
+	elevator Elevator
+	nrReq    int
+	maxBytes int64
+	sdev     scsiDevice
+	pool     []*Request // free requests
+
+	activeShared bool // QUEUE_FLAG_HCTX_ACTIVE (host-wide tags)
+	nrActiveShared int
+
+	stats QueueStats
+}
+
+// QueueStats are counters of one request queue since creation.
+type QueueStats struct {
+	Dispatched      uint64 // commands accepted by the device
+	Completed       uint64 // requests completed
+	BudgetFailures  uint64 // scsi_mq_get_budget failures
+	DriverTagFails  uint64 // driver-tag failures at dispatch
+	Merges          uint64 // bios merged into an existing request
+	RequeuesBusy    uint64 // requests returned to the dispatch list
+	DirectIssues    uint64 // requests issued by blk_mq_try_issue_directly
+	Runs            uint64 // __blk_mq_run_hw_queue invocations
+	AsyncRuns       uint64 // kblockd runs queued
+	DelayedRuns     uint64 // 3 ms delayed runs armed
+	CompletionRerun uint64 // completions that re-ran the LUN's hctxs
+}
+
+// AddLUN adds a request queue for one SCSI device. Errors name the bad field and its
+// range.
+func (h *Host) AddLUN(cfg LUNConfig) (*Queue, error) {
+	if cfg.Device == nil {
+		return nil, fmt.Errorf("dispatch: lun %d: device is nil", len(h.queues))
+	}
+	maxQD := min(h.cfg.CanQueue, 10000)
+	if cfg.QueueDepth < 1 || cfg.QueueDepth > maxQD {
+		return nil, fmt.Errorf("dispatch: lun %d: queue_depth %d out of range [1, %d]", len(h.queues), cfg.QueueDepth, maxQD)
+	}
+	if cfg.MaxSectorsKB == 0 {
+		cfg.MaxSectorsKB = 1280
+	}
+	if cfg.MaxSectorsKB < 4 || cfg.MaxSectorsKB > 32767 {
+		return nil, fmt.Errorf("dispatch: lun %d: max_sectors_kb %d out of range [4, 32767]", len(h.queues), cfg.MaxSectorsKB)
+	}
+	elv, err := h.pickElevator(cfg.Elevator)
+	if err != nil {
+		return nil, fmt.Errorf("dispatch: lun %d: %w", len(h.queues), err)
+	}
+	q := &Queue{host: h, eng: h.eng, opts: h.opts, id: len(h.queues), cfg: cfg, maxBytes: int64(cfg.MaxSectorsKB) << 10}
+	q.sdev.init(cfg.QueueDepth)
+	if err := q.setNrRequests(cfg.NrRequests, elv != ""); err != nil {
+		return nil, fmt.Errorf("dispatch: lun %d: %w", len(h.queues), err)
+	}
+	if q.cpuHctx, err = MapQueues(h.cfg.NrCPUs, h.cfg.NrHwQueues, h.opts.MapQueues); err != nil {
+		return nil, err
+	}
+	q.buildHctxs()
+	if elv == "mq-deadline" {
+		if err := q.initSchedTags(); err != nil {
+			return nil, err
+		}
+		q.elevator = NewMQDeadline(q)
+	}
+	h.queues = append(h.queues, q)
+	if len(h.queues) == 2 {
+		h.shared = true // BLK_MQ_F_TAG_QUEUE_SHARED on every hctx of every queue
+	}
+	return q, nil
+}
+
+// pickElevator applies elevator_get_default (ElevatorRule) for "".
+func (h *Host) pickElevator(name string) (string, error) {
+	switch name {
+	case "none":
+		return "", nil
+	case "mq-deadline":
+		return name, nil
+	case "":
+		if h.cfg.NrHwQueues == 1 || (h.cfg.HostTagset && h.opts.DefaultElevator == ElevatorSingleQueueOrSharedTags) {
+			return "mq-deadline", nil
+		}
+		return "", nil
+	}
+	return "", fmt.Errorf("elevator %q not one of \"\", \"none\", \"mq-deadline\"", name)
+}
+
+// setNrRequests applies the nr_requests default and range (blk_mq_update_nr_requests).
+func (q *Queue) setNrRequests(n int, elevator bool) error {
+	if n == 0 {
+		n = tagset.DefaultNrRequests(q.host.cfg.CanQueue, elevator)
+	}
+	hi := q.host.cfg.CanQueue
+	if elevator {
+		hi = tagset.MaxSchedRQ
+	}
+	if n < 1 || n > hi {
+		return fmt.Errorf("nr_requests %d out of range [1, %d]", n, hi)
+	}
+	q.nrReq = n
+	if !elevator {
+		// Without an elevator nr_requests shrinks the driver tags of every hctx (or
+		// the one shared bitmap, for every queue of the host).
+		done := map[*Tags]bool{}
+		for _, t := range q.host.tags {
+			if !done[t] && n < t.Depth() {
+				if err := t.resize(n); err != nil {
+					return err
+				}
+			}
+			done[t] = true
+		}
+	}
+	return nil
+}
+
+func (q *Queue) buildHctxs() {
+	h := q.host
+	q.hctxs = make([]*Hctx, h.cfg.NrHwQueues)
+	for i := range q.hctxs {
+		x := &Hctx{q: q, index: i, tags: h.tags[i]}
+		x.runWork.h = x
+		x.waitHook.h = x
+		q.hctxs[i] = x
+	}
+	q.ctxs = make([]*Ctx, h.cfg.NrCPUs)
+	for cpu := range q.ctxs {
+		x := q.hctxs[q.cpuHctx[cpu]]
+		c := &Ctx{cpu: cpu, hctx: x, indexHw: len(x.ctxs)}
+		x.ctxs = append(x.ctxs, c)
+		x.cpus = append(x.cpus, cpu)
+		q.ctxs[cpu] = c
+	}
+	for _, x := range q.hctxs {
+		x.ctxMap = make([]bool, len(x.ctxs))
+	}
+}
+
+// initSchedTags allocates scheduler tags: per hctx of depth nr_requests, or one object
+// per request queue with host-wide tags (q->sched_shared_tags).
+func (q *Queue) initSchedTags() error {
+	var shared *Tags
+	for _, x := range q.hctxs {
+		if q.host.cfg.HostTagset && shared != nil {
+			x.schedTags = shared
+			continue
+		}
+		t, err := newTags(q.nrReq, q.host.cfg.NrCPUs, q.host.queueOptions())
+		if err != nil {
+			return err
+		}
+		x.schedTags, shared = t, t
+	}
+	return nil
+}
+
+// ID returns the LUN index on its host.
+func (q *Queue) ID() int { return q.id }
+
+// Hctxs returns the hardware queues.
+func (q *Queue) Hctxs() []*Hctx { return q.hctxs }
+
+// Ctx returns the software queue of cpu.
+func (q *Queue) Ctx(cpu int) *Ctx { return q.ctxs[cpu] }
+
+// HctxOf returns the hardware queue that serves cpu.
+func (q *Queue) HctxOf(cpu int) *Hctx { return q.hctxs[q.cpuHctx[cpu]] }
+
+// NrRequests returns q->nr_requests.
+func (q *Queue) NrRequests() int { return q.nrReq }
+
+// ElevatorName returns "none" or the elevator's name.
+func (q *Queue) ElevatorName() string {
+	if q.elevator == nil {
+		return "none"
+	}
+	return q.elevator.Name()
+}
+
+// Elevator returns the attached elevator, nil for none.
+func (q *Queue) Elevator() Elevator { return q.elevator }
+
+// Stats returns the queue's counters.
+func (q *Queue) Stats() QueueStats { return q.stats }
+
+// DeviceBusy returns the LUN's budget in use (scsi_device_busy).
+func (q *Queue) DeviceBusy() int { return q.sdev.busy }
+
+// Restarts returns sdev->restarts.
+func (q *Queue) Restarts() int { return q.sdev.restarts }
+
+// allocRequestStruct takes a Request from the pool.
+func (q *Queue) allocRequestStruct() *Request {
+	n := len(q.pool)
+	if n == 0 {
+		return &Request{q: q, tag: noTag, internalTag: noTag, budgetToken: -1}
+	}
+	r := q.pool[n-1]
+	q.pool = q.pool[:n-1]
+	return r
+}
+
+// freeRequestStruct returns r to the pool.
+func (q *Queue) freeRequestStruct(r *Request) {
+	*r = Request{q: q, tag: noTag, internalTag: noTag, budgetToken: -1}
+	q.pool = append(q.pool, r)
+}
