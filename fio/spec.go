@@ -238,10 +238,12 @@ type Spec struct {
 // DefaultSpec returns a job instance named name with fio's defaults (fio
 // options.c def= values): rw=read, bs=4k, iodepth=1, ioengine=psync,
 // rwmixread=50, percentage_random=100, loops=1, batch submit/complete 1,
-// clat percentiles on with the default percentile list, one job.
+// clat percentiles on with the default percentile list, one job, Target
+// name.
 func DefaultSpec(name string) Spec {
 	s := rawDefaults(name)
 	s.fixup()
+	s.Target = target(&s)
 	return s
 }
 

@@ -1,0 +1,210 @@
+package fio
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// DirStats is the per-direction part of a result: fio's "read", "write" or
+// "trim" object.
+type DirStats struct {
+	TotalIOs int64 // completed I/Os in the window
+	IOBytes  int64 // bytes of those I/Os
+	// Runtime is the measurement window when the direction did I/O, else 0
+	// (fio's per-direction runtime); for a group, the longest of its jobs.
+	Runtime time.Duration
+	IOPS    float64 // TotalIOs per second of Runtime
+	BW      float64 // bytes per second of Runtime (fio's bw_bytes)
+	// Slat is submission latency, Clat completion latency, Lat their sum
+	// (fio's slat_ns, clat_ns, lat_ns), all in ns.
+	Slat, Clat, Lat LatStats
+}
+
+// BWKiB returns the bandwidth in KiB/s, truncated, as fio's JSON "bw".
+func (d *DirStats) BWKiB() int64 { return int64(d.BW) / 1024 }
+
+// add merges o into d: sums, longest runtime, merged latencies (fio stat.c,
+// sum_thread_stats).
+func (d *DirStats) add(o *DirStats) {
+	d.TotalIOs += o.TotalIOs
+	d.IOBytes += o.IOBytes
+	d.Runtime = max(d.Runtime, o.Runtime)
+	d.Slat.merge(&o.Slat)
+	d.Clat.merge(&o.Clat)
+	d.Lat.merge(&o.Lat)
+}
+
+// finish derives the rates and the latency summaries.
+func (d *DirStats) finish(s *statsConfig) {
+	d.IOPS, d.BW = 0, 0
+	if d.Runtime > 0 {
+		sec := d.Runtime.Seconds()
+		d.IOPS = float64(d.TotalIOs) / sec
+		d.BW = float64(d.IOBytes) / sec
+	}
+	d.Slat.finish(s.list(s.slat))
+	d.Clat.finish(s.list(s.clat))
+	d.Lat.finish(s.list(s.lat))
+}
+
+// statsConfig is which latencies get percentiles, and at which percents.
+type statsConfig struct {
+	clat, slat, lat bool
+	percentiles     []float64
+}
+
+func (s *statsConfig) list(on bool) []float64 {
+	if !on {
+		return nil
+	}
+	return s.percentiles
+}
+
+// Result is the statistics of one job instance over its measurement window,
+// or of a group of them merged (see [Report]).
+type Result struct {
+	Name    string // fio jobname
+	GroupID int
+	// Jobs is how many job instances the result covers (1 unless merged).
+	Jobs int
+	// GroupReporting is the job's group_reporting option.
+	GroupReporting bool
+	// Window is the measurement window length.
+	Window time.Duration
+	// Dirs holds the statistics per direction, indexed by Dir.
+	Dirs [NrDirs]DirStats
+
+	cfg statsConfig
+}
+
+// Read, Write and Trim return the statistics of one direction.
+func (r *Result) Read() *DirStats  { return &r.Dirs[DirRead] }
+func (r *Result) Write() *DirStats { return &r.Dirs[DirWrite] }
+func (r *Result) Trim() *DirStats  { return &r.Dirs[DirTrim] }
+
+// Total returns the sum of the directions' IOPS.
+func (r *Result) Total() (iops, bwBytes float64) {
+	for i := range r.Dirs {
+		iops += r.Dirs[i].IOPS
+		bwBytes += r.Dirs[i].BW
+	}
+	return iops, bwBytes
+}
+
+// Collector gathers the completed I/Os of one job instance. Its memory does
+// not depend on the number of I/Os: running moments plus, per direction,
+// one histogram per latency whose percentiles are on (allocated on first
+// use). A Collector is not safe for concurrent use; the simulator calls it
+// from its single event loop.
+type Collector struct {
+	name           string
+	groupID        int
+	groupReporting bool
+	cfg            statsConfig
+	start, end     int64 // record window [start, end), ns
+	dirs           [NrDirs]DirStats
+	finished       bool
+}
+
+// NewCollector returns a collector for the job instance s, with an open
+// record window [0, +inf); call SetWindow when the job's window is known.
+func NewCollector(s *Spec) *Collector {
+	return &Collector{
+		name:           s.Name,
+		groupID:        s.GroupID,
+		groupReporting: s.GroupReporting,
+		cfg: statsConfig{clat: s.ClatPercentiles, slat: s.SlatPercentiles, lat: s.LatPercentiles,
+			percentiles: cloneSlice(s.PercentileList)},
+		end: math.MaxInt64,
+	}
+}
+
+// SetWindow sets the record window to [start, end) in ns: an I/O counts iff
+// it completes inside it. start is typically the job's start plus
+// ramp_time; end its start plus ramp_time plus runtime (the drain after
+// that is not measured), or math.MaxInt64 while unknown. It panics if
+// end < start.
+func (c *Collector) SetWindow(start, end int64) {
+	if end < start {
+		panic(fmt.Sprintf("fio: Collector.SetWindow: end %d before start %d", end, start))
+	}
+	c.start, c.end = start, end
+}
+
+// Record adds one completed I/O of dir: slatNs is its submission latency,
+// clatNs its completion latency (lat is their sum), bytes its size,
+// submitNs when fio created it and completeNs when it completed. An I/O that
+// completes outside the record window is ignored. Record panics on a
+// negative latency or size, on completeNs < submitNs, on an unknown
+// direction, or after Finish: these are caller bugs.
+func (c *Collector) Record(dir Dir, slatNs, clatNs, bytes, submitNs, completeNs int64) {
+	switch {
+	case c.finished:
+		panic("fio: Collector.Record after Finish")
+	case dir >= NrDirs:
+		panic(fmt.Sprintf("fio: Collector.Record: unknown direction %d", dir))
+	case slatNs < 0 || clatNs < 0 || bytes < 0:
+		panic(fmt.Sprintf("fio: Collector.Record: negative slat %d, clat %d or bytes %d", slatNs, clatNs, bytes))
+	case completeNs < submitNs:
+		panic(fmt.Sprintf("fio: Collector.Record: completion %d before submission %d", completeNs, submitNs))
+	}
+	if completeNs < c.start || completeNs >= c.end {
+		return
+	}
+	d := &c.dirs[dir]
+	d.TotalIOs++
+	d.IOBytes += bytes
+	d.Slat.add(slatNs, c.cfg.slat)
+	d.Clat.add(clatNs, c.cfg.clat)
+	d.Lat.add(slatNs+clatNs, c.cfg.lat)
+}
+
+// Finish closes the collector and returns the job's result over the window
+// [windowStart, windowEnd) in ns, whose length is the runtime the rates are
+// divided by. Use the window given to SetWindow (or, for a job that ended
+// before its runtime, its last completion as windowEnd). Finish panics if
+// windowEnd < windowStart or if called twice.
+func (c *Collector) Finish(windowStart, windowEnd int64) *Result {
+	if c.finished {
+		panic("fio: Collector.Finish called twice")
+	}
+	if windowEnd < windowStart {
+		panic(fmt.Sprintf("fio: Collector.Finish: end %d before start %d", windowEnd, windowStart))
+	}
+	c.finished = true
+	r := &Result{Name: c.name, GroupID: c.groupID, Jobs: 1, GroupReporting: c.groupReporting,
+		Window: time.Duration(windowEnd - windowStart), Dirs: c.dirs, cfg: c.cfg}
+	for i := range r.Dirs {
+		d := &r.Dirs[i]
+		if d.TotalIOs > 0 {
+			d.Runtime = r.Window
+		}
+		d.finish(&r.cfg)
+	}
+	return r
+}
+
+// Merge returns the results rs merged into one, as fio merges the jobs of a
+// group (stat.c, sum_thread_stats): counts and bytes add up, runtime is the
+// longest, latencies are pooled, rates are recomputed over the pooled
+// counts and the longest runtime. Name, GroupID, GroupReporting and the
+// percentile settings are the first result's. The inputs are not modified.
+// Merge panics when rs is empty.
+func Merge(rs ...*Result) *Result {
+	if len(rs) == 0 {
+		panic("fio: Merge of no results")
+	}
+	m := &Result{Name: rs[0].Name, GroupID: rs[0].GroupID, GroupReporting: rs[0].GroupReporting, cfg: rs[0].cfg}
+	for _, r := range rs {
+		m.Jobs += r.Jobs
+		m.Window = max(m.Window, r.Window)
+		for i := range m.Dirs {
+			m.Dirs[i].add(&r.Dirs[i])
+		}
+	}
+	for i := range m.Dirs {
+		m.Dirs[i].finish(&m.cfg)
+	}
+	return m
+}

@@ -1,0 +1,230 @@
+package fio_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/blkmq/blkmq/fio"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+const sec = int64(time.Second)
+
+func spec(name string, mod func(*fio.Spec)) *fio.Spec {
+	s := fio.DefaultSpec(name)
+	if mod != nil {
+		mod(&s)
+	}
+	return &s
+}
+
+// approx compares floats to 1e-9 relative.
+var approx = cmpopts.EquateApprox(1e-9, 1e-9)
+
+// ignoreHidden skips LatStats' unexported accumulators.
+var ignoreHidden = cmpopts.IgnoreUnexported(fio.LatStats{}, fio.Result{})
+
+func pcts(vals ...int64) []fio.Percentile {
+	out := make([]fio.Percentile, len(vals))
+	for i, v := range vals {
+		out[i] = fio.Percentile{Percent: fio.DefaultPercentiles[i], Value: v}
+	}
+	return out
+}
+
+// Ten reads of 4 KiB with clat 100, 200, ..., 1000 ns and slat 10 ns over a
+// one-second window: every figure below is worked out by hand.
+func TestCollectorHandComputed(t *testing.T) {
+	c := fio.NewCollector(spec("j", nil))
+	c.SetWindow(sec, 2*sec)
+	for i := int64(1); i <= 10; i++ {
+		c.Record(fio.DirRead, 10, 100*i, 4096, sec+i, sec+i*1000)
+	}
+	r := c.Finish(sec, 2*sec)
+	// Deviations from the mean 550: ±50, ±150, ±250, ±350, ±450; squares sum
+	// to 825000; sample variance 825000/9.
+	sd := math.Sqrt(825000.0 / 9)
+	want := fio.DirStats{
+		TotalIOs: 10, IOBytes: 40960, Runtime: time.Second, IOPS: 10, BW: 40960,
+		Slat: fio.LatStats{N: 10, Min: 10, Max: 10, Mean: 10, Stddev: 0},
+		Clat: fio.LatStats{N: 10, Min: 100, Max: 1000, Mean: 550, Stddev: sd,
+			// rank ceil(p*10/100): 1,5,10% -> 1st; 20% -> 2nd; ...; 95% and up -> 10th.
+			Percentiles: pcts(100, 100, 100, 200, 300, 400, 500, 600, 700, 800, 900, 1000, 1000, 1000, 1000, 1000, 1000)},
+		Lat: fio.LatStats{N: 10, Min: 110, Max: 1010, Mean: 560, Stddev: sd},
+	}
+	if diff := cmp.Diff(want, *r.Read(), approx, ignoreHidden); diff != "" {
+		t.Errorf("read (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(fio.DirStats{}, *r.Write(), ignoreHidden); diff != "" {
+		t.Errorf("write should be empty (-want +got):\n%s", diff)
+	}
+	if got := r.Read().BWKiB(); got != 40 {
+		t.Errorf("BWKiB = %d; want 40", got)
+	}
+	if got := r.Read().Clat.Percentile(50); got != 500 {
+		t.Errorf("Percentile(50) = %d; want 500", got)
+	}
+	if got := r.Read().Clat.Percentile(25); got != 300 { // rank ceil(2.5) = 3
+		t.Errorf("Percentile(25) = %d; want 300", got)
+	}
+	bins := r.Read().Clat.Bins()
+	if len(bins) != 10 || bins[0] != (fio.Bin{Value: 100, Count: 1}) || bins[9] != (fio.Bin{Value: 1000, Count: 1}) {
+		t.Errorf("Bins = %v", bins)
+	}
+}
+
+// Samples completing during ramp (before the window) or in the drain (at or
+// after its end) are not counted.
+func TestCollectorWindow(t *testing.T) {
+	tests := []struct {
+		name     string
+		complete int64
+		counted  bool
+	}{
+		{"R-ramp/before-start", sec - 1, false},
+		{"R-ramp/at-start", sec, true},
+		{"R-window/inside", sec + sec/2, true},
+		{"R-drain/just-before-end", 3*sec - 1, true},
+		{"R-drain/at-end", 3 * sec, false},
+		{"R-drain/after-end", 4 * sec, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := fio.NewCollector(spec("j", nil))
+			c.SetWindow(sec, 3*sec)
+			c.Record(fio.DirWrite, 0, 1000, 8192, tc.complete-1000, tc.complete)
+			r := c.Finish(sec, 3*sec)
+			want := int64(0)
+			if tc.counted {
+				want = 1
+			}
+			if got := r.Write().TotalIOs; got != want {
+				t.Errorf("TotalIOs = %d; want %d", got, want)
+			}
+			if tc.counted && r.Write().IOPS != 0.5 {
+				t.Errorf("IOPS = %v; want 0.5 (1 I/O in 2 s)", r.Write().IOPS)
+			}
+		})
+	}
+}
+
+func TestCollectorPercentileSwitches(t *testing.T) {
+	c := fio.NewCollector(spec("j", func(s *fio.Spec) {
+		s.ClatPercentiles, s.SlatPercentiles, s.LatPercentiles = false, true, true
+		s.PercentileList = []float64{50, 100}
+	}))
+	c.Record(fio.DirRead, 5, 7, 512, 0, 12)
+	c.Record(fio.DirRead, 15, 7, 512, 1, 23)
+	r := c.Finish(0, sec)
+	d := r.Read()
+	if d.Clat.Percentiles != nil || d.Clat.Bins() != nil {
+		t.Errorf("clat percentiles present although clat_percentiles=0: %v", d.Clat.Percentiles)
+	}
+	if diff := cmp.Diff([]fio.Percentile{{50, 5}, {100, 15}}, d.Slat.Percentiles); diff != "" {
+		t.Errorf("slat (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]fio.Percentile{{50, 12}, {100, 22}}, d.Lat.Percentiles); diff != "" {
+		t.Errorf("lat (-want +got):\n%s", diff)
+	}
+}
+
+// Percentiles of large values stay within the histogram's 0.1% precision of
+// the exact order statistics (fio's rank rule: ceil(p*N/100)).
+func TestCollectorPercentilePrecision(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	c := fio.NewCollector(spec("j", nil))
+	var vals []int64
+	for range 20000 {
+		v := int64(rng.ExpFloat64() * 5e6) // mean 5 ms
+		vals = append(vals, v)
+		c.Record(fio.DirRead, 0, v, 4096, 0, 1)
+	}
+	r := c.Finish(0, sec)
+	slices.Sort(vals)
+	for _, p := range r.Read().Clat.Percentiles {
+		rank := int(math.Ceil(p.Percent * float64(len(vals)) / 100))
+		exact := vals[rank-1]
+		if diff := math.Abs(float64(p.Value-exact)) / float64(exact); diff > 0.001 {
+			t.Errorf("p%v = %d; exact %d (rel. error %.4f)", p.Percent, p.Value, exact, diff)
+		}
+	}
+	if r.Read().Clat.Max != vals[len(vals)-1] || r.Read().Clat.Min != vals[0] {
+		t.Errorf("min/max %d/%d; want exact %d/%d", r.Read().Clat.Min, r.Read().Clat.Max, vals[0], vals[len(vals)-1])
+	}
+}
+
+// Merging two jobs pools their samples exactly as recording all samples in
+// one collector would, and takes the longest runtime (fio sum_thread_stats).
+func TestMerge(t *testing.T) {
+	a, b, all := fio.NewCollector(spec("g", nil)), fio.NewCollector(spec("g", nil)), fio.NewCollector(spec("g", nil))
+	for i := int64(1); i <= 50; i++ {
+		a.Record(fio.DirRead, i, 1000+i*i, 4096, 0, 1)
+		all.Record(fio.DirRead, i, 1000+i*i, 4096, 0, 1)
+	}
+	for i := int64(1); i <= 30; i++ {
+		b.Record(fio.DirRead, 2*i, 5000-i, 4096, 0, 1)
+		all.Record(fio.DirRead, 2*i, 5000-i, 4096, 0, 1)
+	}
+	ra, rb := a.Finish(0, 2*sec), b.Finish(0, sec)
+	m := fio.Merge(ra, rb)
+	want := all.Finish(0, 2*sec)
+	want.Jobs = 2
+	if diff := cmp.Diff(want, m, approx, ignoreHidden); diff != "" {
+		t.Errorf("merged (-want +got):\n%s", diff)
+	}
+	if m.Read().IOPS != 40 { // 80 I/Os over the longest runtime, 2 s
+		t.Errorf("IOPS = %v; want 40", m.Read().IOPS)
+	}
+	if ra.Read().TotalIOs != 50 || ra.Jobs != 1 {
+		t.Errorf("Merge modified its input: %+v", ra.Read())
+	}
+}
+
+func TestCollectorMisusePanics(t *testing.T) {
+	tests := []struct {
+		name string
+		f    func(c *fio.Collector)
+		want string
+	}{
+		{"negative-clat", func(c *fio.Collector) { c.Record(fio.DirRead, 0, -1, 0, 0, 0) },
+			"fio: Collector.Record: negative slat 0, clat -1 or bytes 0"},
+		{"bad-dir", func(c *fio.Collector) { c.Record(fio.NrDirs, 0, 0, 0, 0, 0) },
+			"fio: Collector.Record: unknown direction 3"},
+		{"complete-before-submit", func(c *fio.Collector) { c.Record(fio.DirRead, 0, 0, 0, 5, 4) },
+			"fio: Collector.Record: completion 4 before submission 5"},
+		{"record-after-finish", func(c *fio.Collector) { c.Finish(0, 1); c.Record(fio.DirRead, 0, 0, 0, 0, 0) },
+			"fio: Collector.Record after Finish"},
+		{"finish-twice", func(c *fio.Collector) { c.Finish(0, 1); c.Finish(0, 1) }, "fio: Collector.Finish called twice"},
+		{"finish-reversed", func(c *fio.Collector) { c.Finish(2, 1) }, "fio: Collector.Finish: end 1 before start 2"},
+		{"window-reversed", func(c *fio.Collector) { c.SetWindow(2, 1) }, "fio: Collector.SetWindow: end 1 before start 2"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func() {
+				if got := recover(); got != tc.want {
+					t.Errorf("panic %v; want %q", got, tc.want)
+				}
+			}()
+			tc.f(fio.NewCollector(spec("j", nil)))
+		})
+	}
+}
+
+// A long run keeps the collector's memory flat: recording many more samples
+// allocates nothing after the histograms exist.
+func TestCollectorMemoryFlat(t *testing.T) {
+	c := fio.NewCollector(spec("j", nil))
+	c.Record(fio.DirRead, 1, 1, 1, 0, 1)
+	i := int64(0)
+	allocs := testing.AllocsPerRun(10000, func() {
+		i++
+		c.Record(fio.DirRead, i%1000, i, 4096, 0, 1)
+	})
+	if allocs != 0 {
+		t.Errorf("Record allocates %v times per call; want 0", allocs)
+	}
+}

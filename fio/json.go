@@ -1,0 +1,246 @@
+package fio
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// DefaultFioVersion is the "fio version" written when OutputOptions leaves
+// it empty: the fio release whose JSON layout Output follows.
+const DefaultFioVersion = "fio-3.33"
+
+// Output is fio's JSON output (--output-format=json or json+), as written
+// by fio 3.33 (stat.c, show_thread_status_json). It unmarshals real fio
+// output too; fields this package does not compute (CPU use, depth
+// distributions, disk_util) are kept when unmarshalled and written only if
+// set. Times are in the units fio uses: ms for runtime, s for elapsed, ns
+// for *_ns.
+type Output struct {
+	FioVersion    string            `json:"fio version"`
+	Timestamp     int64             `json:"timestamp"`
+	TimestampMs   int64             `json:"timestamp_ms"`
+	Time          string            `json:"time"`
+	GlobalOptions map[string]string `json:"global options,omitempty"`
+	Jobs          []JobOutput       `json:"jobs"`
+	DiskUtil      []json.RawMessage `json:"disk_util,omitempty"`
+}
+
+// JobOutput is one entry of Output.Jobs: a job, or a group with
+// group_reporting.
+type JobOutput struct {
+	JobName    string            `json:"jobname"`
+	GroupID    int               `json:"groupid"`
+	Error      int               `json:"error"`
+	Eta        int               `json:"eta"`
+	Elapsed    int64             `json:"elapsed"` // s
+	JobOptions map[string]string `json:"job options,omitempty"`
+	Read       DirOutput         `json:"read"`
+	Write      DirOutput         `json:"write"`
+	Trim       DirOutput         `json:"trim"`
+	Sync       *SyncOutput       `json:"sync,omitempty"`
+	JobRuntime int64             `json:"job_runtime"` // ms
+	UsrCPU     float64           `json:"usr_cpu"`
+	SysCPU     float64           `json:"sys_cpu"`
+	Ctx        int64             `json:"ctx"`
+	Majf       int64             `json:"majf"`
+	Minf       int64             `json:"minf"`
+
+	IODepthLevel    map[string]float64 `json:"iodepth_level,omitempty"`
+	IODepthSubmit   map[string]float64 `json:"iodepth_submit,omitempty"`
+	IODepthComplete map[string]float64 `json:"iodepth_complete,omitempty"`
+	LatencyNs       map[string]float64 `json:"latency_ns,omitempty"`
+	LatencyUs       map[string]float64 `json:"latency_us,omitempty"`
+	LatencyMs       map[string]float64 `json:"latency_ms,omitempty"`
+}
+
+// SyncOutput is fio's "sync" object (fsync statistics; never computed here).
+type SyncOutput struct {
+	TotalIOs int64     `json:"total_ios"`
+	Lat      LatOutput `json:"lat_ns"`
+}
+
+// DirOutput is fio's per-direction object ("read", "write", "trim").
+type DirOutput struct {
+	IOBytes  int64     `json:"io_bytes"`
+	IOKBytes int64     `json:"io_kbytes"`
+	BWBytes  int64     `json:"bw_bytes"` // bytes/s
+	BW       int64     `json:"bw"`       // KiB/s
+	IOPS     float64   `json:"iops"`
+	Runtime  int64     `json:"runtime"` // ms
+	TotalIOs int64     `json:"total_ios"`
+	ShortIOs int64     `json:"short_ios"`
+	DropIOs  int64     `json:"drop_ios"`
+	Slat     LatOutput `json:"slat_ns"`
+	Clat     LatOutput `json:"clat_ns"`
+	Lat      LatOutput `json:"lat_ns"`
+
+	// Interval bandwidth and IOPS samples (fio's bw_avg_time windows); not
+	// computed by this package (zero), kept when unmarshalling fio output.
+	BWMin       int64   `json:"bw_min"`
+	BWMax       int64   `json:"bw_max"`
+	BWAgg       float64 `json:"bw_agg"`
+	BWMean      float64 `json:"bw_mean"`
+	BWDev       float64 `json:"bw_dev"`
+	BWSamples   int64   `json:"bw_samples"`
+	IOPSMin     int64   `json:"iops_min"`
+	IOPSMax     int64   `json:"iops_max"`
+	IOPSMean    float64 `json:"iops_mean"`
+	IOPSStddev  float64 `json:"iops_stddev"`
+	IOPSSamples int64   `json:"iops_samples"`
+}
+
+// LatOutput is fio's latency object (slat_ns, clat_ns, lat_ns), in ns.
+type LatOutput struct {
+	Min        int64     `json:"min"`
+	Max        int64     `json:"max"`
+	Mean       float64   `json:"mean"`
+	Stddev     float64   `json:"stddev"`
+	N          int64     `json:"N"`
+	Percentile KeyedInts `json:"percentile,omitempty"` // "99.000000" -> ns
+	Bins       KeyedInts `json:"bins,omitempty"`       // json+: "<ns>" -> count
+}
+
+// KeyedInts is a JSON object of numeric-string keys to integers (fio's
+// percentile and bins objects). It marshals with keys in numeric order, as
+// fio writes them.
+type KeyedInts map[string]int64
+
+// MarshalJSON writes the object with keys sorted by numeric value.
+func (m KeyedInts) MarshalJSON() ([]byte, error) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	num := func(k string) float64 {
+		f, err := strconv.ParseFloat(k, 64)
+		if err != nil {
+			return math.Inf(1)
+		}
+		return f
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		if fa, fb := num(a), num(b); fa != fb {
+			if fa < fb {
+				return -1
+			}
+			return 1
+		}
+		if a < b {
+			return -1
+		}
+		if a > b {
+			return 1
+		}
+		return 0
+	})
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		b.Write(kb)
+		b.WriteByte(':')
+		b.WriteString(strconv.FormatInt(m[k], 10))
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// OutputOptions controls Report.Output.
+type OutputOptions struct {
+	// Plus selects json+: clat_ns (and, when their percentiles are on,
+	// slat_ns and lat_ns) carry "bins".
+	Plus bool
+	// FioVersion is written as "fio version"; "" = DefaultFioVersion.
+	FioVersion string
+	// Time is the run's start, written as timestamp, timestamp_ms and time;
+	// the zero Time writes the Unix epoch, keeping output deterministic.
+	Time time.Time
+	// GlobalOptions is written as "global options" when non-nil.
+	GlobalOptions map[string]string
+}
+
+// Output returns the report as fio's JSON structure.
+func (r *Report) Output(o OutputOptions) *Output {
+	t := o.Time
+	if t.IsZero() {
+		t = time.Unix(0, 0)
+	}
+	out := &Output{
+		FioVersion:    o.FioVersion,
+		Timestamp:     t.Unix(),
+		TimestampMs:   t.UnixMilli(),
+		Time:          t.UTC().Format("Mon Jan _2 15:04:05 2006"),
+		GlobalOptions: o.GlobalOptions,
+		Jobs:          make([]JobOutput, 0, len(r.Jobs)),
+	}
+	if out.FioVersion == "" {
+		out.FioVersion = DefaultFioVersion
+	}
+	for _, res := range r.Jobs {
+		out.Jobs = append(out.Jobs, jobOutput(res, o.Plus))
+	}
+	return out
+}
+
+// WriteJSON writes the report as indented fio JSON (json+ when o.Plus).
+func (r *Report) WriteJSON(w io.Writer, o OutputOptions) error {
+	b, err := json.MarshalIndent(r.Output(o), "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+func jobOutput(r *Result, plus bool) JobOutput {
+	return JobOutput{
+		JobName:    r.Name,
+		GroupID:    r.GroupID,
+		Elapsed:    int64(math.Ceil(r.Window.Seconds())),
+		Read:       dirOutput(&r.Dirs[DirRead], plus),
+		Write:      dirOutput(&r.Dirs[DirWrite], plus),
+		Trim:       dirOutput(&r.Dirs[DirTrim], plus),
+		JobRuntime: r.Window.Milliseconds(),
+	}
+}
+
+func dirOutput(d *DirStats, plus bool) DirOutput {
+	return DirOutput{
+		IOBytes:  d.IOBytes,
+		IOKBytes: d.IOBytes >> 10,
+		BWBytes:  int64(d.BW),
+		BW:       d.BWKiB(),
+		IOPS:     d.IOPS,
+		Runtime:  d.Runtime.Milliseconds(),
+		TotalIOs: d.TotalIOs,
+		Slat:     latOutput(&d.Slat, plus),
+		Clat:     latOutput(&d.Clat, plus),
+		Lat:      latOutput(&d.Lat, plus),
+	}
+}
+
+func latOutput(l *LatStats, plus bool) LatOutput {
+	o := LatOutput{Min: l.Min, Max: l.Max, Mean: l.Mean, Stddev: l.Stddev, N: l.N}
+	if len(l.Percentiles) > 0 {
+		o.Percentile = make(KeyedInts, len(l.Percentiles))
+		for _, p := range l.Percentiles {
+			o.Percentile[percentKey(p.Percent)] = p.Value
+		}
+		if plus {
+			bins := l.Bins()
+			o.Bins = make(KeyedInts, len(bins))
+			for _, b := range bins {
+				o.Bins[strconv.FormatInt(b.Value, 10)] = b.Count
+			}
+		}
+	}
+	return o
+}
