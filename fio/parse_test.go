@@ -84,9 +84,9 @@ func TestParse(t *testing.T) {
 			with(def("b"), func(v *view) { v.BS = 4096 }),
 		}},
 		{"time-suffixes", "[a]\nruntime=60\nramp_time=500ms\n[b]\nruntime=2m\nramp_time=1500us\n[c]\nruntime=1h\nramp_time=3s\n[d]\nruntime=1d\n", []view{
-			with(def("a"), func(v *view) { v.Runtime, v.Ramp = time.Minute, 500 * time.Millisecond }),
-			with(def("b"), func(v *view) { v.Runtime, v.Ramp = 2 * time.Minute, 1500 * time.Microsecond }),
-			with(def("c"), func(v *view) { v.Runtime, v.Ramp = time.Hour, 3 * time.Second }),
+			with(def("a"), func(v *view) { v.Runtime, v.Ramp = time.Minute, 500*time.Millisecond }),
+			with(def("b"), func(v *view) { v.Runtime, v.Ramp = 2*time.Minute, 1500*time.Microsecond }),
+			with(def("c"), func(v *view) { v.Runtime, v.Ramp = time.Hour, 3*time.Second }),
 			with(def("d"), func(v *view) { v.Runtime = 24 * time.Hour }),
 		}},
 		{"bools-bare-and-valued", "[a]\nruntime=1\ntime_based\ndirect=1\n[b]\ntime_based=0\nbuffered=0\n[c]\ndirect=1\nbuffered=1\n", []view{
@@ -192,8 +192,8 @@ rw=randwrite
 
 func TestParseBatchFixups(t *testing.T) {
 	tests := []struct {
-		name                  string
-		opts                  string
+		name                    string
+		opts                    string
 		submit, cmin, cmax, low int
 	}{
 		{"defaults", "iodepth=8", 1, 1, 1, 8},
