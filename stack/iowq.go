@@ -1,0 +1,86 @@
+package stack
+
+import (
+	"github.com/blkmq/blkmq/dispatch"
+	"github.com/blkmq/blkmq/sim"
+)
+
+// worker is one bounded io-wq worker of a job's ring (io_uring/io-wq.c): it runs
+// punted requests one at a time with blocking submission, on whatever CPU the
+// scheduler gives it (workers are not pinned to the ring owner's CPU).
+type worker struct {
+	j        *job
+	cpu      int
+	tw       dispatch.TagWaiter
+	busy     bool // running or sleeping with an item (not on the idle list)
+	sleeping bool
+	step     workerStep
+}
+
+type workerStep struct{ w *worker }
+
+func (s *workerStep) Fire(now sim.Time) { s.w.run(now) }
+
+// punt hands u to io-wq after -EAGAIN (io_queue_async_work): wake a free worker or
+// create one if below the bound.
+func (j *job) punt(u *ioU) {
+	j.backlog.push(u)
+	j.activateWorker()
+}
+
+// activateWorker is io_wqe_activate_free_worker / io_wqe_create_worker.
+func (j *job) activateWorker() {
+	var w *worker
+	if n := len(j.idle); n > 0 {
+		w = j.idle[n-1]
+		j.idle = j.idle[:n-1]
+	} else if len(j.workers) < j.maxWorkers {
+		w = &worker{j: j}
+		w.step.w = w
+		w.tw.S = w
+		j.workers = append(j.workers, w)
+	} else {
+		return
+	}
+	w.busy = true
+	w.cpu = j.workerCPU()
+	j.r.eng.After(j.r.rnd.Uniform(j.r.sub.ReapMin, j.r.sub.ReapMax), &w.step)
+}
+
+// workerCPU picks the CPU a worker runs on: uniform over all CPUs (io-wq workers carry
+// no affinity of their own; the placement is the scheduler's; assumption).
+func (j *job) workerCPU() int { return j.r.rnd.IntN(j.r.cfg.NrCPUs) }
+
+// run processes the next work item.
+func (w *worker) run(now sim.Time) {
+	j := w.j
+	u := j.backlog.pop()
+	if u == nil {
+		w.busy = false
+		j.idle = append(j.idle, w)
+		return
+	}
+	switch j.q.SubmitBio(&u.bio, w.cpu, false, &w.tw) {
+	case dispatch.Sleeping:
+		w.sleeping = true
+		if !j.backlog.empty() {
+			j.activateWorker() // io_wq_worker_sleeping: keep the pool busy
+		}
+		return
+	case dispatch.Merged:
+		j.wait.merged++
+	}
+	j.r.eng.After(j.r.sub.WorkerStep, &w.step)
+}
+
+// WakeCPU: a woken worker runs on a CPU the scheduler picks.
+func (w *worker) WakeCPU(sim.Time) int {
+	w.cpu = w.j.workerCPU()
+	return w.cpu
+}
+
+// Unblocked: the worker's request is queued; it takes the next item.
+func (w *worker) Unblocked(_ *dispatch.Bio, now sim.Time) {
+	w.sleeping = false
+	w.j.r.eng.After(w.j.r.sub.WorkerStep, &w.step)
+}

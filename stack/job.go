@@ -1,0 +1,280 @@
+package stack
+
+import (
+	"math/bits"
+
+	"github.com/blkmq/blkmq/device"
+	"github.com/blkmq/blkmq/dispatch"
+	"github.com/blkmq/blkmq/fio"
+	"github.com/blkmq/blkmq/sim"
+)
+
+// ioU is one fio I/O unit (struct io_u) with its bio.
+type ioU struct {
+	bio      dispatch.Bio
+	job      *job
+	submitAt sim.Time
+	next     *ioU // free list / FIFO links
+}
+
+// ioFIFO is a FIFO of io_us (io-wq work list, completion ring).
+type ioFIFO struct{ head, tail *ioU }
+
+func (f *ioFIFO) push(u *ioU) {
+	u.next = nil
+	if f.tail == nil {
+		f.head = u
+	} else {
+		f.tail.next = u
+	}
+	f.tail = u
+}
+
+func (f *ioFIFO) pop() *ioU {
+	u := f.head
+	if u != nil {
+		f.head = u.next
+		if f.head == nil {
+			f.tail = nil
+		}
+		u.next = nil
+	}
+	return u
+}
+
+func (f *ioFIFO) empty() bool { return f.head == nil }
+
+// waitSums accumulates WaitBreakdown sums.
+type waitSums struct {
+	n                     int64
+	tag, queued, dev      float64
+	wouldBlock, merged    int64
+}
+
+func (w *waitSums) mean() WaitBreakdown {
+	b := WaitBreakdown{N: w.n, WouldBlock: w.wouldBlock, Merged: w.merged}
+	if w.n > 0 {
+		n := float64(w.n)
+		b.TagWait, b.Queued, b.Device = w.tag/n, w.queued/n, w.dev/n
+	}
+	return b
+}
+
+// job is one fio job instance: its thread, I/O units and (io_uring) io-wq pool.
+type job struct {
+	r       *runner
+	spec    fio.Spec
+	q       *dispatch.Queue
+	cpu     int
+	allowed []int
+	rnd     *sim.Rand
+	coll    *fio.Collector
+	wait    waitSums
+
+	free        *ioU
+	region      int64 // first byte of the job's file
+	size        int64 // bytes of the file used
+	seqNext     int64
+	issuedBytes int64
+
+	startAt, windowStart, stopAt sim.Time
+	lastDone                     sim.Time
+	finished                     bool
+	stopped                      bool
+
+	// completion side
+	cq          ioFIFO
+	reapPending bool
+	reapEv      reapEvent
+
+	// blocking submitters (libaio, psync): the thread sleeps in blk_mq_get_tag
+	tw      dispatch.TagWaiter
+	blocked bool
+
+	// io_uring io-wq
+	backlog    ioFIFO
+	maxWorkers int
+	workers    []*worker
+	idle       []*worker
+}
+
+type reapEvent struct{ j *job }
+
+func (e *reapEvent) Fire(now sim.Time) { e.j.reap(now) }
+
+type startEvent struct{ j *job }
+
+func (e *startEvent) Fire(now sim.Time) { e.j.fill(now) }
+
+func newJob(r *runner, s fio.Spec, q *dispatch.Queue, cpu int, allowed []int, region, size int64, salt uint64) *job {
+	j := &job{r: r, spec: s, q: q, cpu: cpu, allowed: allowed, region: region, size: size,
+		rnd: sim.NewRand(r.cfg.Seed*0x9e3779b97f4a7c15 + salt + 1), coll: fio.NewCollector(&s)}
+	j.reapEv.j = j
+	j.tw.S = (*jobSleeper)(j)
+	for i := 0; i < s.EffectiveIODepth; i++ {
+		u := &ioU{job: j}
+		u.bio.End = j
+		u.bio.Priv = u
+		u.next = j.free
+		j.free = u
+	}
+	if s.IOEngine == fio.EngineIOUring {
+		entries := 1 << bits.Len(uint(max(s.EffectiveIODepth, 1)-1))
+		j.maxWorkers = min(entries, 4*r.cfg.NrCPUs)
+	}
+	return j
+}
+
+// start schedules the job's first submissions and fixes its window.
+func (j *job) start() {
+	j.startAt = sim.Time(j.spec.StartDelay)
+	j.windowStart = j.startAt + sim.Time(j.spec.RampTime)
+	j.stopAt = sim.MaxTime
+	if j.spec.Runtime > 0 {
+		j.stopAt = j.windowStart + sim.Time(j.spec.Runtime)
+	}
+	j.coll.SetWindow(int64(j.windowStart), int64(j.stopAt))
+	j.r.eng.At(j.startAt, &startEvent{j})
+}
+
+// done reports whether the job issues no more I/O.
+func (j *job) done(now sim.Time) bool {
+	if j.stopped {
+		return true
+	}
+	if now >= j.stopAt {
+		j.stopped = true
+	} else if !j.spec.TimeBased && j.issuedBytes >= j.size*int64(max(j.spec.Loops, 1)) {
+		j.stopped = true
+	}
+	return j.stopped
+}
+
+// prep fills the next io_u's bio (offset per rw pattern).
+func (j *job) prep(u *ioU, now sim.Time) {
+	s := &j.spec
+	b := &u.bio
+	b.Length = s.BlockSize
+	b.Sync = s.Direct
+	op := device.OpRead
+	if s.RW.Writes() && (!s.RW.Reads() || j.rnd.IntN(100) >= s.RWMixRead) {
+		op = device.OpWrite
+	}
+	b.Op = op
+	if s.RW.Random() && (s.PercentageRandom >= 100 || j.rnd.IntN(100) < s.PercentageRandom) {
+		b.Offset = j.region + j.rnd.Int64N(j.size/s.BlockSize)*s.BlockSize
+	} else {
+		if j.seqNext+s.BlockSize > j.size {
+			j.seqNext = 0
+		}
+		b.Offset = j.region + j.seqNext
+		j.seqNext += s.BlockSize
+	}
+	j.issuedBytes += s.BlockSize
+	u.submitAt = now
+	b.AllocatedAt, b.IssuedAt = 0, 0
+}
+
+// fill is fio's submission loop: keep EffectiveIODepth I/Os in flight.
+func (j *job) fill(now sim.Time) {
+	for j.free != nil && !j.blocked && !j.done(now) {
+		u := j.free
+		j.free = u.next
+		u.next = nil
+		j.prep(u, now)
+		j.submit(u, now)
+	}
+}
+
+// submit hands one io_u to the kernel the way the job's ioengine does.
+func (j *job) submit(u *ioU, now sim.Time) {
+	if j.spec.IOEngine == fio.EngineIOUring {
+		switch j.q.SubmitBio(&u.bio, j.cpu, true, nil) {
+		case dispatch.WouldBlock:
+			j.wait.wouldBlock++
+			j.punt(u)
+		case dispatch.Merged:
+			j.wait.merged++
+		}
+		return
+	}
+	// libaio / sync engines: submitted in the caller's context, blocking.
+	switch j.q.SubmitBio(&u.bio, j.cpu, false, &j.tw) {
+	case dispatch.Sleeping:
+		j.blocked = true
+	case dispatch.Merged:
+		j.wait.merged++
+	}
+}
+
+// jobSleeper is the job thread as a dispatch.Sleeper (libaio/psync).
+type jobSleeper job
+
+func (s *jobSleeper) WakeCPU(sim.Time) int { return s.cpu }
+
+func (s *jobSleeper) Unblocked(_ *dispatch.Bio, now sim.Time) {
+	j := (*job)(s)
+	j.blocked = false
+	if !j.cq.empty() {
+		j.reap(now)
+		return
+	}
+	j.fill(now)
+}
+
+// EndBio receives a completion: the CQE / aio event is posted and the fio thread
+// reaps it after a wake-up delay.
+func (j *job) EndBio(b *dispatch.Bio, now sim.Time, _ error) {
+	u := b.Priv.(*ioU)
+	j.account(u, now)
+	j.cq.push(u)
+	if !j.reapPending {
+		j.reapPending = true
+		j.r.eng.After(j.r.rnd.Uniform(j.r.sub.ReapMin, j.r.sub.ReapMax), &j.reapEv)
+	}
+}
+
+// account records the I/O in the job's statistics (fio's clat runs from submission to
+// completion; slat is taken as 0: submission cost is not modelled).
+func (j *job) account(u *ioU, now sim.Time) {
+	b := &u.bio
+	dir := fio.DirRead
+	if b.Op == device.OpWrite {
+		dir = fio.DirWrite
+	}
+	j.coll.Record(dir, 0, int64(now-u.submitAt), b.Length, int64(u.submitAt), int64(now))
+	j.lastDone = now
+	if now >= j.windowStart && now < j.stopAt {
+		w := &j.wait
+		w.n++
+		w.tag += float64(b.AllocatedAt - u.submitAt)
+		if b.IssuedAt >= b.AllocatedAt {
+			w.queued += float64(b.IssuedAt - b.AllocatedAt)
+			w.dev += float64(now - b.IssuedAt)
+		}
+	}
+}
+
+// reap frees the completed io_us and refills.
+func (j *job) reap(now sim.Time) {
+	j.reapPending = false
+	if j.blocked {
+		return // the thread is asleep in io_submit; it reaps when it returns
+	}
+	for u := j.cq.pop(); u != nil; u = j.cq.pop() {
+		u.next = j.free
+		j.free = u
+	}
+	j.fill(now)
+	if j.done(now) && j.free != nil && j.countFree() == j.spec.EffectiveIODepth {
+		j.finished = true
+	}
+}
+
+func (j *job) countFree() int {
+	n := 0
+	for u := j.free; u != nil; u = u.next {
+		n++
+	}
+	return n
+}
