@@ -111,7 +111,7 @@ func (t *LegacyTags) StartTag(async bool) (tag int, ok bool) {
 // EndTag models blk_queue_end_tag plus the in-flight decrement of request
 // completion. It panics if tag is not held, naming the tag.
 func (t *LegacyTags) EndTag(tag int) {
-	if tag < 0 || tag >= t.cfg.MaxDepth || t.owner[tag] == 0 {
+	if tag < 0 || tag >= len(t.owner) || t.owner[tag] == 0 {
 		panic(fmt.Sprintf("tagset: legacy EndTag of tag %d that is not held", tag))
 	}
 	t.words[tag/64] &^= 1 << (tag % 64)
@@ -138,4 +138,15 @@ func kindIndex(async bool) int {
 		return 1
 	}
 	return 0
+}
+
+// ResizeTags models blk_queue_resize_tags within the allocated map: max_depth
+// becomes depth; tags already held above it stay held until EndTag. Errors name
+// the field when depth is outside [1, allocated depth].
+func (t *LegacyTags) ResizeTags(depth int) error {
+	if depth < 1 || depth > len(t.owner) {
+		return fmt.Errorf("tagset: legacy max_depth %d out of range [1, %d]", depth, len(t.owner))
+	}
+	t.cfg.MaxDepth = depth
+	return nil
 }

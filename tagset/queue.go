@@ -15,7 +15,9 @@ type QueueConfig struct {
 	// first takes a scheduler tag and the driver tag only at dispatch.
 	Elevator bool
 	// NrRequests is q->nr_requests; 0 selects DefaultNrRequests. Range with an
-	// elevator [BlkdevMinRQ, MaxSchedRQ], without [BlkdevMinRQ, queue_depth].
+	// elevator [1, MaxSchedRQ], without [1, queue_depth], and above the set's
+	// reserved_tags. (The kernel's sysfs store raises values below BlkdevMinRQ
+	// to it; defaults may be lower, e.g. 2 for queue_depth 1.)
 	NrRequests int
 }
 
@@ -113,8 +115,8 @@ func (s *TagSet) checkNrRequests(nr int, elevator bool) error {
 	if elevator {
 		hi = MaxSchedRQ
 	}
-	if nr < BlkdevMinRQ || nr > hi || nr <= s.cfg.ReservedTags {
-		return fmt.Errorf("tagset: nr_requests %d out of range [%d, %d]", nr, max(BlkdevMinRQ, s.cfg.ReservedTags+1), hi)
+	if nr < 1 || nr > hi || nr <= s.cfg.ReservedTags {
+		return fmt.Errorf("tagset: nr_requests %d out of range [%d, %d]", nr, s.cfg.ReservedTags+1, hi)
 	}
 	return nil
 }
