@@ -2,6 +2,7 @@ package fio_test
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/blkmq/blkmq/fio"
@@ -61,4 +62,39 @@ func ExampleParseArgs() {
 	fmt.Println(s.Name, s.IOEngine, s.BlockSize, s.EffectiveIODepth, s.Target)
 	// Output:
 	// /dev/sdb libaio 4096 64 /dev/sdb
+}
+
+// A collector per job instance receives the simulated completions; the
+// report groups and prints them as fio would.
+func ExampleReport_WriteText() {
+	specs, _ := fio.Parse(strings.NewReader("[wal]\nrw=write\nbs=8k\nioengine=io_uring\niodepth=3\n"), "wal.fio")
+	c := fio.NewCollector(&specs[0])
+	const second = int64(1e9)
+	c.SetWindow(0, 10*second) // after ramp_time, before the drain
+	for i := int64(0); i < 2710; i++ {
+		clat := 12_000_000 + (i%100)*20_000 // 12 ms .. 13.98 ms
+		done := i * 3_690_000
+		c.Record(fio.DirWrite, 2_000, clat, 8192, done-clat-2_000, done)
+	}
+	rep := fio.NewReport([]*fio.Result{c.Finish(0, 10*second)})
+	w := rep.Jobs[0].Write()
+	fmt.Printf("IOPS %.0f, bw %d KiB/s, mean clat %.0f us\n\n", w.IOPS, w.BWKiB(), w.Clat.Mean/1000)
+	rep.WriteText(os.Stdout)
+	// Output:
+	// IOPS 271, bw 2168 KiB/s, mean clat 12987 us
+	//
+	// wal: (groupid=0, jobs=1): err= 0: pid=0
+	//   write: IOPS=271, BW=2168KiB/s (2220kB/s)(21.2MiB/10000msec)
+	//     slat (nsec): min=2000, max=2000, avg=2000.00, stdev= 0.00
+	//     clat (usec): min=12000, max=13980, avg=12986.68, stdev=578.95
+	//      lat (usec): min=12002, max=13982, avg=12988.68, stdev=578.95
+	//     clat percentiles (usec):
+	//      |  1.00th=[12002],  5.00th=[12084], 10.00th=[12182], 20.00th=[12387],
+	//      | 30.00th=[12583], 40.00th=[12788], 50.00th=[12985], 60.00th=[13181],
+	//      | 70.00th=[13386], 80.00th=[13583], 90.00th=[13788], 95.00th=[13886],
+	//      | 99.00th=[13968], 99.50th=[13980], 99.90th=[13980], 99.95th=[13980],
+	//      | 99.99th=[13980]
+	//
+	// Run status group 0 (all jobs):
+	//   WRITE: bw=2168KiB/s (2220kB/s), 2168KiB/s-2168KiB/s (2220kB/s-2220kB/s), io=21.2MiB (22.2MB), run=10000-10000msec
 }

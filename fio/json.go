@@ -56,6 +56,11 @@ type JobOutput struct {
 	LatencyNs       map[string]float64 `json:"latency_ns,omitempty"`
 	LatencyUs       map[string]float64 `json:"latency_us,omitempty"`
 	LatencyMs       map[string]float64 `json:"latency_ms,omitempty"`
+
+	LatencyDepth      int     `json:"latency_depth,omitempty"`
+	LatencyTarget     int64   `json:"latency_target,omitempty"`
+	LatencyPercentile float64 `json:"latency_percentile,omitempty"`
+	LatencyWindow     int64   `json:"latency_window,omitempty"`
 }
 
 // SyncOutput is fio's "sync" object (fsync statistics; never computed here).

@@ -6,14 +6,13 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // WriteText writes a short fio-like text summary (fio's normal output,
 // stat.c show_thread_status_normal and show_group_stats): per job entry its
 // IOPS, bandwidth, slat/clat/lat summaries and clat percentiles, then one
 // "Run status group" block per group. Numbers use fio's compact notation
-// (num2str: at most 4 digits, k/M/G or KiB/MiB/GiB prefixes).
+// (num2str: at most 4 digits, k/M/G or Ki/Mi/Gi prefixes).
 func (r *Report) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	for _, res := range r.Jobs {
@@ -33,9 +32,9 @@ func writeJobText(w *bufio.Writer, r *Result) {
 			continue
 		}
 		fmt.Fprintf(w, "  %s: IOPS=%s, BW=%s (%s)(%s/%dmsec)\n", Dir(i),
-			num2str(uint64(d.IOPS+0.5), 1000, ""),
-			num2str(uint64(d.BW), 1024, "B/s"), num2str(uint64(d.BW), 1000, "B/s"),
-			num2str(uint64(d.IOBytes), 1024, "B"), d.Runtime.Milliseconds())
+			num2str(uint64(d.IOPS), 4, 1000, ""),
+			num2str(uint64(d.BW), 4, 1024, "B/s"), num2str(uint64(d.BW), 4, 1000, "B/s"),
+			num2str(uint64(d.IOBytes), 4, 1024, "B"), d.Runtime.Milliseconds())
 		writeLatText(w, "slat", &d.Slat)
 		writeLatText(w, "clat", &d.Clat)
 		writeLatText(w, " lat", &d.Lat)
@@ -45,14 +44,16 @@ func writeJobText(w *bufio.Writer, r *Result) {
 	}
 }
 
-// latUnit picks the unit fio would print a latency in: nsec, usec or msec,
-// by the size of its minimum.
-func latUnit(min int64) (string, float64) {
+// latScale picks the unit fio prints a latency summary in (stat.h,
+// nsec_to_msec / nsec_to_usec): msec when min > 2 ms, max > 100 ms and
+// stdev > 1 ms; else usec when min > 2 us, max > 100 us and stdev > 1 us;
+// else nsec.
+func latScale(l *LatStats) (string, int64) {
 	switch {
-	case min >= 10*int64(time.Millisecond):
-		return "msec", 1e6
-	case min >= 10*int64(time.Microsecond):
-		return "usec", 1e3
+	case l.Min > 2_000_000 && l.Max > 99_999_999 && l.Stddev > 1e6:
+		return "msec", 1_000_000
+	case l.Min > 2000 && l.Max > 99_999 && l.Stddev > 1000:
+		return "usec", 1000
 	}
 	return "nsec", 1
 }
@@ -61,27 +62,43 @@ func writeLatText(w *bufio.Writer, name string, l *LatStats) {
 	if l.N == 0 {
 		return
 	}
-	unit, div := latUnit(l.Min)
-	fmt.Fprintf(w, "    %s (%s): min=%s, max=%s, avg=%.2f, stdev=%.2f\n", name, unit,
-		num2str(uint64(float64(l.Min)/div), 1000, ""), num2str(uint64(float64(l.Max)/div), 1000, ""),
-		l.Mean/div, l.Stddev/div)
+	unit, div := latScale(l)
+	fmt.Fprintf(w, "    %s (%s): min=%s, max=%s, avg=%5.02f, stdev=%5.02f\n", name, unit,
+		num2str(uint64(l.Min/div), 6, 1000, ""), num2str(uint64(l.Max/div), 6, 1000, ""),
+		l.Mean/float64(div), l.Stddev/float64(div))
 }
 
+// writePercentilesText prints the percentiles as fio's show_clat_percentiles
+// (stat.c) does: msec when the smallest value is over 2 ms and the largest
+// over 100 ms, usec for over 2 us and 100 us, else nsec; values rounded up
+// in the unit; four per line.
 func writePercentilesText(w *bufio.Writer, name string, l *LatStats) {
 	if len(l.Percentiles) == 0 {
 		return
 	}
-	unit, div := latUnit(l.Percentiles[0].Value)
+	lo, hi := l.Percentiles[0].Value, l.Percentiles[0].Value
+	for _, p := range l.Percentiles {
+		lo, hi = min(lo, p.Value), max(hi, p.Value)
+	}
+	unit, div := "nsec", int64(1)
+	switch {
+	case lo > 2_000_000 && hi > 99_999_999:
+		unit, div = "msec", 1_000_000
+	case lo > 2000 && hi > 99_999:
+		unit, div = "usec", 1000
+	}
+	width := max(5, len(strconv.FormatInt(hi/div, 10)))
+	perLine := (80 - 7) / (2 + 10 + width)
 	fmt.Fprintf(w, "    %s percentiles (%s):\n", strings.TrimSpace(name), unit)
 	for i, p := range l.Percentiles {
-		if i%4 == 0 {
+		if i%perLine == 0 {
 			w.WriteString("     |")
 		}
-		fmt.Fprintf(w, " %5.2fth=[%5d]", p.Percent, int64(float64(p.Value)/div+0.5))
+		fmt.Fprintf(w, " %5.2fth=[%*d]", p.Percent, width, (p.Value+div-1)/div)
 		switch {
 		case i == len(l.Percentiles)-1:
 			w.WriteString("\n")
-		case i%4 == 3:
+		case i%perLine == perLine-1:
 			w.WriteString(",\n")
 		default:
 			w.WriteString(",")
@@ -98,23 +115,23 @@ func writeGroupText(w *bufio.Writer, g *GroupStatus) {
 		}
 		fmt.Fprintf(w, "  %5s: bw=%s (%s), %s-%s (%s-%s), io=%s (%s), run=%d-%dmsec\n",
 			strings.ToUpper(Dir(i).String()),
-			num2str(uint64(d.AggBW), 1024, "B/s"), num2str(uint64(d.AggBW), 1000, "B/s"),
-			num2str(uint64(d.MinBW), 1024, "B/s"), num2str(uint64(d.MaxBW), 1024, "B/s"),
-			num2str(uint64(d.MinBW), 1000, "B/s"), num2str(uint64(d.MaxBW), 1000, "B/s"),
-			num2str(uint64(d.IOBytes), 1024, "B"), num2str(uint64(d.IOBytes), 1000, "B"),
+			num2str(uint64(d.AggBW), 4, 1024, "B/s"), num2str(uint64(d.AggBW), 4, 1000, "B/s"),
+			num2str(uint64(d.MinBW), 4, 1024, "B/s"), num2str(uint64(d.MaxBW), 4, 1024, "B/s"),
+			num2str(uint64(d.MinBW), 4, 1000, "B/s"), num2str(uint64(d.MaxBW), 4, 1000, "B/s"),
+			num2str(uint64(d.IOBytes), 4, 1024, "B"), num2str(uint64(d.IOBytes), 4, 1000, "B"),
 			d.MinRuntime.Milliseconds(), d.MaxRuntime.Milliseconds())
 	}
 }
 
-// num2str formats n the way fio's num2str (lib/num2str.c) does with four
-// digits: divide by base until at most four digits remain, then show as
-// many decimals as fit in four digits. base 1024 uses Ki, Mi, ... prefixes;
-// base 1000 uses k, M, ... . unit is appended after the prefix ("B/s").
-func num2str(n uint64, base uint64, unit string) string {
-	const maxDigits = 4
-	prefixes := []string{"", "k", "M", "G", "T", "P", "E"}
+// num2str formats n the way fio's num2str (lib/num2str.c) does: divide by
+// base (1000 or 1024) until at most maxDigits digits remain; if there is room
+// for two or more characters more, show the remainder as decimals, else
+// round the last division. Base 1024 uses Ki, Mi, ... prefixes; base 1000
+// k, M, ... . unit is appended after the prefix ("B/s").
+func num2str(n uint64, maxDigits int, base uint64, unit string) string {
+	prefixes := []string{"", "k", "M", "G", "T", "P"}
 	if base == 1024 {
-		prefixes = []string{"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"}
+		prefixes = []string{"", "Ki", "Mi", "Gi", "Ti", "Pi"}
 	}
 	post, rem, divided := 0, uint64(0), false
 	for len(strconv.FormatUint(n, 10)) > maxDigits && post < len(prefixes)-1 {
@@ -124,13 +141,17 @@ func num2str(n uint64, base uint64, unit string) string {
 		divided = true
 	}
 	s := strconv.FormatUint(n, 10)
-	if decimals := maxDigits - len(s) - 1; divided && decimals > 0 {
-		scale := uint64(1)
-		for range decimals {
-			scale *= 10
+	if divided {
+		room := maxDigits - len(s)
+		if room <= 1 {
+			if rem >= base/2 {
+				n++
+			}
+			s = strconv.FormatUint(n, 10)
+		} else {
+			frac := strconv.FormatFloat(float64(rem)/float64(base), 'f', room-1, 64)
+			s += "." + frac[2:]
 		}
-		frac := rem * scale / base
-		s += "." + fmt.Sprintf("%0*d", decimals, frac)
 	}
 	return s + prefixes[post] + unit
 }
