@@ -10,7 +10,8 @@ const (
 // updateDispatchBusy folds one dispatch outcome into the hctx's dispatch_busy
 // (blk_mq_update_dispatch_busy): ewma = (ewma*7 + (busy ? 16 : 0)) / 8, skipped when the
 // average is 0 and the outcome is idle. One busy outcome from 0 gives 2; two idle
-// outcomes bring 2 back to 0; the saturated value is 16.
+// outcomes bring 2 back to 0; integer truncation makes the average saturate at 9,
+// from which 8 idle outcomes return it to 0.
 func updateDispatchBusy(ewma int, busy bool) int {
 	if ewma == 0 && !busy {
 		return 0

@@ -155,4 +155,7 @@ type LUNConfig struct {
 	// MaxSectorsKB is max_sectors_kb: the largest merged request (KiB), [4, 32767];
 	// 0 = 1280 (the default since v4.3).
 	MaxSectorsKB int
+	// NewElevator, when non-nil, attaches a custom scheduler built on the queue
+	// (scheduler tags are allocated as for mq-deadline) and overrides Elevator.
+	NewElevator func(q *Queue) Elevator
 }

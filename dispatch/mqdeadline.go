@@ -33,10 +33,10 @@ type MQDeadline struct {
 	starved  int
 	lastDir  device.Op
 
-	ReadExpire, WriteExpire sim.Time
+	ReadExpire, WriteExpire  sim.Time
 	WritesStarved, FifoBatch int
-	FrontMerges             bool
-	asyncDepth              int
+	FrontMerges              bool
+	asyncDepth               int
 
 	lastMerge *Request
 }

@@ -25,7 +25,7 @@ type Queue struct {
 	sdev     scsiDevice
 	pool     []*Request // free requests
 
-	activeShared bool // QUEUE_FLAG_HCTX_ACTIVE (host-wide tags)
+	activeShared   bool // QUEUE_FLAG_HCTX_ACTIVE (host-wide tags)
 	nrActiveShared int
 
 	stats QueueStats
@@ -62,7 +62,11 @@ func (h *Host) AddLUN(cfg LUNConfig) (*Queue, error) {
 	if cfg.MaxSectorsKB < 4 || cfg.MaxSectorsKB > 32767 {
 		return nil, fmt.Errorf("dispatch: lun %d: max_sectors_kb %d out of range [4, 32767]", len(h.queues), cfg.MaxSectorsKB)
 	}
-	elv, err := h.pickElevator(cfg.Elevator)
+	elvName := cfg.Elevator
+	if cfg.NewElevator != nil {
+		elvName = "mq-deadline" // same tag layout: sched tags of nr_requests
+	}
+	elv, err := h.pickElevator(elvName)
 	if err != nil {
 		return nil, fmt.Errorf("dispatch: lun %d: %w", len(h.queues), err)
 	}
@@ -79,7 +83,11 @@ func (h *Host) AddLUN(cfg LUNConfig) (*Queue, error) {
 		if err := q.initSchedTags(); err != nil {
 			return nil, err
 		}
-		q.elevator = NewMQDeadline(q)
+		if cfg.NewElevator != nil {
+			q.elevator = cfg.NewElevator(q)
+		} else {
+			q.elevator = NewMQDeadline(q)
+		}
 	}
 	h.queues = append(h.queues, q)
 	if len(h.queues) == 2 {

@@ -60,8 +60,8 @@ type Request struct {
 	ctx         *Ctx
 	q           *Queue
 
-	allocTime sim.Time // when the request was allocated (ns)
-	fifoTime  sim.Time // mq-deadline deadline (ns)
+	allocTime  sim.Time // when the request was allocated (ns)
+	fifoTime   sim.Time // mq-deadline deadline (ns)
 	dispatched bool     // handed to the device at least once
 
 	prev, next *Request // list links (ctx list, dispatch list, plug, elevator fifo)

@@ -46,9 +46,9 @@ func (f *ioFIFO) empty() bool { return f.head == nil }
 
 // waitSums accumulates WaitBreakdown sums.
 type waitSums struct {
-	n                     int64
-	tag, queued, dev      float64
-	wouldBlock, merged    int64
+	n                  int64
+	tag, queued, dev   float64
+	wouldBlock, merged int64
 }
 
 func (w *waitSums) mean() WaitBreakdown {

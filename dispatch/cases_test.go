@@ -1,0 +1,171 @@
+package dispatch
+
+import (
+	"testing"
+
+	"github.com/blkmq/blkmq/device"
+	"github.com/blkmq/blkmq/sim"
+)
+
+// TestR07 is case R07 (CVE-2024-26671, "blk-mq: fix IO hang from sbitmap wakeup
+// race"), replayed at the racing interleaving: host-wide tags with one free driver tag,
+// two hctxs, mq-deadline. Request X (hctx 1) takes the tag; request Y (hctx 0) finds
+// none, so hctx 0 hooks its dispatch_wait entry on the tag waitqueue and retries; X
+// completes 200 ns later. With the barrier (v6.8+) the hook is visible before the retry
+// and X's free wakes it: Y completes. Without it the hook becomes visible only after
+// the window, X's free wakes nobody, no budget failure was recorded, and Y stays on
+// hctx 0's dispatch list with nothing in flight: a hang (watchdog: 1 s of model time).
+func TestR07(t *testing.T) {
+	tests := []struct {
+		name      string
+		noBarrier bool
+		wantDone  int
+	}{
+		{"R07/barrier-no-hang", false, 2},
+		{"R07/5266caaf5660-missing-hang", true, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fixed := 10 * sim.Microsecond
+			rig := newRig(t, HostConfig{NrCPUs: 2, NrHwQueues: 2, CanQueue: 2, HostTagset: true,
+				Options: Options{NoTagWaitBarrier: tt.noBarrier},
+				Timing:  Timing{KblockdMin: fixed, KblockdMax: fixed, WakeupMin: fixed, WakeupMax: fixed}},
+				LUNConfig{QueueDepth: 2, Elevator: "mq-deadline"},
+				device.NullParams{Name: "scsi_debug", CompletionNsec: 200 * sim.Nanosecond})
+			if tag := rig.q.hctxs[0].tags.get(0, 0); tag < 0 { // leave one driver tag
+				t.Fatal("no tag to hold")
+			}
+			var c counter
+			x := Bio{Op: device.OpRead, Offset: 0, Length: 4096, Sync: true, End: &c}
+			y := Bio{Op: device.OpRead, Offset: 1 << 30, Length: 4096, Sync: true, End: &c}
+			rig.q.SubmitBio(&x, 1, true, nil)
+			rig.q.SubmitBio(&y, 0, true, nil)
+			rig.eng.RunUntil(sim.Second)
+			if c.n != tt.wantDone {
+				t.Errorf("completed %d, want %d", c.n, tt.wantDone)
+			}
+			if tt.noBarrier {
+				h0 := rig.q.hctxs[0]
+				if h0.DispatchLen() != 1 || h0.RunPending() || rig.q.DeviceBusy() != 0 {
+					t.Errorf("hang state: dispatch %d, run pending %v, busy %d", h0.DispatchLen(), h0.RunPending(), rig.q.DeviceBusy())
+				}
+			}
+		})
+	}
+}
+
+// idlingElevator is the R15 scheduler stub: has_work is true while it holds requests,
+// but dispatch_request returns nothing until a request has waited idle (9 ms, BFQ's
+// slice_idle-like idling).
+type idlingElevator struct {
+	q    *Queue
+	list rqList
+	idle sim.Time
+}
+
+func (e *idlingElevator) Name() string              { return "idling-stub" }
+func (e *idlingElevator) SingleQueue() bool         { return true }
+func (e *idlingElevator) HasWork(*Hctx) bool        { return !e.list.empty() }
+func (e *idlingElevator) BioMerge(*Bio, int64) bool { return false }
+func (e *idlingElevator) LimitDepth(*Bio) int       { return 0 }
+func (e *idlingElevator) DepthUpdated(int)          {}
+func (e *idlingElevator) FinishRequest(*Request)    {}
+func (e *idlingElevator) InsertRequest(rq *Request, _ bool) {
+	rq.fifoTime = e.q.eng.Now() + e.idle
+	e.list.pushBack(rq)
+}
+func (e *idlingElevator) DispatchRequest(*Hctx) *Request {
+	if rq := e.list.head; rq != nil && rq.fifoTime <= e.q.eng.Now() {
+		e.list.remove(rq)
+		return rq
+	}
+	return nil
+}
+
+// TestR15 is case R15 ("blk-mq: Rerun dispatching in the case of budget contention",
+// v5.8): budget taken and put back because the scheduler returned nothing must be
+// followed by a delayed re-run; without it the queued requests stall with nothing in
+// flight and no run pending.
+func TestR15(t *testing.T) {
+	tests := []struct {
+		name          string
+		noRerun       bool
+		wantCompleted int
+	}{
+		{"R15/delayed-rerun", false, 4},
+		{"R15/pre-v5.8-stall", true, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rig := newRig(t, HostConfig{NrCPUs: 2, NrHwQueues: 2, CanQueue: 8, Options: Options{NoBudgetRerun: tt.noRerun}},
+				LUNConfig{QueueDepth: 1, NewElevator: func(q *Queue) Elevator {
+					return &idlingElevator{q: q, idle: 9 * sim.Millisecond}
+				}}, device.NullParams{Name: "null", CompletionNsec: 100 * sim.Microsecond})
+			var c counter
+			bios := make([]Bio, 4)
+			for i := range bios {
+				bios[i] = Bio{Op: device.OpRead, Offset: int64(i) << 20, Length: 4096, Sync: true, End: &c}
+				rig.q.SubmitBio(&bios[i], i%2, true, nil)
+			}
+			rig.eng.RunUntil(sim.Second)
+			if c.n != tt.wantCompleted {
+				t.Errorf("completed %d, want %d", c.n, tt.wantCompleted)
+			}
+			if tt.noRerun {
+				pending := false
+				for _, h := range rig.q.hctxs {
+					pending = pending || h.RunPending()
+				}
+				if pending || rig.q.DeviceBusy() != 0 || rig.eng.Pending() != 0 {
+					t.Errorf("stall not clean: run pending %v, busy %d, events %d", pending, rig.q.DeviceBusy(), rig.eng.Pending())
+				}
+			}
+		})
+	}
+}
+
+// TestR16 is case R16 ("scsi: core: fix race between handling STS_RESOURCE and
+// completion", v5.10): the LLD refuses 1% of commands with host busy; a sequential
+// writer of 2000 × 1 MiB migrates between CPUs (host-wide tags, 16 hctxs, queue_depth
+// 32). With RESOURCE (the fix) a refused request is re-run after 3 ms; with
+// DEV_RESOURCE whenever commands are in flight (v5.10-rc1) the re-run is left to
+// completions that may all belong to other hctxs, and the restarts counter is 0: hang.
+func TestR16(t *testing.T) {
+	tests := []struct {
+		name     string
+		rule     DevResourceRule
+		wantHang bool
+	}{
+		{"R16/resource-rerun", DevResourceIfBlocked, false},
+		{"R16/ed5dd6a67d5e-dev-resource-hang", DevResourceIfBusy, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rig := newRig(t, HostConfig{NrCPUs: 16, NrHwQueues: 16, CanQueue: 64, HostTagset: true,
+				Options: Options{DevResource: tt.rule}},
+				LUNConfig{QueueDepth: 32}, device.NullParams{Name: "hisi_sas", CompletionNsec: 50 * sim.Microsecond,
+					BusyProbability: 0.01, BusyStatus: device.HostBusy, Seed: 7})
+			cpus := make([]int, 16)
+			for i := range cpus {
+				cpus[i] = (i * 5) % 16
+			}
+			var writers []*loopTask
+			for w := 0; w < 32; w++ {
+				l := newLoopTask(rig, cpus, uint64(w))
+				l.random, l.size, l.limit, l.n = false, 1<<20, 2000/32, w*1000
+				l.limit += l.n
+				writers = append(writers, l)
+				l.submit()
+			}
+			rig.eng.RunUntil(120 * sim.Second)
+			total := 0
+			for _, l := range writers {
+				total += l.done
+			}
+			hung := total < 32*(2000/32)
+			if hung != tt.wantHang {
+				t.Errorf("completed %d of %d: hang = %v, want %v", total, 32*(2000/32), hung, tt.wantHang)
+			}
+		})
+	}
+}
