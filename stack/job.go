@@ -72,6 +72,7 @@ type job struct {
 	wait    waitSums
 
 	free        *ioU
+	nFree       int
 	region      int64 // first byte of the job's file
 	size        int64 // bytes of the file used
 	seqNext     int64
@@ -117,6 +118,7 @@ func newJob(r *runner, s fio.Spec, q *dispatch.Queue, cpu int, allowed []int, re
 		u.bio.Priv = u
 		u.next = j.free
 		j.free = u
+		j.nFree++
 	}
 	if s.IOEngine == fio.EngineIOUring {
 		entries := 1 << bits.Len(uint(max(s.EffectiveIODepth, 1)-1))
@@ -180,6 +182,7 @@ func (j *job) fill(now sim.Time) {
 	for j.free != nil && !j.blocked && !j.done(now) {
 		u := j.free
 		j.free = u.next
+		j.nFree--
 		u.next = nil
 		j.prep(u, now)
 		j.submit(u, now)
@@ -264,17 +267,10 @@ func (j *job) reap(now sim.Time) {
 	for u := j.cq.pop(); u != nil; u = j.cq.pop() {
 		u.next = j.free
 		j.free = u
+		j.nFree++
 	}
 	j.fill(now)
-	if j.done(now) && j.free != nil && j.countFree() == j.spec.EffectiveIODepth {
+	if j.done(now) && j.nFree == j.spec.EffectiveIODepth {
 		j.finished = true
 	}
-}
-
-func (j *job) countFree() int {
-	n := 0
-	for u := j.free; u != nil; u = u.next {
-		n++
-	}
-	return n
 }
