@@ -19,6 +19,9 @@ type DirStats struct {
 	// Slat is submission latency, Clat completion latency, Lat their sum
 	// (fio's slat_ns, clat_ns, lat_ns), all in ns.
 	Slat, Clat, Lat LatStats
+	// BWSamples (KiB/s) and IOPSSamples are the interval samples behind
+	// fio's bw_min/bw_max/bw_mean/bw_dev and iops_* fields.
+	BWSamples, IOPSSamples SampleStats
 }
 
 // BWKiB returns the bandwidth in KiB/s, truncated, as fio's JSON "bw".
@@ -33,6 +36,8 @@ func (d *DirStats) add(o *DirStats) {
 	d.Slat.merge(&o.Slat)
 	d.Clat.merge(&o.Clat)
 	d.Lat.merge(&o.Lat)
+	d.BWSamples.sum(&o.BWSamples)
+	d.IOPSSamples.sum(&o.IOPSSamples)
 }
 
 // finish derives the rates and the latency summaries.
@@ -46,6 +51,8 @@ func (d *DirStats) finish(s *statsConfig) {
 	d.Slat.finish(s.list(s.slat))
 	d.Clat.finish(s.list(s.clat))
 	d.Lat.finish(s.list(s.lat))
+	d.BWSamples.finish()
+	d.IOPSSamples.finish()
 }
 
 // statsConfig is which latencies get percentiles, and at which percents.
@@ -104,13 +111,14 @@ type Collector struct {
 	cfg            statsConfig
 	start, end     int64 // record window [start, end), ns
 	dirs           [NrDirs]DirStats
+	bw, iops       [NrDirs]intervalSampler
 	finished       bool
 }
 
 // NewCollector returns a collector for the job instance s, with an open
 // record window [0, +inf); call SetWindow when the job's window is known.
 func NewCollector(s *Spec) *Collector {
-	return &Collector{
+	c := &Collector{
 		name:           s.Name,
 		groupID:        s.GroupID,
 		groupReporting: s.GroupReporting,
@@ -118,6 +126,11 @@ func NewCollector(s *Spec) *Collector {
 			percentiles: cloneSlice(s.PercentileList)},
 		end: math.MaxInt64,
 	}
+	for d := range NrDirs {
+		c.bw[d].every = max(int64(s.BWAvgTime), int64(time.Millisecond))
+		c.iops[d].every = max(int64(s.IOPSAvgTime), int64(time.Millisecond))
+	}
+	return c
 }
 
 // SetWindow sets the record window to [start, end) in ns: an I/O counts iff
@@ -135,7 +148,10 @@ func (c *Collector) SetWindow(start, end int64) {
 // Record adds one completed I/O of dir: slatNs is its submission latency,
 // clatNs its completion latency (lat is their sum), bytes its size,
 // submitNs when fio created it and completeNs when it completed. An I/O that
-// completes outside the record window is ignored. Record panics on a
+// completes outside the record window is ignored. Completions must come in
+// nondecreasing completeNs order (as a simulator's event loop delivers
+// them) for the bandwidth and IOPS interval samples to be exact. Record
+// panics on a
 // negative latency or size, on completeNs < submitNs, on an unknown
 // direction, or after Finish: these are caller bugs.
 func (c *Collector) Record(dir Dir, slatNs, clatNs, bytes, submitNs, completeNs int64) {
@@ -158,6 +174,8 @@ func (c *Collector) Record(dir Dir, slatNs, clatNs, bytes, submitNs, completeNs 
 	d.Slat.add(slatNs, c.cfg.slat)
 	d.Clat.add(clatNs, c.cfg.clat)
 	d.Lat.add(slatNs+clatNs, c.cfg.lat)
+	c.bw[dir].add(completeNs, c.start, bytes, true, &d.BWSamples)
+	c.iops[dir].add(completeNs, c.start, 1, false, &d.IOPSSamples)
 }
 
 // Finish closes the collector and returns the job's result over the window
@@ -173,6 +191,10 @@ func (c *Collector) Finish(windowStart, windowEnd int64) *Result {
 		panic(fmt.Sprintf("fio: Collector.Finish: end %d before start %d", windowEnd, windowStart))
 	}
 	c.finished = true
+	for d := range NrDirs {
+		c.bw[d].finish(c.start, windowEnd, true, &c.dirs[d].BWSamples)
+		c.iops[d].finish(c.start, windowEnd, false, &c.dirs[d].IOPSSamples)
+	}
 	r := &Result{Name: c.name, GroupID: c.groupID, Jobs: 1, GroupReporting: c.groupReporting,
 		Window: time.Duration(windowEnd - windowStart), Dirs: c.dirs, cfg: c.cfg}
 	for i := range r.Dirs {

@@ -26,7 +26,7 @@ func spec(name string, mod func(*fio.Spec)) *fio.Spec {
 var approx = cmpopts.EquateApprox(1e-9, 1e-9)
 
 // ignoreHidden skips LatStats' unexported accumulators.
-var ignoreHidden = cmpopts.IgnoreUnexported(fio.LatStats{}, fio.Result{})
+var ignoreHidden = cmpopts.IgnoreUnexported(fio.LatStats{}, fio.Result{}, fio.SampleStats{})
 
 func pcts(vals ...int64) []fio.Percentile {
 	out := make([]fio.Percentile, len(vals))
@@ -55,6 +55,11 @@ func TestCollectorHandComputed(t *testing.T) {
 			// rank ceil(p*10/100): 1,5,10% -> 1st; 20% -> 2nd; ...; 95% and up -> 10th.
 			Percentiles: pcts(100, 100, 100, 200, 300, 400, 500, 600, 700, 800, 900, 1000, 1000, 1000, 1000, 1000, 1000)},
 		Lat: fio.LatStats{N: 10, Min: 110, Max: 1010, Mean: 560, Stddev: sd},
+		// All ten complete in the first 500 ms interval: 40960 B * 1000 /
+		// 500 ms / 1024 = 80 KiB/s and 10 * 1000 / 500 = 20 IOPS; the
+		// second interval is empty and gives no sample.
+		BWSamples:   fio.SampleStats{N: 1, Min: 80, Max: 80, Mean: 80},
+		IOPSSamples: fio.SampleStats{N: 1, Min: 20, Max: 20, Mean: 20},
 	}
 	if diff := cmp.Diff(want, *r.Read(), approx, ignoreHidden); diff != "" {
 		t.Errorf("read (-want +got):\n%s", diff)
@@ -173,8 +178,15 @@ func TestMerge(t *testing.T) {
 	m := fio.Merge(ra, rb)
 	want := all.Finish(0, 2*sec)
 	want.Jobs = 2
-	if diff := cmp.Diff(want, m, approx, ignoreHidden); diff != "" {
+	ignoreSamples := cmpopts.IgnoreFields(fio.DirStats{}, "BWSamples", "IOPSSamples")
+	if diff := cmp.Diff(want, m, approx, ignoreHidden, ignoreSamples); diff != "" {
 		t.Errorf("merged (-want +got):\n%s", diff)
+	}
+	// Interval samples add up (fio sum_stat with pure_sum): a's one sample
+	// of 50*4096 B per 500 ms = 400 KiB/s plus b's 240 KiB/s; counts add too.
+	wantBW := fio.SampleStats{N: 2, Min: 640, Max: 640, Mean: 640}
+	if diff := cmp.Diff(wantBW, m.Read().BWSamples, ignoreHidden); diff != "" {
+		t.Errorf("merged bw samples (-want +got):\n%s", diff)
 	}
 	if m.Read().IOPS != 40 { // 80 I/Os over the longest runtime, 2 s
 		t.Errorf("IOPS = %v; want 40", m.Read().IOPS)
@@ -226,5 +238,52 @@ func TestCollectorMemoryFlat(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("Record allocates %v times per call; want 0", allocs)
+	}
+}
+
+// Interval samples: one per 500 ms interval with I/O, empty intervals
+// skipped, an interval that does not end inside the window dropped (fio
+// stat.c, __add_samples).
+func TestCollectorIntervalSamples(t *testing.T) {
+	const ms = int64(time.Millisecond)
+	tests := []struct {
+		name       string
+		end        int64
+		bw, iops   fio.SampleStats
+		stddevSq52 bool
+	}{
+		// 10 x 1000 B in [0, 500ms): 10000*1000/500/1024 = 19 KiB/s, 20 IOPS;
+		// [500, 1000ms) empty; 5 in [1000, 1500ms): 9 KiB/s, 10 IOPS;
+		// 3 in [1500, 2000ms): 5 KiB/s, 6 IOPS.
+		{"R-samples/all-intervals-complete", 2000 * ms,
+			fio.SampleStats{N: 3, Min: 5, Max: 19, Mean: 11}, fio.SampleStats{N: 3, Min: 6, Max: 20, Mean: 12}, true},
+		{"R-samples/partial-last-interval-dropped", 1900 * ms,
+			fio.SampleStats{N: 2, Min: 9, Max: 19, Mean: 14}, fio.SampleStats{N: 2, Min: 10, Max: 20, Mean: 15}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := fio.NewCollector(spec("j", nil))
+			for _, at := range []struct{ t, n int64 }{{100 * ms, 10}, {1200 * ms, 5}, {1900 * ms, 3}} {
+				for range at.n {
+					c.Record(fio.DirRead, 0, 1, 1000, at.t-1, at.t)
+				}
+			}
+			r := c.Finish(0, tc.end)
+			ignoreSD := cmpopts.IgnoreFields(fio.SampleStats{}, "Stddev")
+			if diff := cmp.Diff(tc.bw, r.Read().BWSamples, ignoreHidden, ignoreSD); diff != "" {
+				t.Errorf("bw (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.iops, r.Read().IOPSSamples, ignoreHidden, ignoreSD); diff != "" {
+				t.Errorf("iops (-want +got):\n%s", diff)
+			}
+			if tc.stddevSq52 {
+				// Deviations 8, -2, -6 from the mean for both: sqrt(104/2).
+				for _, sd := range []float64{r.Read().BWSamples.Stddev, r.Read().IOPSSamples.Stddev} {
+					if math.Abs(sd-math.Sqrt(52)) > 1e-9 {
+						t.Errorf("stddev %v; want sqrt(52)", sd)
+					}
+				}
+			}
+		})
 	}
 }

@@ -94,6 +94,8 @@ func ExampleReport_WriteText() {
 	//      | 70.00th=[13386], 80.00th=[13583], 90.00th=[13788], 95.00th=[13886],
 	//      | 99.00th=[13968], 99.50th=[13980], 99.90th=[13980], 99.95th=[13980],
 	//      | 99.99th=[13980]
+	//    bw (  KiB/s): min= 2160, max= 2176, per=100.00%, avg=2168.00, stdev= 8.21, samples=20
+	//    iops        : min=  270, max=  272, avg=271.00, stdev= 1.03, samples=20
 	//
 	// Run status group 0 (all jobs):
 	//   WRITE: bw=2168KiB/s (2220kB/s), 2168KiB/s-2168KiB/s (2220kB/s-2220kB/s), io=21.2MiB (22.2MB), run=10000-10000msec

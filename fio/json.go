@@ -84,8 +84,9 @@ type DirOutput struct {
 	Clat     LatOutput `json:"clat_ns"`
 	Lat      LatOutput `json:"lat_ns"`
 
-	// Interval bandwidth and IOPS samples (fio's bw_avg_time windows); not
-	// computed by this package (zero), kept when unmarshalling fio output.
+	// Interval bandwidth (KiB/s) and IOPS samples over bwavgtime /
+	// iopsavgtime windows (see SampleStats); bw_agg is the percentage of
+	// the group's aggregate bandwidth.
 	BWMin       int64   `json:"bw_min"`
 	BWMax       int64   `json:"bw_max"`
 	BWAgg       float64 `json:"bw_agg"`
@@ -190,7 +191,7 @@ func (r *Report) Output(o OutputOptions) *Output {
 		out.FioVersion = DefaultFioVersion
 	}
 	for _, res := range r.Jobs {
-		out.Jobs = append(out.Jobs, jobOutput(res, o.Plus))
+		out.Jobs = append(out.Jobs, r.jobOutput(res, o.Plus))
 	}
 	return out
 }
@@ -205,19 +206,19 @@ func (r *Report) WriteJSON(w io.Writer, o OutputOptions) error {
 	return err
 }
 
-func jobOutput(r *Result, plus bool) JobOutput {
+func (rep *Report) jobOutput(r *Result, plus bool) JobOutput {
 	return JobOutput{
 		JobName:    r.Name,
 		GroupID:    r.GroupID,
 		Elapsed:    int64(math.Ceil(r.Window.Seconds())),
-		Read:       dirOutput(&r.Dirs[DirRead], plus),
-		Write:      dirOutput(&r.Dirs[DirWrite], plus),
-		Trim:       dirOutput(&r.Dirs[DirTrim], plus),
+		Read:       dirOutput(&r.Dirs[DirRead], rep.bwAggPercent(r, DirRead), plus),
+		Write:      dirOutput(&r.Dirs[DirWrite], rep.bwAggPercent(r, DirWrite), plus),
+		Trim:       dirOutput(&r.Dirs[DirTrim], rep.bwAggPercent(r, DirTrim), plus),
 		JobRuntime: r.Window.Milliseconds(),
 	}
 }
 
-func dirOutput(d *DirStats, plus bool) DirOutput {
+func dirOutput(d *DirStats, bwAgg float64, plus bool) DirOutput {
 	return DirOutput{
 		IOBytes:  d.IOBytes,
 		IOKBytes: d.IOBytes >> 10,
@@ -229,6 +230,18 @@ func dirOutput(d *DirStats, plus bool) DirOutput {
 		Slat:     latOutput(&d.Slat, plus),
 		Clat:     latOutput(&d.Clat, plus),
 		Lat:      latOutput(&d.Lat, plus),
+
+		BWMin:       d.BWSamples.Min,
+		BWMax:       d.BWSamples.Max,
+		BWAgg:       bwAgg,
+		BWMean:      d.BWSamples.Mean,
+		BWDev:       d.BWSamples.Stddev,
+		BWSamples:   d.BWSamples.N,
+		IOPSMin:     d.IOPSSamples.Min,
+		IOPSMax:     d.IOPSSamples.Max,
+		IOPSMean:    d.IOPSSamples.Mean,
+		IOPSStddev:  d.IOPSSamples.Stddev,
+		IOPSSamples: d.IOPSSamples.N,
 	}
 }
 

@@ -59,6 +59,8 @@ var optionList = []struct {
 	{[]string{"lat_percentiles"}, boolField(func(s *Spec) *bool { return &s.LatPercentiles })},
 	{[]string{"percentile_list"}, setPercentileList},
 	{[]string{"kb_base"}, setKBBase},
+	{[]string{"bwavgtime"}, avgTimeField(func(s *Spec) *time.Duration { return &s.BWAvgTime })},
+	{[]string{"iopsavgtime"}, avgTimeField(func(s *Spec) *time.Duration { return &s.IOPSAvgTime })},
 }
 
 // ignoredOptions are fio options accepted and listed in Spec.Ignored because
@@ -146,6 +148,21 @@ func sizeField(field func(*Spec) *int64) func(*jobBuilder, string) error {
 func durationField(field func(*Spec) *time.Duration) func(*jobBuilder, string) error {
 	return func(j *jobBuilder, v string) error {
 		d, err := parseDuration(v, time.Second)
+		if err == nil {
+			*field(&j.spec) = d
+		}
+		return err
+	}
+}
+
+// avgTimeField parses bwavgtime / iopsavgtime: default unit ms, at least
+// 1 ms.
+func avgTimeField(field func(*Spec) *time.Duration) func(*jobBuilder, string) error {
+	return func(j *jobBuilder, v string) error {
+		d, err := parseDuration(v, time.Millisecond)
+		if err == nil && d < time.Millisecond {
+			err = fmt.Errorf("out of range [1ms, %v]", maxDuration)
+		}
 		if err == nil {
 			*field(&j.spec) = d
 		}

@@ -17,7 +17,8 @@ type Report struct {
 }
 
 // GroupStatus is one reporting group's aggregate (fio's group_run_stats),
-// computed over its job instances (not over merged entries).
+// computed, as fio does, over the group's report entries: its instances,
+// or its one merged entry under group_reporting.
 type GroupStatus struct {
 	GroupID int
 	Dirs    [NrDirs]GroupDir
@@ -28,7 +29,7 @@ type GroupStatus struct {
 type GroupDir struct {
 	IOBytes int64 // bytes, summed over the group's jobs
 	// AggBW is IOBytes over MaxRuntime, bytes/s; MinBW and MaxBW are the
-	// lowest and highest single-job bandwidths, bytes/s.
+	// lowest and highest bandwidths of the group's entries, bytes/s.
 	AggBW, MinBW, MaxBW float64
 	// MinRuntime and MaxRuntime span the jobs' runtimes.
 	MinRuntime, MaxRuntime time.Duration
@@ -55,15 +56,15 @@ func NewReport(results []*Result) *Report {
 		pending = append(pending, r)
 	}
 	flush()
-	rep.Groups = groupStatus(results)
+	rep.Groups = groupStatus(rep.Jobs)
 	return rep
 }
 
 // groupStatus computes the group aggregates (fio stat.c, __show_run_stats).
-func groupStatus(results []*Result) []*GroupStatus {
+func groupStatus(entries []*Result) []*GroupStatus {
 	byID := map[int]*GroupStatus{}
 	var groups []*GroupStatus
-	for _, r := range results {
+	for _, r := range entries {
 		g := byID[r.GroupID]
 		if g == nil {
 			g = &GroupStatus{GroupID: r.GroupID}
@@ -92,4 +93,30 @@ func groupStatus(results []*Result) []*GroupStatus {
 	}
 	slices.SortFunc(groups, func(a, b *GroupStatus) int { return cmp.Compare(a.GroupID, b.GroupID) })
 	return groups
+}
+
+// group returns the aggregate of group id, or nil.
+func (r *Report) group(id int) *GroupStatus {
+	for _, g := range r.Groups {
+		if g.GroupID == id {
+			return g
+		}
+	}
+	return nil
+}
+
+// bwAggPercent is fio's "per=" / bw_agg: the entry's mean interval
+// bandwidth as a percentage of its group's aggregate, at most 100; 100 when
+// the aggregate is at most 1 KiB/s; 0 without samples (stat.c,
+// convert_agg_kbytes_percent).
+func (r *Report) bwAggPercent(e *Result, d Dir) float64 {
+	s := &e.Dirs[d].BWSamples
+	if s.N == 0 {
+		return 0
+	}
+	g := r.group(e.GroupID)
+	if g == nil || g.Dirs[d].AggBW <= 1024 {
+		return 100
+	}
+	return min(100, s.Mean*100/(g.Dirs[d].AggBW/1024))
 }

@@ -158,6 +158,17 @@ func TestJSONMatchesFioLayout(t *testing.T) {
 	if diff := cmp.Diff(wantOurs, consumer(&ours, 0, readDir)); diff != "" {
 		t.Errorf("ours (-want +got):\n%s", diff)
 	}
+	// All 1000 complete in the first 500 ms interval: one bandwidth sample
+	// of 4096000 B * 1000 / 500 ms / 1024 = 8000 KiB/s and one IOPS sample
+	// of 2000; per= is capped at 100%.
+	gotBW := []float64{float64(ours.Jobs[0].Read.BWMin), float64(ours.Jobs[0].Read.BWMax), ours.Jobs[0].Read.BWMean,
+		float64(ours.Jobs[0].Read.BWSamples), ours.Jobs[0].Read.BWAgg, float64(ours.Jobs[0].Read.IOPSMin), float64(ours.Jobs[0].Read.IOPSSamples)}
+	if diff := cmp.Diff([]float64{8000, 8000, 8000, 1, 100, 2000, 1}, gotBW); diff != "" {
+		t.Errorf("bw/iops samples (-want +got):\n%s", diff)
+	}
+	if sample.Jobs[0].Read.BWSamples != 19 || sample.Jobs[0].Read.BWAgg != 100 {
+		t.Errorf("sample bw_samples %d bw_agg %v", sample.Jobs[0].Read.BWSamples, sample.Jobs[0].Read.BWAgg)
+	}
 	// Same keys at the top of the document and of a job as fio writes.
 	for _, k := range []string{`"fio version"`, `"jobs"`, `"jobname"`, `"groupid"`, `"read"`, `"write"`, `"trim"`,
 		`"io_kbytes"`, `"bw_bytes"`, `"slat_ns"`, `"clat_ns"`, `"lat_ns"`, `"percentile"`, `"1.000000"`, `"99.990000"`, `"job_runtime"`} {

@@ -112,6 +112,9 @@ const (
 	MaxRateIOPS = 1_000_000_000
 )
 
+// DefaultAvgTime is fio's default bwavgtime and iopsavgtime.
+const DefaultAvgTime = 500 * time.Millisecond
+
 // DefaultPercentiles is fio's default percentile_list (stat.c), in percent.
 var DefaultPercentiles = []float64{1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99}
 
@@ -229,6 +232,11 @@ type Spec struct {
 	// PercentileList is percentile_list= in percent; default
 	// [DefaultPercentiles].
 	PercentileList []float64
+	// BWAvgTime and IOPSAvgTime are bwavgtime= and iopsavgtime= (default
+	// unit ms, default 500 ms): the interval over which fio samples a job's
+	// bandwidth and IOPS for bw_min/bw_max/bw_mean and the iops_* figures.
+	BWAvgTime   time.Duration
+	IOPSAvgTime time.Duration
 
 	// Ignored lists, in first-seen order, the options accepted but not
 	// modelled (invalidate, thread, norandommap, ...).
@@ -238,7 +246,7 @@ type Spec struct {
 // DefaultSpec returns a job instance named name with fio's defaults (fio
 // options.c def= values): rw=read, bs=4k, iodepth=1, ioengine=psync,
 // rwmixread=50, percentage_random=100, loops=1, batch submit/complete 1,
-// clat percentiles on with the default percentile list, one job, Target
+// bwavgtime and iopsavgtime 500 ms, clat percentiles on with the default percentile list, one job, Target
 // name.
 func DefaultSpec(name string) Spec {
 	s := rawDefaults(name)
@@ -262,6 +270,8 @@ func rawDefaults(name string) Spec {
 		IODepthBatchSubmit:      1,
 		IODepthBatchCompleteMin: 1,
 		ClatPercentiles:         true,
+		BWAvgTime:               DefaultAvgTime,
+		IOPSAvgTime:             DefaultAvgTime,
 		PercentileList:          cloneSlice(DefaultPercentiles),
 	}
 }

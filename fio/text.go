@@ -16,7 +16,7 @@ import (
 func (r *Report) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	for _, res := range r.Jobs {
-		writeJobText(bw, res)
+		r.writeJobText(bw, res)
 	}
 	for _, g := range r.Groups {
 		writeGroupText(bw, g)
@@ -24,7 +24,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	return bw.Flush()
 }
 
-func writeJobText(w *bufio.Writer, r *Result) {
+func (rep *Report) writeJobText(w *bufio.Writer, r *Result) {
 	fmt.Fprintf(w, "%s: (groupid=%d, jobs=%d): err= 0: pid=0\n", r.Name, r.GroupID, r.Jobs)
 	for i := range r.Dirs {
 		d := &r.Dirs[i]
@@ -38,9 +38,27 @@ func writeJobText(w *bufio.Writer, r *Result) {
 		writeLatText(w, "slat", &d.Slat)
 		writeLatText(w, "clat", &d.Clat)
 		writeLatText(w, " lat", &d.Lat)
-		writePercentilesText(w, "clat", &d.Clat)
 		writePercentilesText(w, "slat", &d.Slat)
-		writePercentilesText(w, " lat", &d.Lat)
+		writePercentilesText(w, "clat", &d.Clat)
+		writePercentilesText(w, "lat", &d.Lat)
+		writeSamplesText(w, &d.BWSamples, &d.IOPSSamples, rep.bwAggPercent(r, Dir(i)))
+	}
+}
+
+// writeSamplesText prints fio's "bw (KiB/s)" and "iops" interval lines
+// (stat.c, show_ddir_status), switching bandwidth to MiB/s above 1 GiB/s.
+func writeSamplesText(w *bufio.Writer, bw, iops *SampleStats, per float64) {
+	if bw.N > 0 {
+		unit, div := "KiB", 1.0
+		if bw.Mean > 1024*1024 {
+			unit, div = "MiB", 1024
+		}
+		fmt.Fprintf(w, "   bw (%5s/s): min=%5d, max=%5d, per=%3.2f%%, avg=%5.02f, stdev=%5.02f, samples=%d\n",
+			unit, int64(float64(bw.Min)/div), int64(float64(bw.Max)/div), per, bw.Mean/div, bw.Stddev/div, bw.N)
+	}
+	if iops.N > 0 {
+		fmt.Fprintf(w, "   iops        : min=%5d, max=%5d, avg=%5.02f, stdev=%5.02f, samples=%d\n",
+			iops.Min, iops.Max, iops.Mean, iops.Stddev, iops.N)
 	}
 }
 

@@ -3,6 +3,7 @@ package fio
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Validate checks a Spec built by hand (Parse already returns valid specs)
@@ -64,6 +65,14 @@ func (s *Spec) Validate() error {
 	}{{"runtime", int64(s.Runtime)}, {"ramp_time", int64(s.RampTime)}, {"startdelay", int64(s.StartDelay)}} {
 		if d.v < 0 || d.v > int64(maxDuration) {
 			return bad(d.field, d.v, "ns out of range [0, %d]", int64(maxDuration))
+		}
+	}
+	for _, d := range []struct {
+		field string
+		v     time.Duration
+	}{{"bwavgtime", s.BWAvgTime}, {"iopsavgtime", s.IOPSAvgTime}} {
+		if d.v < time.Millisecond || d.v > maxDuration {
+			return bad(d.field, d.v, "out of range [1ms, %v]", maxDuration)
 		}
 	}
 	if s.TimeBased && s.Runtime == 0 {
