@@ -1,0 +1,132 @@
+package dispatch
+
+import (
+	"testing"
+
+	"github.com/blkmq/blkmq/device"
+	"github.com/blkmq/blkmq/sim"
+	"github.com/google/go-cmp/cmp"
+)
+
+func deadlineRig(t *testing.T) (*testRig, *MQDeadline) {
+	rig := newRig(t, HostConfig{NrCPUs: 1, NrHwQueues: 1, CanQueue: 256},
+		LUNConfig{QueueDepth: 1, NrRequests: 256, Elevator: "mq-deadline"},
+		device.NullParams{Name: "null", CompletionNsec: 10 * sim.Microsecond})
+	return rig, rig.q.elevator.(*MQDeadline)
+}
+
+// TestMQDeadlineOrder: with a LUN depth of 1 every request is chosen individually:
+// reads in sector order in batches, a write batch after writes_starved (2) read
+// batches, fifo_batch 16 per batch.
+func TestMQDeadlineOrder(t *testing.T) {
+	rig, dd := deadlineRig(t)
+	var c counter
+	q := rig.q
+	h := q.hctxs[0]
+	insert := func(op device.Op, sector int64) {
+		b := &Bio{Op: op, Offset: sector * 4096, Length: 4096, Sync: true, End: &c}
+		tag := h.schedTags.get(0, 0)
+		rq := q.initRequest(h, 0, tag, b)
+		dd.InsertRequest(rq, false)
+	}
+	// 40 reads at descending sectors 1000..961 (sort order ascending), 2 writes.
+	for i := int64(0); i < 40; i++ {
+		insert(device.OpRead, 1000-i)
+	}
+	insert(device.OpWrite, 5000)
+	insert(device.OpWrite, 5002) // not contiguous: no insert merge
+	h.runHwQueue(false)
+	rig.eng.Run()
+	var got []int64
+	for _, o := range rig.dev.order {
+		got = append(got, o/4096)
+	}
+	var want []int64
+	// First batch: FIFO head (sector 1000) has not expired, no next_rq yet ⇒ FIFO
+	// head; then its sort successors (none above 1000) ⇒ batch ends; and so on.
+	want = append(want, 1000)
+	// New batch (reads chosen again, starved=1): FIFO head 999, then nothing above
+	// 999 but 1000 is gone ⇒ next batch.
+	want = append(want, 999)
+	// Third choice: writes were starved twice ⇒ writes: 5000, 5002 (sort order).
+	want = append(want, 5000, 5002)
+	// Then reads: FIFO head 998; successors none (999, 1000 gone); each read is
+	// its own batch from the FIFO head, descending.
+	for s := int64(998); s >= 961; s-- {
+		want = append(want, s)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("dispatch order (-want +got):\n%s", diff)
+	}
+}
+
+// TestMQDeadlineBatchSorted: ascending inserts are served in sort order in batches of
+// fifo_batch.
+func TestMQDeadlineBatchSorted(t *testing.T) {
+	rig, dd := deadlineRig(t)
+	var c counter
+	q := rig.q
+	h := q.hctxs[0]
+	for i := int64(0); i < 20; i++ {
+		b := &Bio{Op: device.OpRead, Offset: (100 + 2*i) * 4096, Length: 4096, Sync: true, End: &c}
+		dd.InsertRequest(q.initRequest(h, 0, h.schedTags.get(0, 0), b), false)
+	}
+	h.runHwQueue(false)
+	rig.eng.Run()
+	for i, o := range rig.dev.order {
+		if want := (100 + 2*int64(i)) * 4096; o != want {
+			t.Fatalf("request %d at %d, want %d", i, o, want)
+		}
+	}
+}
+
+// TestMQDeadlineMerges: back merge, front merge, and a back merge that closes a gap
+// merges the two requests and frees one sched tag.
+func TestMQDeadlineMerges(t *testing.T) {
+	tests := []struct {
+		name      string
+		bios      []int64 // offsets in 4 KiB units, submitted in order
+		maxKB     int
+		wantRqs   int
+		wantBytes []int64
+	}{
+		{"back-merge", []int64{0, 1, 2}, 1280, 1, []int64{3 * 4096}},
+		{"front-merge", []int64{2, 1, 0}, 1280, 1, []int64{3 * 4096}},
+		{"gap-closing-merge", []int64{0, 2, 1}, 1280, 1, []int64{3 * 4096}},
+		{"max-sectors", []int64{0, 1, 2}, 8, 2, []int64{8192, 4096}},
+		{"no-merge", []int64{0, 2, 4}, 1280, 3, []int64{4096, 4096, 4096}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rig := newRig(t, HostConfig{NrCPUs: 1, NrHwQueues: 1, CanQueue: 64},
+				LUNConfig{QueueDepth: 1, Elevator: "mq-deadline", MaxSectorsKB: tt.maxKB},
+				device.NullParams{Name: "null", CompletionNsec: sim.Millisecond})
+			q := rig.q
+			var c counter
+			// Occupy the LUN so the following bios stay in the scheduler.
+			q.SubmitBio(&Bio{Op: device.OpWrite, Offset: 1 << 30, Length: 4096, Sync: true, End: &c}, 0, true, nil)
+			rig.eng.RunUntil(100 * sim.Microsecond)
+			for _, off := range tt.bios {
+				q.SubmitBio(&Bio{Op: device.OpWrite, Offset: off * 4096, Length: 4096, Sync: true, End: &c}, 0, true, nil)
+			}
+			dd := q.elevator.(*MQDeadline)
+			if dd.Queued() != tt.wantRqs {
+				t.Errorf("queued requests %d, want %d", dd.Queued(), tt.wantRqs)
+			}
+			if used := q.hctxs[0].schedTags.InUse(); used != tt.wantRqs+1 {
+				t.Errorf("sched tags in use %d, want %d", used, tt.wantRqs+1)
+			}
+			var got []int64
+			for _, rq := range dd.sorted[device.OpWrite] {
+				got = append(got, rq.Length)
+			}
+			if diff := cmp.Diff(tt.wantBytes, got); diff != "" {
+				t.Errorf("request sizes (-want +got):\n%s", diff)
+			}
+			rig.eng.Run()
+			if c.n != len(tt.bios)+1 {
+				t.Errorf("completed %d bios, want %d", c.n, len(tt.bios)+1)
+			}
+		})
+	}
+}
