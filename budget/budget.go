@@ -35,6 +35,7 @@ const (
 	StatusDevResource
 )
 
+// String returns the kernel name: "OK", "RESOURCE" or "DEV_RESOURCE".
 func (s Status) String() string {
 	switch s {
 	case StatusOK:

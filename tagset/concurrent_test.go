@@ -126,3 +126,43 @@ func TestConcurrentTagAllocWaiters(t *testing.T) {
 		t.Errorf("tags busy after all puts = %d", b)
 	}
 }
+
+// TestGetTagContext blocks in GetTag from goroutines, including ones that give
+// up through their context, and checks every tag comes back.
+func TestGetTagContext(t *testing.T) {
+	const workers = 6
+	ops := 2000
+	if testing.Short() {
+		ops = 200
+	}
+	s := mustSet(t, tagset.Config{NrHwQueues: 1, QueueDepth: 3, NrCPUs: workers})
+	h := mustQueue(t, s, tagset.QueueConfig{}).Hctx(0)
+	var wg sync.WaitGroup
+	var cancelled atomic.Int32
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(cpu int) {
+			defer wg.Done()
+			for i := 0; i < ops; i++ {
+				ctx, cancel := context.WithCancel(context.Background())
+				if i%50 == 49 {
+					cancel() // give up at once if the tag is not free
+				}
+				tag, err := h.GetTag(ctx, cpu, false)
+				cancel()
+				if err != nil {
+					cancelled.Add(1)
+					continue
+				}
+				h.PutDriverTag(tag, cpu)
+			}
+		}(w)
+	}
+	wg.Wait()
+	if b := s.Tags(0).Busy(); b != 0 {
+		t.Errorf("tags busy after all puts = %d", b)
+	}
+	if _, err := h.GetTag(context.Background(), 0, true); err != tagset.ErrNoTag {
+		t.Errorf("reserved GetTag without reserved tags: %v, want ErrNoTag", err)
+	}
+}

@@ -19,6 +19,7 @@ const (
 	AllocSleeping
 )
 
+// String returns "got", "failed" or "sleeping".
 func (s AllocStatus) String() string {
 	switch s {
 	case AllocGot:
