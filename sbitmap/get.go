@@ -208,13 +208,27 @@ func getWord(word *atomic.Uint64, depth, start uint32, wrap bool) int {
 			return -1
 		}
 		nr := uint32(bits.TrailingZeros64(free))
-		bit := uint64(1) << nr
-		if word.Or(bit)&bit == 0 {
+		if testAndSet(word, uint64(1)<<nr) {
 			return int(nr)
 		}
 		start = nr + 1
 		if start >= depth-1 {
 			start = 0
+		}
+	}
+}
+
+// testAndSet atomically sets bit in word and reports whether it was clear before
+// (test_and_set_bit_lock), with a compare-and-swap loop that retries only while the
+// bit stays clear.
+func testAndSet(word *atomic.Uint64, bit uint64) bool {
+	for {
+		v := word.Load()
+		if v&bit != 0 {
+			return false
+		}
+		if word.CompareAndSwap(v, v|bit) {
+			return true
 		}
 	}
 }

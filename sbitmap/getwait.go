@@ -49,10 +49,15 @@ func (q *Queue) GetWait(ctx context.Context, hint *uint32) (int, error) {
 			return nr, nil
 		}
 		woken := false
-		select {
-		case <-cw.ch:
+		if done := ctx.Done(); done == nil {
+			<-cw.ch // a context that is never done: a plain receive is cheaper
 			woken = true
-		case <-ctx.Done():
+		} else {
+			select {
+			case <-cw.ch:
+				woken = true
+			case <-done:
+			}
 		}
 		woken = q.finishChanWait(cw, woken)
 		if nr := q.Get(hint); nr >= 0 {

@@ -13,15 +13,18 @@ func (s *Sbitmap) wordOf(op string, bit int) (*sbWord, uint64) {
 }
 
 // deferredClearBit marks bit free in its word's cleared mask without touching the
-// word itself (sbitmap_deferred_clear_bit). It panics if the bit is not held.
+// word itself (sbitmap_deferred_clear_bit). It panics if the bit is not held. The
+// check is exact for a single goroutine; two goroutines freeing the same bit at the
+// same instant may escape it.
 func (s *Sbitmap) deferredClearBit(op string, bit int) {
 	w, m := s.wordOf(op, bit)
 	if w.word.Load()&m == 0 {
 		panic(fmt.Sprintf("sbitmap: %s of bit %d which is not held (depth %d)", op, bit, s.depth.Load()))
 	}
-	if w.cleared.Or(m)&m != 0 {
+	if w.cleared.Load()&m != 0 {
 		panic(fmt.Sprintf("sbitmap: %s of bit %d which is already freed (depth %d)", op, bit, s.depth.Load()))
 	}
+	w.cleared.Or(m)
 }
 
 // updateHint records a freed bit as the caller's next hint (sbitmap_update_cpu_hint):
