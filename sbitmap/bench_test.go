@@ -23,8 +23,8 @@ type pool interface {
 
 type sbPool struct{ q *sbitmap.Queue }
 
-func (p sbPool) get(h *uint32) int        { return p.q.Get(h) }
-func (p sbPool) put(tag int, h *uint32)   { p.q.Clear(tag, h) }
+func (p sbPool) get(h *uint32) int      { return p.q.Get(h) }
+func (p sbPool) put(tag int, h *uint32) { p.q.Clear(tag, h) }
 func (p sbPool) getWait(ctx context.Context, h *uint32) int {
 	b, _ := p.q.GetWait(ctx, h)
 	return b
@@ -49,7 +49,7 @@ func (c chanPool) get(*uint32) int {
 		return -1
 	}
 }
-func (c chanPool) put(tag int, _ *uint32)                    { c <- tag }
+func (c chanPool) put(tag int, _ *uint32)                     { c <- tag }
 func (c chanPool) getWait(ctx context.Context, _ *uint32) int { return <-c }
 
 // mutexPool is a sync.Mutex around a bitset with first-free search.
