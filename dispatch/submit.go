@@ -54,6 +54,9 @@ type Sleeper interface {
 // Sleeping.
 type TagWaiter struct {
 	S Sleeper
+	// Plug is the task's plug, flushed (from schedule) before the task sleeps; nil
+	// for none.
+	Plug *Plug
 
 	w        sbitmap.Waiter
 	q        *Queue
@@ -71,11 +74,21 @@ func (t *TagWaiter) Sleeping() bool { return t.sleeping }
 // SubmitBio panics on a malformed bio (Length <= 0, Offset < 0, nil End) or a cpu out
 // of range: programming errors.
 func (q *Queue) SubmitBio(b *Bio, cpu int, nowait bool, tw *TagWaiter) SubmitResult {
+	return q.SubmitBioPlug(b, cpu, nowait, tw, nil)
+}
+
+// SubmitBioPlug is SubmitBio for a task with an active plug (nil or inactive: none):
+// the plug's last request is tried for a merge first, and a new request is added to
+// the plug instead of being issued (§5.3).
+func (q *Queue) SubmitBioPlug(b *Bio, cpu int, nowait bool, tw *TagWaiter, plug *Plug) SubmitResult {
 	if b.Length <= 0 || b.Offset < 0 || b.End == nil {
 		panic(fmt.Sprintf("dispatch: SubmitBio with Offset %d, Length %d, End %v", b.Offset, b.Length, b.End))
 	}
 	if cpu < 0 || cpu >= len(q.ctxs) {
 		panic(fmt.Sprintf("dispatch: SubmitBio on cpu %d, want [0, %d)", cpu, len(q.ctxs)))
+	}
+	if plug.Active() && plug.merge(q, b) {
+		return Merged
 	}
 	if q.bioMerge(b, cpu) {
 		return Merged
@@ -86,6 +99,10 @@ func (q *Queue) SubmitBio(b *Bio, cpu int, nowait bool, tw *TagWaiter) SubmitRes
 			return WouldBlock
 		}
 		return Sleeping
+	}
+	if plug.Active() {
+		plug.add(rq, cpu)
+		return Queued
 	}
 	q.queueNewRequest(rq, b, cpu)
 	return Queued
@@ -190,6 +207,9 @@ func (q *Queue) getTagWait(tw *TagWaiter, cpu int) *Request {
 		t.bitmap.FinishWait(&tw.w)
 		return q.initRequest(h, cpu, tag, b)
 	}
+	if tw.Plug.Active() {
+		tw.Plug.flush(cpu, true) // io_schedule → blk_flush_plug(from_schedule)
+	}
 	tw.sleeping = true
 	return nil
 }
@@ -218,7 +238,11 @@ func (tw *TagWaiter) Fire(now sim.Time) {
 	tw.sleeping = false
 	b := tw.bio
 	tw.bio = nil
-	q.queueNewRequest(rq, b, cpu)
+	if tw.Plug.Active() {
+		tw.Plug.add(rq, cpu)
+	} else {
+		q.queueNewRequest(rq, b, cpu)
+	}
 	tw.S.Unblocked(b, now)
 }
 

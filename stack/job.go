@@ -92,6 +92,10 @@ type job struct {
 	tw      dispatch.TagWaiter
 	blocked bool
 
+	// submission batch (iodepth_batch_submit) and its block plug
+	plug      dispatch.Plug
+	batchLeft int
+
 	// io_uring io-wq
 	backlog    ioFIFO
 	maxWorkers int
@@ -112,6 +116,7 @@ func newJob(r *runner, s fio.Spec, q *dispatch.Queue, cpu int, allowed []int, re
 		rnd: sim.NewRand(r.cfg.Seed*0x9e3779b97f4a7c15 + salt + 1), coll: fio.NewCollector(&s)}
 	j.reapEv.j = j
 	j.tw.S = (*jobSleeper)(j)
+	j.tw.Plug = &j.plug
 	for i := 0; i < s.EffectiveIODepth; i++ {
 		u := &ioU{job: j}
 		u.bio.End = j
@@ -177,13 +182,32 @@ func (j *job) prep(u *ioU, now sim.Time) {
 	b.AllocatedAt, b.IssuedAt = 0, 0
 }
 
-// fill is fio's submission loop: keep EffectiveIODepth I/Os in flight.
+// fill is fio's submission loop: keep EffectiveIODepth I/Os in flight, submitted in
+// batches of iodepth_batch_submit; a batch of more than two I/Os is plugged (io_uring
+// io_submit_sqes, libaio AIO_PLUG_THRESHOLD).
 func (j *job) fill(now sim.Time) {
-	for j.free != nil && !j.blocked && !j.done(now) {
+	for !j.blocked {
+		if j.batchLeft == 0 {
+			if j.plug.Active() {
+				j.plug.Finish(j.cpu)
+			}
+			if j.free == nil || j.done(now) {
+				return
+			}
+			j.batchLeft = min(max(j.spec.IODepthBatchSubmit, 1), j.nFree)
+			if j.batchLeft > 2 {
+				j.plug.Start(j.batchLeft)
+			}
+		}
+		if j.free == nil || j.done(now) {
+			j.batchLeft = 0
+			continue
+		}
 		u := j.free
 		j.free = u.next
 		j.nFree--
 		u.next = nil
+		j.batchLeft--
 		j.prep(u, now)
 		j.submit(u, now)
 	}
@@ -192,7 +216,7 @@ func (j *job) fill(now sim.Time) {
 // submit hands one io_u to the kernel the way the job's ioengine does.
 func (j *job) submit(u *ioU, now sim.Time) {
 	if j.spec.IOEngine == fio.EngineIOUring {
-		switch j.q.SubmitBio(&u.bio, j.cpu, true, nil) {
+		switch j.q.SubmitBioPlug(&u.bio, j.cpu, true, nil, &j.plug) {
 		case dispatch.WouldBlock:
 			j.wait.wouldBlock++
 			j.punt(u)
@@ -202,7 +226,7 @@ func (j *job) submit(u *ioU, now sim.Time) {
 		return
 	}
 	// libaio / sync engines: submitted in the caller's context, blocking.
-	switch j.q.SubmitBio(&u.bio, j.cpu, false, &j.tw) {
+	switch j.q.SubmitBioPlug(&u.bio, j.cpu, false, &j.tw, &j.plug) {
 	case dispatch.Sleeping:
 		j.blocked = true
 	case dispatch.Merged:

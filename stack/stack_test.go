@@ -158,6 +158,7 @@ func TestLittlesLaw(t *testing.T) {
 		{"libaio-qd8", "libaio", 8},
 		{"io_uring-qd16", "io_uring", 16},
 		{"psync", "psync", 1},
+		{"libaio-qd16-batch8-plugged", "libaio\niodepth_batch_submit=8", 16},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

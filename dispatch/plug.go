@@ -1,0 +1,136 @@
+package dispatch
+
+// plugFlushBytes is BLK_PLUG_FLUSH_SIZE: a plug whose last request is at least this
+// large is flushed before another request is added.
+const plugFlushBytes = 128 << 10
+
+// Plug is a task's block plug (struct blk_plug, block/blk-core.c blk_start_plug): new
+// requests are held in a list and issued together when the plug is finished, when it
+// reaches BLK_MAX_REQUEST_COUNT requests or a 128 KiB request, or when the task sleeps
+// in blk_mq_get_tag (a flush "from schedule", which inserts and runs asynchronously).
+// io_uring plugs a submission of more than two SQEs, libaio an io_submit of more than
+// two iocbs (AIO_PLUG_THRESHOLD). A Plug is owned by one task; the zero value is an
+// inactive plug.
+type Plug struct {
+	list   rqList
+	active bool
+	nrIOs  int
+	queues int // distinct request queues in the list (plug->multiple_queues)
+	last   *Queue
+}
+
+// Start begins plugging for a batch of nrIOs I/Os (blk_start_plug_nr_ios). It panics
+// if the plug is already active.
+func (p *Plug) Start(nrIOs int) {
+	if p.active {
+		panic("dispatch: Plug.Start of an active plug")
+	}
+	*p = Plug{active: true, nrIOs: nrIOs}
+}
+
+// Active reports whether the plug is started.
+func (p *Plug) Active() bool { return p != nil && p.active }
+
+// Len returns the number of plugged requests.
+func (p *Plug) Len() int { return p.list.n }
+
+// Finish flushes the plug and ends it (blk_finish_plug); cpu is the task's CPU.
+func (p *Plug) Finish(cpu int) {
+	p.flush(cpu, false)
+	p.active = false
+}
+
+// add is blk_add_rq_to_plug: flush first if the plug is full or its last request is
+// large, then append.
+func (p *Plug) add(rq *Request, cpu int) {
+	q := rq.q
+	if p.list.n >= q.opts.maxPlugRequests() || p.list.tail != nil && p.list.tail.Length >= plugFlushBytes {
+		p.flush(cpu, false)
+	}
+	if p.last != q {
+		p.queues++
+		p.last = q
+	}
+	p.list.pushBack(rq)
+}
+
+// merge is blk_attempt_plug_merge: the last plugged request of the same queue.
+func (p *Plug) merge(q *Queue, b *Bio) bool {
+	rq := p.list.tail
+	if rq == nil || rq.q != q {
+		return false
+	}
+	switch rq.canMerge(b, q.maxBytes) {
+	case backMergeKind:
+		rq.backMerge(b)
+	case frontMergeKind:
+		rq.frontMerge(b)
+	default:
+		return false
+	}
+	q.stats.Merges++
+	b.AllocatedAt = q.eng.Now()
+	return true
+}
+
+// flush is blk_mq_flush_plug_list: without an elevator and from a single queue, issue
+// directly until the first refusal (that request goes to hctx->dispatch); the rest are
+// inserted per hctx and the hctxs run (asynchronously when flushed from schedule).
+func (p *Plug) flush(cpu int, fromSchedule bool) {
+	if p.list.empty() {
+		return
+	}
+	var list rqList
+	list.spliceTail(&p.list)
+	p.queues, p.last = 0, nil
+	first := list.head.q
+	if p.queuesOf(&list) == 1 && first.elevator == nil && !fromSchedule {
+		for rq := list.popFront(); rq != nil; rq = list.popFront() {
+			if !first.issueDirectBypass(rq, cpu, list.empty()) {
+				break
+			}
+		}
+	}
+	for rq := list.popFront(); rq != nil; rq = list.popFront() {
+		rq.q.insertRequest(rq, false)
+		if list.head == nil || list.head.hctx != rq.hctx {
+			rq.hctx.runHwQueue(fromSchedule)
+		}
+	}
+}
+
+func (p *Plug) queuesOf(list *rqList) int {
+	for rq := list.head; rq != nil; rq = rq.next {
+		if rq.q != list.head.q {
+			return 2
+		}
+	}
+	return 1
+}
+
+// issueDirectBypass is blk_mq_request_issue_directly from a plug flush: budget, driver
+// tag, queue_rq; on any refusal the request goes to the tail of hctx->dispatch (run if
+// it was the last) and false is returned.
+func (q *Queue) issueDirectBypass(rq *Request, cpu int, last bool) bool {
+	h := rq.hctx
+	if q.getBudget(cpu) {
+		rq.budgetToken = 0
+		if q.getDriverTag(rq) {
+			q.stats.DirectIssues++
+			if q.queueRq(rq) == stsOK {
+				h.dispatchBusy = updateDispatchBusy(h.dispatchBusy, false)
+				return true
+			}
+			h.dispatchBusy = updateDispatchBusy(h.dispatchBusy, true)
+			q.putDriverTag(rq)
+		} else {
+			q.putBudget()
+		}
+		rq.budgetToken = -1
+	}
+	h.dispatch.pushBack(rq) // blk_mq_request_bypass_insert
+	if last {
+		h.runHwQueue(false)
+	}
+	return false
+}
