@@ -72,10 +72,12 @@ func (h *Hctx) dispatchRqList(list *rqList, nrBudgets int, cpu int) bool {
 		return queued != 0
 	}
 	noTag := prep == prepNoTag && (q.host.shared || q.host.cfg.HostTagset)
-	for rq := list.head; rq != nil; rq = rq.next {
-		if rq.budgetToken >= 0 {
-			q.putBudget()
-			rq.budgetToken = -1
+	if nrBudgets > 0 { // blk_mq_release_budgets: only caller-taken budgets remain
+		for rq := list.head; rq != nil; rq = rq.next {
+			if rq.budgetToken >= 0 {
+				q.putBudget()
+				rq.budgetToken = -1
+			}
 		}
 	}
 	h.dispatch.spliceTail(list)

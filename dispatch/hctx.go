@@ -92,32 +92,44 @@ func (h *Hctx) clearCtxPending(c *Ctx) {
 	}
 }
 
-// runWork is the hctx's single delayed work item (hctx->run_work on kblockd).
+// runWork is the hctx's single delayed work item (hctx->run_work on kblockd). at is
+// when the work is due; the engine event may sit earlier (evAt <= at) and re-arms
+// itself on firing, so postponing a pending work costs no heap operation.
 type runWork struct {
 	h       *Hctx
 	id      sim.EventID
-	at      sim.Time
+	at      sim.Time // due time of the pending work
+	evAt    sim.Time // time of the scheduled engine event (valid when id != 0)
 	pending bool
 }
 
-// Fire runs the hctx from kblockd (blk_mq_run_work_fn).
+// Fire runs the hctx from kblockd (blk_mq_run_work_fn), or re-arms a postponed work.
 func (w *runWork) Fire(now sim.Time) {
-	w.pending, w.id = false, 0
+	w.id = 0
+	if !w.pending {
+		return
+	}
+	if w.at > now {
+		w.evAt = w.at
+		w.id = w.h.q.eng.At(w.at, w)
+		return
+	}
+	w.pending = false
 	w.h.runHwQueueNow()
 }
 
-// modify (re)arms the work to fire at t (kblockd_mod_delayed_work_on: a pending work is
-// moved to the new time, earlier or later).
+// modify (re)arms the work to be due at t (kblockd_mod_delayed_work_on: a pending work
+// is moved to the new time, earlier or later).
 func (w *runWork) modify(t sim.Time) {
-	eng := w.h.q.eng
-	if w.pending {
-		if w.at == t {
-			return
-		}
-		eng.Cancel(w.id)
-	}
 	w.pending, w.at = true, t
-	w.id = eng.At(t, w)
+	if w.id != 0 {
+		if w.evAt <= t {
+			return // the event fires first and re-arms to t
+		}
+		w.h.q.eng.Cancel(w.id)
+	}
+	w.evAt = t
+	w.id = w.h.q.eng.At(t, w)
 }
 
 // runHwQueue is blk_mq_run_hw_queue(hctx, async): nothing when no work is pending;
