@@ -128,16 +128,24 @@ func (t *Tags) IsReserved(tag int) bool { return tag < t.nrReserved }
 
 // Put models blk_mq_put_tag: the tag's bit is cleared with sbitmap_queue_clear,
 // which may wake waiters synchronously, and cpu's hint (the CPU that allocated
-// the tag) is set to it. It panics if tag is out of range or not held.
+// the tag) is set to it. A hint is plain memory owned by its cpu index: a Go
+// program freeing from another goroutine than the one using cpu passes cpu = −1,
+// which skips the hint update (the kernel's remote write is a benign race Go
+// does not allow). It panics if tag is out of range or not held.
 func (t *Tags) Put(tag, cpu int) {
 	if tag < 0 || tag >= t.nrReserved+t.bitmap.Sbitmap().Capacity() {
 		panic(fmt.Sprintf("tagset: Put of tag %d out of range [0, %d)", tag, t.NrTags()))
 	}
-	if tag < t.nrReserved {
-		t.reserved.Clear(tag, t.hint(cpu, true))
+	reserved := tag < t.nrReserved
+	var hint *uint32
+	if cpu >= 0 {
+		hint = t.hint(cpu, reserved)
+	}
+	if reserved {
+		t.reserved.Clear(tag, hint)
 		return
 	}
-	t.bitmap.Clear(tag-t.nrReserved, t.hint(cpu, false))
+	t.bitmap.Clear(tag-t.nrReserved, hint)
 }
 
 // Busy returns the number of tags held (normal and reserved), counting bits
