@@ -261,11 +261,14 @@ func (j *jobBuilder) check(sec section) error {
 
 // target picks the device a job drives (see Spec.Target).
 func target(s *Spec) string {
-	if f := firstFilename(s.Filename); f != "" {
+	f := firstFilename(s.Filename)
+	switch {
+	case strings.HasPrefix(f, "/"):
 		return f
-	}
-	if s.Directory != "" {
+	case s.Directory != "":
 		return s.Directory
+	case f != "":
+		return f
 	}
 	return s.Name
 }

@@ -102,11 +102,13 @@ func TestParse(t *testing.T) {
 			with(def("a"), func(v *view) { v.RW, v.MixRead = "randrw", 70 }),
 			with(def("b"), func(v *view) { v.RW, v.MixRead = "rw", 70 }),
 		}},
-		{"targets", "[/dev/sdb]\n[x]\nfilename=/dev/sdc:/dev/sdd\n[y]\ndirectory=/mnt/t\n[z]\ndirectory=/mnt/t\nfilename=f\\:1:g\n", []view{
+		{"targets", "[/dev/sdb]\n[x]\nfilename=/dev/sdc:/dev/sdd\n[y]\ndirectory=/mnt/t\n[z]\nfilename=f\\:1:g\n[d]\ndirectory=/mnt/t\nfilename=f\n[e]\ndirectory=/mnt/t\nfilename=/dev/sde\n", []view{
 			def("/dev/sdb"),
 			with(def("x"), func(v *view) { v.Target = "/dev/sdc" }),
 			with(def("y"), func(v *view) { v.Target = "/mnt/t" }),
 			with(def("z"), func(v *view) { v.Target = "f:1" }),
+			with(def("d"), func(v *view) { v.Target = "/mnt/t" }),
+			with(def("e"), func(v *view) { v.Target = "/dev/sde" }),
 		}},
 		{"name-option", "[sec]\nname=renamed\n", []view{with(def("renamed"), func(v *view) { v.Target = "renamed" })}},
 		{"groups-stonewall-new_group", "[a]\nnumjobs=2\n[b]\nstonewall\nnumjobs=2\n[c]\n[d]\nnew_group\n", []view{
@@ -259,6 +261,9 @@ func TestParseErrors(t *testing.T) {
 		{"int-overflow", "[job]\niodepth=99999999999999999999999\n", "fio: e.fio:2: [job] iodepth=99999999999999999999999: overflows 64 bits"},
 		{"percentile-list", "[job]\npercentile_list=50:101\n", "fio: e.fio:2: [job] percentile_list=50:101: percentile \"101\" out of range (0, 100]"},
 		{"policy", "[job]\ncpus_allowed_policy=spread\n", "fio: e.fio:2: [job] cpus_allowed_policy=spread: want shared or split"},
+		{"kb_base-1000-bs", "[job]\nkb_base=1000\nbs=1k\n", "fio: e.fio:3: [job] bs=1k: not a multiple of 512"},
+		{"kb_base-bad", "[job]\nkb_base=512\n", "fio: e.fio:2: [job] kb_base=512: want 1000 or 1024"},
+		{"avgtime-zero", "[job]\nbwavgtime=0\n", "fio: e.fio:2: [job] bwavgtime=0: out of range [1ms, 8760h0m0s]"},
 		{"runtime-too-long", "[job]\nruntime=400d\n", "fio: e.fio:2: [job] runtime=400d: out of range [0, 8760h0m0s]"},
 	}
 	for _, tc := range tests {

@@ -207,9 +207,11 @@ type Spec struct {
 	// Directory is directory= as given.
 	Directory string
 	// Target names the device the job drives, to be mapped to a LUN: the
-	// first file of Filename; else Directory; else the job name (fio then
-	// opens a file named after the job, which is how [/dev/sdb] with no
-	// filename drives /dev/sdb).
+	// first file of Filename when it is an absolute path (/dev/sdb); else
+	// Directory (the file system the job's files live on); else the first
+	// file of Filename; else the job name (fio then opens a file named
+	// after the job, which is how [/dev/sdb] with no filename drives
+	// /dev/sdb).
 	Target string
 	// IOScheduler is ioscheduler= (recorded: the scheduler the job asks the
 	// device to use); "" = leave as is.
