@@ -18,4 +18,22 @@
 // for concurrent use and lock-free in the budget-map era; starved-list updates
 // take the host lock (a mutex), as in the kernel. Times are time.Duration. The
 // package does not import the simulator.
+//
+// # One command through the model
+//
+//	tok, act := dev.GetBudget(&hint)       // scsi_mq_get_budget; act may ask a 3 ms delayed run
+//	st := dev.Prepare(tok, &hint)          // target + host readiness; on refusal budget is put
+//	st = dev.DispatchFailed(r, tok, &hint) // only if the LLD refused the command
+//	dev.Unbusy(tok, &hint)                 // at completion (scsi_device_unbusy)
+//	act = dev.EndRequest()                 // scsi_run_queue_async: Requeue → Host.RunQueue(dev)
+//
+// # API summary
+//
+//	func NewHost(HostConfig) (*Host, error); (*Host) NewTarget(canQueue, singleLUN); NewDevice(t, queueDepth)
+//	(*Host) NeedsBudgetMap(depth) bool; IsBusy; Busy; Starved() []*Device; RunQueue(d) *QueueRun
+//	(*QueueRun) Next() (*Device, bool)
+//	(*Device) GetBudget, PutBudget, Prepare, DispatchFailed, Unbusy, EndRequest, ChangeQueueDepth
+//	(*Device) Busy, IsBusy, QueueDepth, HasBudgetMap, Restarts, SetBlockedState, InitHint; BusyFunc
+//	Options{HostBusyCheck, StarvedReorderOnAttempt, RestartEveryCompletion, DeviceBusyCounter,
+//	        BudgetMapSkip, DevResource}
 package budget

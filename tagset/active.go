@@ -18,10 +18,30 @@ func (h *Hctx) TagBusy() {
 	if flag.Load() || !flag.CompareAndSwap(false, true) {
 		return
 	}
-	t := h.tags
+	h.tags.changeUsers(+1, s.cfg.Options)
+}
+
+// raceWindow, when set (tests only), runs between the user-count change and
+// the wake-batch store of the unlocked (pre-fix) transition.
+var raceWindow func()
+
+// changeUsers adds delta to active_queues and recalculates the wake batch for
+// the new count: under the tags lock (current), or unlocked
+// (Options.UnlockedWakeBatchUpdate).
+func (t *Tags) changeUsers(delta int32, opt Options) {
+	if opt.UnlockedWakeBatchUpdate {
+		users := t.activeQueues.Add(delta)
+		if raceWindow != nil {
+			raceWindow()
+		}
+		if !opt.NoWakeBatchRecalc {
+			t.updateWakeBatch(int(users))
+		}
+		return
+	}
 	t.mu.Lock()
-	users := t.activeQueues.Add(1)
-	if !s.cfg.Options.NoWakeBatchRecalc {
+	users := t.activeQueues.Add(delta)
+	if !opt.NoWakeBatchRecalc {
 		t.updateWakeBatch(int(users))
 	}
 	t.mu.Unlock()
@@ -38,14 +58,8 @@ func (h *Hctx) tagIdle() {
 	if !flag.CompareAndSwap(true, false) {
 		return
 	}
-	t := h.tags
-	t.mu.Lock()
-	users := t.activeQueues.Add(-1)
-	if !s.cfg.Options.NoWakeBatchRecalc {
-		t.updateWakeBatch(int(users))
-	}
-	t.mu.Unlock()
-	t.WakeAll()
+	h.tags.changeUsers(-1, s.cfg.Options)
+	h.tags.WakeAll()
 }
 
 // RequestStarted models blk_add_timer for a request started at now (ns): the

@@ -325,3 +325,47 @@ func TestR09SharedTagDepthOneRerun(t *testing.T) {
 		})
 	}
 }
+
+// R03 (b): two queues becoming active at once. The pre-fix transition stores a
+// wake batch computed for a stale user count when the second transition runs
+// inside the first one's window; the locked transition cannot interleave so.
+func TestR03WakeBatchRace(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		opt   tagset.Options
+		stale bool
+	}{
+		{"R03/wake-batch-users-under-lock", tagset.Options{}, false},
+		{"R03/pre-yu-kuai-wake-batch-unlocked", tagset.Options{UnlockedWakeBatchUpdate: true}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := mustSet(t, tagset.Config{NrHwQueues: 1, QueueDepth: 32, Options: c.opt})
+			var qs []*tagset.RequestQueue
+			for i := 0; i < 3; i++ {
+				qs = append(qs, mustQueue(t, s, tagset.QueueConfig{}))
+			}
+			qs[0].Hctx(0).TagBusy()
+			once := false
+			tagset.SetRaceWindow(func() {
+				if !once {
+					once = true
+					qs[2].Hctx(0).TagBusy() // the other queue's whole transition
+				}
+			})
+			defer tagset.SetRaceWindow(nil)
+			qs[1].Hctx(0).TagBusy()
+			if !once { // the locked transition has no window: the other runs after
+				qs[2].Hctx(0).TagBusy()
+			}
+			tags := s.Tags(0)
+			want := sbitmap.RecalcWakeBatch(sbitmap.Recalc6_2, 32, tags.ActiveQueues())
+			got := tags.Bitmap().WakeBatch()
+			if tags.ActiveQueues() != 3 {
+				t.Fatalf("active_queues = %d, want 3", tags.ActiveQueues())
+			}
+			if stale := got != want; stale != c.stale {
+				t.Errorf("wake_batch %d for 3 users (want %d): stale=%v, want stale=%v", got, want, stale, c.stale)
+			}
+		})
+	}
+}

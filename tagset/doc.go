@@ -26,4 +26,26 @@
 // does not import the simulator: it is usable from ordinary Go programs, and the
 // allocation paths are safe for concurrent use unless a doc comment says
 // otherwise.
+//
+// # CPU indexes and hints
+//
+// Every allocation names a CPU index in [0, Config.NrCPUs); it selects that
+// CPU's allocation hint in each bitmap (the kernel's per-CPU alloc_hint). Free
+// with the allocating CPU's index so its hint is updated, as the kernel does; a
+// Go program freeing from another goroutine passes −1 (no hint update), since
+// a hint must not be written by two goroutines at once.
+//
+// # API summary
+//
+//	func New(cfg Config) (*TagSet, error)             // blk_mq_alloc_tag_set
+//	(*TagSet) AddQueue(QueueConfig) (*RequestQueue, error); RemoveQueue; QueueShared() bool; Tags(hctx) *Tags
+//	(*RequestQueue) Hctx(i) *Hctx; NrRequests; UpdateNrRequests(nr) error
+//	(*RequestQueue) RequestStarted(now); TimerExpiry() int64; TimeoutWork(now, pending) bool  // lazy idle
+//	(*Hctx) GetDriverTag(cpu, reserved) int; PutDriverTag(tag, cpu); PutSchedTag(tag, cpu)
+//	(*Hctx) MayQueue(bt) bool; TagBusy(); MarkTagWait(cpu, reserved) (int, TagWaitResult)
+//	(*Hctx) DispatchWaitQueued() bool; OnTagWake func(*Hctx); GetTag(ctx, cpu, reserved) (int, error)
+//	TagAlloc{Hctx, CPU, Reserved, NoWait, ShallowDepth, RunHctx, CurrentHctx, Woken}.Start/Resume/Cancel
+//	(*Tags) Get(cpu, reserved) int; Put(tag, cpu); Bitmap, Reserved *sbitmap.Queue; ActiveQueues; Busy
+//	FairShareDepth(depth, users); DefaultNrRequests(queueDepth, elevator); LegacyAsyncLimit(depth, pre)
+//	NewLegacyTags(LegacyConfig) (*LegacyTags, error); StartTag(async) (int, bool); EndTag(tag)
 package tagset

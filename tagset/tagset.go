@@ -33,6 +33,12 @@ type Options struct {
 	// that retries on a different bitmap after waking does not pass a wake-up
 	// back to the bitmap it left (case R02, bad).
 	NoMigrationWakeup bool
+	// UnlockedWakeBatchUpdate models the tag busy/idle transitions before Yu
+	// Kuai's "blk-mq: fix potential io hang by wrong 'wake_batch'" (2023): the
+	// user count is changed atomically but the wake batch is computed from it
+	// and stored outside any lock, so two queues changing state at once can
+	// leave a batch computed for a stale user count (case R03 (b), bad).
+	UnlockedWakeBatchUpdate bool
 }
 
 // Config describes a tag set (struct blk_mq_tag_set).
