@@ -124,47 +124,68 @@ func TestR15(t *testing.T) {
 	}
 }
 
+// refuser is a device that refuses its refuseAt-th submission (1-based) with
+// SCSI_MLQUEUE_HOST_BUSY, as an LLD does for a transient host resource.
+type refuser struct {
+	device.Device
+	n, refuseAt int
+}
+
+func (r *refuser) Submit(cmd *device.Command) device.Status {
+	r.n++
+	if r.n == r.refuseAt {
+		return device.HostBusy
+	}
+	return r.Device.Submit(cmd)
+}
+
 // TestR16 is case R16 ("scsi: core: fix race between handling STS_RESOURCE and
-// completion", v5.10): the LLD refuses 1% of commands with host busy; a sequential
-// writer of 2000 × 1 MiB migrates between CPUs (host-wide tags, 16 hctxs, queue_depth
-// 32). With RESOURCE (the fix) a refused request is re-run after 3 ms; with
-// DEV_RESOURCE whenever commands are in flight (v5.10-rc1) the re-run is left to
-// completions that may all belong to other hctxs, and the restarts counter is 0: hang.
+// completion", v5.10), replayed at the racing interleaving: request X (hctx 1) is in
+// flight; request Y, parked on hctx 0's dispatch list (so SCHED_RESTART is set), is
+// refused by the LLD with host busy; then X completes. With RESOURCE (the fix) hctx 0
+// is delay-run after 3 ms and Y completes. With DEV_RESOURCE whenever the LUN has
+// commands in flight (v5.10-rc1), Y is left to a completion of the LUN, but X's
+// completion re-runs nothing: no budget failure was counted (restarts 0), the starved
+// list is empty, and X belongs to hctx 1: Y hangs with nothing in flight.
 func TestR16(t *testing.T) {
 	tests := []struct {
 		name     string
 		rule     DevResourceRule
-		wantHang bool
+		wantDone int
 	}{
-		{"R16/resource-rerun", DevResourceIfBlocked, false},
-		{"R16/ed5dd6a67d5e-dev-resource-hang", DevResourceIfBusy, true},
+		{"R16/resource-rerun", DevResourceIfBlocked, 2},
+		{"R16/ed5dd6a67d5e-dev-resource-hang", DevResourceIfBusy, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rig := newRig(t, HostConfig{NrCPUs: 16, NrHwQueues: 16, CanQueue: 64, HostTagset: true,
-				Options: Options{DevResource: tt.rule}},
-				LUNConfig{QueueDepth: 32}, device.NullParams{Name: "hisi_sas", CompletionNsec: 50 * sim.Microsecond,
-					BusyProbability: 0.01, BusyStatus: device.HostBusy, Seed: 7})
-			cpus := make([]int, 16)
-			for i := range cpus {
-				cpus[i] = (i * 5) % 16
+			eng := sim.NewEngine()
+			fixed := 10 * sim.Microsecond
+			h, err := NewHost(eng, HostConfig{NrCPUs: 2, NrHwQueues: 2, CanQueue: 64,
+				Options: Options{DevResource: tt.rule},
+				Timing:  Timing{KblockdMin: fixed, KblockdMax: fixed, WakeupMin: fixed, WakeupMax: fixed}})
+			if err != nil {
+				t.Fatal(err)
 			}
-			var writers []*loopTask
-			for w := 0; w < 32; w++ {
-				l := newLoopTask(rig, cpus, uint64(w))
-				l.random, l.size, l.limit, l.n = false, 1<<20, 2000/32, w*1000
-				l.limit += l.n
-				writers = append(writers, l)
-				l.submit()
+			null, _ := device.NewNull(eng, device.NullParams{Name: "hisi_sas", CompletionNsec: 100 * sim.Microsecond})
+			q, err := h.AddLUN(LUNConfig{Device: &refuser{Device: null, refuseAt: 2}, QueueDepth: 32, Elevator: "none"})
+			if err != nil {
+				t.Fatal(err)
 			}
-			rig.eng.RunUntil(120 * sim.Second)
-			total := 0
-			for _, l := range writers {
-				total += l.done
+			var c counter
+			x := Bio{Op: device.OpWrite, Offset: 0, Length: 1 << 20, Sync: true, End: &c}
+			q.SubmitBio(&x, 1, true, nil) // direct issue on hctx 1: accepted
+			eng.RunUntil(20 * sim.Microsecond)
+			y := Bio{Op: device.OpWrite, Offset: 1 << 20, Length: 1 << 20, Sync: true, End: &c}
+			h0 := q.hctxs[0]
+			rq := q.initRequest(h0, 0, h0.tags.get(0, 0), &y)
+			h0.dispatch.pushBack(rq)
+			h0.runHwQueue(false) // refused by the LLD while X is in flight
+			eng.RunUntil(sim.Second)
+			if c.n != tt.wantDone {
+				t.Errorf("completed %d, want %d", c.n, tt.wantDone)
 			}
-			hung := total < 32*(2000/32)
-			if hung != tt.wantHang {
-				t.Errorf("completed %d of %d: hang = %v, want %v", total, 32*(2000/32), hung, tt.wantHang)
+			if tt.wantDone == 1 && (h0.DispatchLen() != 1 || h0.RunPending() || q.DeviceBusy() != 0) {
+				t.Errorf("hang state: dispatch %d, run pending %v, busy %d", h0.DispatchLen(), h0.RunPending(), q.DeviceBusy())
 			}
 		})
 	}

@@ -119,7 +119,11 @@ func TestKernel(t *testing.T) {
 		{"6.1", Options{MapQueues: MapModulo, NoTagWaitBarrier: true}, false},
 		{"5.17", Options{MapQueues: MapModulo, NoTagWaitBarrier: true}, false},
 		{"5.9", Options{SCSIRestart: RestartEveryCompletion, NoSchedBatch: true, DefaultElevator: ElevatorSingleQueue,
-			MaxPlugRequests: 16, RunAllHctxsWithSQSched: true, MapQueues: MapModulo, NoTagWaitBarrier: true}, false},
+			MaxPlugRequests: 16, RunAllHctxsWithSQSched: true, MapQueues: MapModulo, NoTagWaitBarrier: true,
+			DeviceBusyCounter: true}, false},
+		{"5.4", Options{SCSIRestart: RestartEveryCompletion, NoSchedBatch: true, DefaultElevator: ElevatorSingleQueue,
+			MaxPlugRequests: 16, RunAllHctxsWithSQSched: true, MapQueues: MapModulo, NoTagWaitBarrier: true,
+			DeviceBusyCounter: true, HostBusyCheck: true, NoBudgetRerun: true}, false},
 		{"4.14", Options{}, true},
 		{"five", Options{}, true},
 	}

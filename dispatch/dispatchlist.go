@@ -13,15 +13,16 @@ const (
 // driver tag (with blk_mq_mark_tag_wait on failure).
 func (q *Queue) prepDispatchRq(rq *Request, needBudget bool, cpu int) prepResult {
 	if needBudget {
-		if !q.getBudget(cpu) {
+		token := q.getBudget(cpu)
+		if token < 0 {
 			q.putDriverTag(rq)
 			return prepNoBudget
 		}
-		rq.budgetToken = 0
+		rq.budgetToken = token
 	}
 	if !q.getDriverTag(rq) && !q.markTagWait(rq) {
 		if needBudget {
-			q.putBudget()
+			q.putBudget(rq.budgetToken, cpu)
 			rq.budgetToken = -1
 		}
 		return prepNoTag
@@ -52,16 +53,14 @@ func (h *Hctx) dispatchRqList(list *rqList, nrBudgets int, cpu int) bool {
 		if nrBudgets > 0 {
 			nrBudgets--
 		}
-		switch q.queueRq(rq) {
+		switch q.queueRq(rq, cpu) {
 		case stsOK:
-			rq.budgetToken = 0
 			queued++
 			continue
 		case stsResource:
 			needsResource = true
 		}
 		// blk_mq_handle_dev_resource: back to the head, driver tag released.
-		rq.budgetToken = -1
 		list.pushFront(rq)
 		q.putDriverTag(rq)
 		q.stats.RequeuesBusy++
@@ -75,7 +74,7 @@ func (h *Hctx) dispatchRqList(list *rqList, nrBudgets int, cpu int) bool {
 	if nrBudgets > 0 { // blk_mq_release_budgets: only caller-taken budgets remain
 		for rq := list.head; rq != nil; rq = rq.next {
 			if rq.budgetToken >= 0 {
-				q.putBudget()
+				q.putBudget(rq.budgetToken, cpu)
 				rq.budgetToken = -1
 			}
 		}

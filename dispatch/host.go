@@ -3,6 +3,7 @@ package dispatch
 import (
 	"fmt"
 
+	"github.com/blkmq/blkmq/budget"
 	"github.com/blkmq/blkmq/device"
 	"github.com/blkmq/blkmq/sbitmap"
 	"github.com/blkmq/blkmq/sim"
@@ -90,8 +91,9 @@ type Host struct {
 	queues []*Queue
 	shared bool // BLK_MQ_F_TAG_QUEUE_SHARED: two or more request queues
 
-	hostBusy    int // commands in flight on the host (scsi_host_busy)
-	hostBlocked int // shost->host_blocked countdown
+	bhost    *budget.Host   // SCSI host admission state
+	target   *budget.Target // one target, not single-LUN, no can_queue
+	byDevice map[*budget.Device]*Queue
 }
 
 // NewHost builds a host on eng. It returns Validate's error, or an sbitmap error.
@@ -99,7 +101,16 @@ func NewHost(eng *sim.Engine, cfg HostConfig) (*Host, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	h := &Host{eng: eng, cfg: cfg, opts: cfg.Options, timing: cfg.Timing.withDefaults(), rnd: sim.NewRand(cfg.Seed)}
+	h := &Host{eng: eng, cfg: cfg, opts: cfg.Options, timing: cfg.Timing.withDefaults(), rnd: sim.NewRand(cfg.Seed),
+		byDevice: map[*budget.Device]*Queue{}}
+	var err error
+	if h.bhost, err = budget.NewHost(budget.HostConfig{CanQueue: cfg.CanQueue, NrHwQueues: cfg.NrHwQueues,
+		HostTagset: cfg.HostTagset, Options: cfg.Options.budgetOptions()}); err != nil {
+		return nil, fmt.Errorf("dispatch: %w", err)
+	}
+	if h.target, err = h.bhost.NewTarget(0, false); err != nil {
+		return nil, fmt.Errorf("dispatch: %w", err)
+	}
 	h.tags = make([]*Tags, cfg.NrHwQueues)
 	for i := range h.tags {
 		if cfg.HostTagset && i > 0 {

@@ -56,10 +56,13 @@ const (
 	// DevResourceIfBlocked (v5.10 fix 673235f91531, case R16): only when the device is
 	// blocked.
 	DevResourceIfBlocked DevResourceRule = iota
-	// DevResourceIfBusy (v5.10-rc1 with the restarts counter): whenever the LUN has
-	// commands in flight — the race of case R16 when those complete without a recorded
-	// budget failure.
+	// DevResourceIfBusy (pre-v5.13 text, and v5.10-rc1 with the restarts counter):
+	// whenever the LUN has commands in flight — the race of case R16 when those
+	// complete without a recorded budget failure.
 	DevResourceIfBusy
+	// DevResourceIfOtherBudget (v5.13 budget-map text): another budget token of the
+	// LUN is held, or the device is blocked.
+	DevResourceIfOtherBudget
 )
 
 // MapQueuesRule selects blk_mq_map_queues' CPU → hctx spreading (block/blk-mq-cpumap.c).
@@ -103,6 +106,15 @@ type Options struct {
 	// registered after the retry of the driver tag allocation has already failed, so a
 	// tag freed between the failed attempt and the registration wakes nobody.
 	NoTagWaitBarrier bool
+	// DeviceBusyCounter models v4.15–v5.12: the LUN budget is an atomic device_busy
+	// counter instead of the v5.13+ budget map (budget.Options.DeviceBusyCounter).
+	DeviceBusyCounter bool
+	// HostBusyCheck models kernels before v5.5 (6eb045e092ef): scsi_host_queue_ready
+	// refuses when host_busy >= can_queue (budget.Options.HostBusyCheck).
+	HostBusyCheck bool
+	// BudgetMapSkip models the 2025 proposal of seed 003 (budget.Options.BudgetMapSkip);
+	// off in every Kernel era since it is not merged as far as known.
+	BudgetMapSkip bool
 	// MaxPlugRequests is BLK_MAX_REQUEST_COUNT: a plug holding this many requests is
 	// flushed before another is added (32 since v5.16, 16 before). 0 means 32.
 	MaxPlugRequests int
@@ -134,6 +146,12 @@ func Kernel(version string) (Options, error) {
 	}
 	if v < 508 {
 		o.NoBudgetRerun = true
+	}
+	if v < 513 {
+		o.DeviceBusyCounter = true
+	}
+	if v < 505 {
+		o.HostBusyCheck = true
 	}
 	if v < 512 {
 		o.RunAllHctxsWithSQSched = true

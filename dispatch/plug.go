@@ -113,18 +113,18 @@ func (p *Plug) queuesOf(list *rqList) int {
 // it was the last) and false is returned.
 func (q *Queue) issueDirectBypass(rq *Request, cpu int, last bool) bool {
 	h := rq.hctx
-	if q.getBudget(cpu) {
-		rq.budgetToken = 0
+	if token := q.getBudget(cpu); token >= 0 {
+		rq.budgetToken = token
 		if q.getDriverTag(rq) {
 			q.stats.DirectIssues++
-			if q.queueRq(rq) == stsOK {
+			if q.queueRq(rq, cpu) == stsOK {
 				h.dispatchBusy = updateDispatchBusy(h.dispatchBusy, false)
 				return true
 			}
 			h.dispatchBusy = updateDispatchBusy(h.dispatchBusy, true)
 			q.putDriverTag(rq)
 		} else {
-			q.putBudget()
+			q.putBudget(token, cpu)
 		}
 		rq.budgetToken = -1
 	}

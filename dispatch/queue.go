@@ -3,6 +3,7 @@ package dispatch
 import (
 	"fmt"
 
+	"github.com/blkmq/blkmq/budget"
 	"github.com/blkmq/blkmq/sim"
 	"github.com/blkmq/blkmq/tagset"
 )
@@ -11,19 +12,21 @@ import (
 // scsi_device): per-CPU software queues, hardware queues, an optional elevator, and the
 // LUN's budget and restart state.
 type Queue struct {
-	host     *Host
-	eng      *sim.Engine
-	opts     Options
-	id       int
-	cfg      LUNConfig
-	cpuHctx  []int
-	ctxs     []*Ctx
-	hctxs    []*Hctx
-	elevator Elevator
-	nrReq    int
-	maxBytes int64
-	sdev     scsiDevice
-	pool     []*Request // free requests
+	host        *Host
+	eng         *sim.Engine
+	opts        Options
+	id          int
+	cfg         LUNConfig
+	cpuHctx     []int
+	ctxs        []*Ctx
+	hctxs       []*Hctx
+	elevator    Elevator
+	nrReq       int
+	maxBytes    int64
+	sdev        *budget.Device
+	budgetHints []uint32
+	requeueWork requeueWork
+	pool        []*Request // free requests
 
 	activeShared   bool // QUEUE_FLAG_HCTX_ACTIVE (host-wide tags)
 	nrActiveShared int
@@ -71,7 +74,15 @@ func (h *Host) AddLUN(cfg LUNConfig) (*Queue, error) {
 		return nil, fmt.Errorf("dispatch: lun %d: %w", len(h.queues), err)
 	}
 	q := &Queue{host: h, eng: h.eng, opts: h.opts, id: len(h.queues), cfg: cfg, maxBytes: int64(cfg.MaxSectorsKB) << 10}
-	q.sdev.init(cfg.QueueDepth)
+	if q.sdev, err = h.bhost.NewDevice(h.target, cfg.QueueDepth); err != nil {
+		return nil, fmt.Errorf("dispatch: lun %d: %w", len(h.queues), err)
+	}
+	q.budgetHints = make([]uint32, h.cfg.NrCPUs)
+	for i := range q.budgetHints {
+		q.budgetHints[i] = q.sdev.InitHint(uint64(i))
+	}
+	q.requeueWork.q = q
+	h.byDevice[q.sdev] = q
 	if err := q.setNrRequests(cfg.NrRequests, elv != ""); err != nil {
 		return nil, fmt.Errorf("dispatch: lun %d: %w", len(h.queues), err)
 	}
@@ -211,10 +222,13 @@ func (q *Queue) Elevator() Elevator { return q.elevator }
 func (q *Queue) Stats() QueueStats { return q.stats }
 
 // DeviceBusy returns the LUN's budget in use (scsi_device_busy).
-func (q *Queue) DeviceBusy() int { return q.sdev.busy }
+func (q *Queue) DeviceBusy() int { return q.sdev.Busy() }
 
 // Restarts returns sdev->restarts.
-func (q *Queue) Restarts() int { return q.sdev.restarts }
+func (q *Queue) Restarts() int { return q.sdev.Restarts() }
+
+// SCSIDevice returns the LUN's budget state (struct scsi_device).
+func (q *Queue) SCSIDevice() *budget.Device { return q.sdev }
 
 // allocRequestStruct takes a Request from the pool.
 func (q *Queue) allocRequestStruct() *Request {

@@ -89,16 +89,17 @@ func (h *Hctx) doDispatchCtx(cpu int) int {
 		if h.nrCtxPending == 0 {
 			break
 		}
-		if !q.getBudget(cpu) {
+		token := q.getBudget(cpu)
+		if token < 0 {
 			break
 		}
 		rq := h.dequeueFromCtx(ctx)
 		if rq == nil {
-			q.putBudget()
+			q.putBudget(token, cpu)
 			q.delayRunHwQueues(cpu)
 			break
 		}
-		rq.budgetToken = 0
+		rq.budgetToken = token
 		ctx = (rq.ctx.indexHw + 1) % len(h.ctxs)
 		var list rqList
 		list.pushBack(rq)
@@ -143,16 +144,17 @@ func (h *Hctx) doDispatchSchedOnce(cpu int) int {
 			busy = true
 			break
 		}
-		if !q.getBudget(cpu) {
+		token := q.getBudget(cpu)
+		if token < 0 {
 			break
 		}
 		rq := e.DispatchRequest(h)
 		if rq == nil {
-			q.putBudget()
+			q.putBudget(token, cpu)
 			runQueue = true
 			break
 		}
-		rq.budgetToken = 0
+		rq.budgetToken = token
 		list.pushBack(rq)
 		count++
 		if rq.hctx != h {

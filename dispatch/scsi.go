@@ -1,66 +1,84 @@
 package dispatch
 
 import (
+	"github.com/blkmq/blkmq/budget"
 	"github.com/blkmq/blkmq/device"
 	"github.com/blkmq/blkmq/sim"
 )
 
-// Blocked-counter defaults (drivers/scsi/scsi_lib.c, include/scsi/scsi_device.h):
-// refused attempts after an LLD busy return.
-const (
-	maxDeviceBlocked = 3 // SCSI_DEFAULT_DEVICE_BLOCKED
-	maxHostBlocked   = 7 // SCSI_DEFAULT_HOST_BLOCKED
-)
-
-// scsiDevice is the budget and restart state of one struct scsi_device. The budget is
-// counted (scsi_device_busy = weight of the v5.13+ budget map, or device_busy before);
-// the token value does not matter to dispatch.
-type scsiDevice struct {
-	queueDepth    int
-	busy          int // budget held
-	restarts      int // sdev->restarts (v5.10+)
-	deviceBlocked int
+// budgetOptions maps the dispatch era switches onto the budget package's.
+func (o Options) budgetOptions() budget.Options {
+	b := budget.Options{
+		RestartEveryCompletion: o.SCSIRestart == RestartEveryCompletion,
+		DeviceBusyCounter:      o.DeviceBusyCounter,
+		HostBusyCheck:          o.HostBusyCheck,
+		BudgetMapSkip:          o.BudgetMapSkip,
+	}
+	switch o.DevResource {
+	case DevResourceIfBusy:
+		b.DevResource = budget.DevResourceIfDeviceBusy
+	case DevResourceIfOtherBudget:
+		b.DevResource = budget.DevResourceIfOtherBudget
+	}
+	return b
 }
 
-func (s *scsiDevice) init(queueDepth int) { s.queueDepth = queueDepth }
-
-// devQueueReady is scsi_dev_queue_ready: take a budget unit unless the LUN is full or
-// counting down its blocked state.
-func (s *scsiDevice) devQueueReady() bool {
-	if s.busy >= s.queueDepth {
-		return false
+// getBudget is scsi_mq_get_budget issued from cpu (budget.Device.GetBudget): a token
+// >= 0, or -1 after counting a restart and, if the LUN is idle, delay-running its hctxs.
+func (q *Queue) getBudget(cpu int) int {
+	token, act := q.sdev.GetBudget(&q.budgetHints[cpu])
+	if token < 0 {
+		q.stats.BudgetFailures++
+		q.applyAction(act, cpu)
 	}
-	if s.deviceBlocked > 0 {
-		if s.busy > 0 {
-			return false
-		}
-		s.deviceBlocked--
-		if s.deviceBlocked > 0 {
-			return false
-		}
-	}
-	s.busy++
-	return true
-}
-
-// getBudget is scsi_mq_get_budget issued from cpu: on failure count a restart (v5.10+)
-// and, if the LUN has nothing in flight and is not blocked, delay-run all hctxs 3 ms.
-func (q *Queue) getBudget(cpu int) bool {
-	if q.sdev.devQueueReady() {
-		return true
-	}
-	q.stats.BudgetFailures++
-	if q.opts.SCSIRestart == RestartCounter {
-		q.sdev.restarts++
-		if q.sdev.busy == 0 && q.sdev.deviceBlocked == 0 {
-			q.delayRunHwQueues(cpu)
-		}
-	}
-	return false
+	return token
 }
 
 // putBudget is scsi_mq_put_budget (budget returned without a command sent).
-func (q *Queue) putBudget() { q.sdev.busy-- }
+func (q *Queue) putBudget(token, cpu int) { q.sdev.PutBudget(token, &q.budgetHints[cpu]) }
+
+// applyAction carries out a queue-run decision of the budget package.
+func (q *Queue) applyAction(act budget.Action, cpu int) {
+	if act.RunQueues {
+		q.stats.CompletionRerun++
+		q.runHwQueues(cpu, true)
+	}
+	if act.Delay > 0 {
+		q.delayRunHwQueues(cpu)
+	}
+	if act.Requeue {
+		q.requeueWork.schedule(cpu)
+	}
+}
+
+// requeueWork is sdev->requeue_work on kblockd (scsi_requeue_run_queue): one pending
+// at a time; it runs scsi_run_queue (single-LUN siblings, the host's starved list, then
+// this LUN). The runs it yields are issued asynchronously (blk_mq_run_hw_queues with
+// async false runs inline only the hctxs of the kworker's CPU).
+type requeueWork struct {
+	q       *Queue
+	cpu     int
+	pending bool
+}
+
+func (w *requeueWork) schedule(cpu int) {
+	if w.pending {
+		return
+	}
+	w.pending, w.cpu = true, cpu
+	w.q.eng.After(w.q.host.kblockdDelay(), w)
+}
+
+// Fire runs scsi_run_queue.
+func (w *requeueWork) Fire(sim.Time) {
+	w.pending = false
+	run := w.q.host.bhost.RunQueue(w.q.sdev)
+	for d, ok := run.Next(); ok; d, ok = run.Next() {
+		if q := w.q.host.byDevice[d]; q != nil {
+			q.runHwQueues(w.cpu, true)
+		}
+	}
+}
 
 // queueStatus is the blk_status_t answer of queue_rq.
 type queueStatus uint8
@@ -71,77 +89,58 @@ const (
 	stsDevResource
 )
 
-// queueRq is scsi_queue_rq with the budget already held: host readiness, then the LLD
-// (the device model). A refusal sets the blocked counter, puts the budget and answers
-// RESOURCE, or DEV_RESOURCE per Options.DevResource (case R16).
-func (q *Queue) queueRq(rq *Request) queueStatus {
-	h := q.host
-	if h.hostBlocked > 0 {
-		if h.hostBusy > 0 {
-			return q.refuse(rq)
-		}
-		h.hostBlocked--
-		if h.hostBlocked > 0 {
-			return q.refuse(rq)
-		}
-	}
-	cmd := &rq.cmd
-	*cmd = device.Command{Op: rq.Op, Offset: rq.Offset, Length: rq.Length, Sync: rq.Sync, Done: q, Priv: rq}
-	switch q.cfg.Device.Submit(cmd) {
-	case device.Accepted:
-		h.hostBusy++
-		rq.dispatched = true
-		for b := rq.bios; b != nil; b = b.next {
-			b.IssuedAt = cmd.Submitted
-		}
-		q.stats.Dispatched++
-		rq.hctx.stats.Dispatched++
+func statusOf(s budget.Status) queueStatus {
+	switch s {
+	case budget.StatusOK:
 		return stsOK
-	case device.Busy:
-		q.sdev.deviceBlocked = maxDeviceBlocked
-	default:
-		h.hostBlocked = maxHostBlocked
-	}
-	return q.refuse(rq)
-}
-
-// refuse undoes the budget of a command not sent and maps the status.
-func (q *Queue) refuse(rq *Request) queueStatus {
-	q.putBudget()
-	if q.opts.DevResource == DevResourceIfBusy && q.sdev.busy > 0 {
+	case budget.StatusDevResource:
 		return stsDevResource
 	}
 	return stsResource
 }
 
-// Complete receives a command completion from the device (scsi_done →
-// scsi_finish_command → scsi_end_request): unbusy the LUN and host and reset blocked
-// counters, end the bios, free the request (tags, SCHED_RESTART), then
-// scsi_run_queue_async.
-func (q *Queue) Complete(cmd *device.Command, now sim.Time) {
-	rq := cmd.Priv.(*Request)
-	h := q.host
-	q.sdev.busy--
-	h.hostBusy--
-	h.hostBlocked = 0
-	q.sdev.deviceBlocked = 0
-	cpu := rq.ctx.cpu
-	q.endBios(rq, now)
-	q.freeRequest(rq)
-	q.runQueueAsync(cpu)
+// queueRq is scsi_queue_rq with the budget already held: target and host readiness
+// (budget.Device.Prepare), then the LLD (the device model). A refusal arms the blocked
+// counter, puts the budget and answers RESOURCE or DEV_RESOURCE per
+// Options.DevResource (case R16).
+func (q *Queue) queueRq(rq *Request, cpu int) queueStatus {
+	hint := &q.budgetHints[cpu]
+	if st := q.sdev.Prepare(rq.budgetToken, hint); st != budget.StatusOK {
+		rq.budgetToken = -1
+		return statusOf(st)
+	}
+	cmd := &rq.cmd
+	*cmd = device.Command{Op: rq.Op, Offset: rq.Offset, Length: rq.Length, Sync: rq.Sync, Done: q, Priv: rq}
+	reject := budget.HostBusy
+	switch q.cfg.Device.Submit(cmd) {
+	case device.Accepted:
+		rq.dispatched = true
+		q.stats.Dispatched++
+		rq.hctx.stats.Dispatched++
+		now := q.eng.Now()
+		for b := rq.bios; b != nil; b = b.next {
+			b.IssuedAt = now
+		}
+		return stsOK
+	case device.Busy:
+		reject = budget.DeviceBusy
+	}
+	st := q.sdev.DispatchFailed(reject, rq.budgetToken, hint)
+	rq.budgetToken = -1
+	return statusOf(st)
 }
 
-// runQueueAsync is scsi_run_queue_async: re-run the LUN's hctxs if a budget failure
-// was recorded (v5.10+), or always (before).
-func (q *Queue) runQueueAsync(cpu int) {
-	if q.opts.SCSIRestart == RestartCounter {
-		if q.sdev.restarts == 0 {
-			return
-		}
-		q.sdev.restarts = 0
-	}
-	q.stats.CompletionRerun++
-	q.runHwQueues(cpu, true)
+// Complete receives a command completion from the device (scsi_done →
+// scsi_finish_command → scsi_end_request): unbusy the LUN, target and host, end the
+// bios, free the request (tags, SCHED_RESTART), then scsi_run_queue_async.
+func (q *Queue) Complete(cmd *device.Command, now sim.Time) {
+	rq := cmd.Priv.(*Request)
+	cpu := rq.ctx.cpu
+	q.sdev.Unbusy(rq.budgetToken, &q.budgetHints[cpu])
+	rq.budgetToken = -1
+	q.endBios(rq, now)
+	q.freeRequest(rq)
+	q.applyAction(q.sdev.EndRequest(), cpu)
 }
 
 // endBios completes every bio of rq (blk_update_request).

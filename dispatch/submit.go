@@ -297,25 +297,25 @@ func (q *Queue) insertRequest(rq *Request, atHead bool) {
 // puts it on hctx->dispatch and runs the hctx.
 func (q *Queue) tryIssueDirectly(rq *Request, cpu int) {
 	h := rq.hctx
-	if !q.getBudget(cpu) {
+	token := q.getBudget(cpu)
+	if token < 0 {
 		q.insertRequest(rq, false)
 		h.runHwQueue(false)
 		return
 	}
-	rq.budgetToken = 0
+	rq.budgetToken = token
 	if !q.getDriverTag(rq) {
-		q.putBudget()
+		q.putBudget(token, cpu)
 		rq.budgetToken = -1
 		q.insertRequest(rq, false)
 		h.runHwQueue(false)
 		return
 	}
 	q.stats.DirectIssues++
-	switch q.queueRq(rq) {
+	switch q.queueRq(rq, cpu) {
 	case stsOK:
 		h.dispatchBusy = updateDispatchBusy(h.dispatchBusy, false)
 	default:
-		rq.budgetToken = -1
 		h.dispatchBusy = updateDispatchBusy(h.dispatchBusy, true)
 		q.putDriverTag(rq)
 		h.dispatch.pushBack(rq) // blk_mq_request_bypass_insert
