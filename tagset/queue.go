@@ -228,7 +228,10 @@ func (h *Hctx) Active() bool { return h.active.Load() }
 
 // ActiveRequests returns the active-request count fair sharing compares against
 // its limit: nr_active of this hctx, or the queue's count with shared tags
-// (__blk_mq_active_requests).
+// (__blk_mq_active_requests). Requests holding driver tags are counted even
+// while the set is not TAG_QUEUE_SHARED (the kernel counts only while shared,
+// so requests already in flight when a second queue arrives are not counted
+// there until they are freed; this model counts them).
 func (h *Hctx) ActiveRequests() int {
 	if h.q.set.cfg.SharedTags() {
 		return int(h.q.nrActiveShared.Load())
