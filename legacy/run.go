@@ -1,0 +1,158 @@
+package legacy
+
+import (
+	"github.com/blkmq/blkmq/device"
+	"github.com/blkmq/blkmq/sim"
+)
+
+type runEvent struct{ q *Queue }
+
+func (e *runEvent) Fire(sim.Time) { e.q.delayRun = 0; e.q.run() }
+
+// rqEvent carries a request across a latency: issue to the device, or the end of
+// a completed request.
+type rqEvent struct {
+	q     *Queue
+	rq    *Request
+	issue bool
+}
+
+func (e *rqEvent) Fire(now sim.Time) {
+	q, rq, issue := e.q, e.rq, e.issue
+	e.rq = nil
+	if issue {
+		q.issueEvs = append(q.issueEvs, e)
+		q.submitToDevice(rq)
+	} else {
+		q.endEvs = append(q.endEvs, e)
+		q.endRequest(rq)
+	}
+}
+
+func (q *Queue) newEvent(pool *[]*rqEvent, rq *Request, issue bool) *rqEvent {
+	var e *rqEvent
+	if n := len(*pool); n > 0 {
+		e = (*pool)[n-1]
+		*pool = (*pool)[:n-1]
+	} else {
+		e = &rqEvent{q: q}
+	}
+	e.rq, e.issue = rq, issue
+	return e
+}
+
+// Run models blk_run_queue: call request_fn now.
+func (q *Queue) Run() { q.run() }
+
+// run models __blk_run_queue → scsi_request_fn.
+func (q *Queue) run() {
+	q.accountStats()
+	for {
+		rq := q.peek()
+		if rq == nil {
+			return
+		}
+		// scsi_dev_queue_ready: device_busy < queue_depth.
+		if q.busy >= q.cfg.QueueDepth {
+			return
+		}
+		if !q.startTag(rq) {
+			q.st.TagRefusals[idx(rq.sync)]++
+			if q.busy == 0 && q.delayRun == 0 {
+				q.delayRun = q.eng.After(ScsiQueueDelay, &q.runEv)
+			}
+			return
+		}
+		q.busy++
+		q.eng.After(q.cfg.IssueLatency, q.newEvent(&q.issueEvs, rq, true))
+	}
+}
+
+// peek models blk_peek_request → elv_next_request: the head of the dispatch list,
+// refilled from the scheduler's dispatch function when empty (the request leaves
+// the hash and last_merge: it can no longer merge).
+func (q *Queue) peek() *Request {
+	if len(q.dispatch) == 0 {
+		rq := q.elv.Dispatch(q.eng.Now())
+		if rq == nil {
+			return nil
+		}
+		q.unhash(rq)
+		if q.lastMerge == rq {
+			q.lastMerge = nil
+		}
+		rq.where = inDispatch
+		q.dispatch = append(q.dispatch, rq)
+	}
+	return q.dispatch[0]
+}
+
+// startTag models blk_queue_start_tag (lowest free tag; async limited by the
+// formula of PreA6b3f7614ca6) and, on success, blk_start_request (the request
+// leaves the dispatch list). On refusal the request stays at the head of the
+// dispatch list (scsi_request_fn's requeue), to be retried by the next run.
+func (q *Queue) startTag(rq *Request) bool {
+	tag, ok := q.tags.StartTag(!rq.sync)
+	if !ok {
+		return false
+	}
+	rq.tag = tag
+	rq.where = inDevice
+	q.dispatch[0] = nil
+	q.dispatch = q.dispatch[1:]
+	q.st.Started[idx(rq.sync)]++
+	if rq.op == device.OpWrite {
+		q.st.WriteCmds++
+		q.st.WriteCmdBytes += rq.length
+	} else {
+		q.st.ReadCmds++
+		q.st.ReadCmdBytes += rq.length
+	}
+	return true
+}
+
+// submitToDevice is the driver's queuecommand. A device that answers busy gets
+// the request back at the head of the dispatch list and a delayed run
+// (scsi_queue_insert with SCSI_MLQUEUE_DEVICE_BUSY, simplified).
+func (q *Queue) submitToDevice(rq *Request) {
+	rq.cmd = device.Command{Op: rq.op, Offset: rq.offset, Length: rq.length, Sync: rq.sync,
+		Done: q, ID: rq.seq, Priv: rq}
+	if q.dev.Submit(&rq.cmd) == device.Accepted {
+		return
+	}
+	q.accountStats()
+	q.tags.EndTag(rq.tag)
+	rq.tag = -1
+	q.busy--
+	rq.where = inDispatch
+	q.dispatch = append([]*Request{rq}, q.dispatch...)
+	q.st.DeviceBusy++
+	if q.delayRun == 0 {
+		q.delayRun = q.eng.After(ScsiQueueDelay, &q.runEv)
+	}
+}
+
+// Complete implements device.Completer: the request ends after CompletionLatency.
+func (q *Queue) Complete(cmd *device.Command, now sim.Time) {
+	rq := cmd.Priv.(*Request)
+	q.eng.At(now+q.cfg.CompletionLatency, q.newEvent(&q.endEvs, rq, false))
+}
+
+// endRequest models scsi_end_request: blk_queue_end_tag, the in-flight
+// decrement, bio completions (bi_end_io), freeing the request (which may wake a
+// task sleeping for one), then scsi_run_queue → request_fn.
+func (q *Queue) endRequest(rq *Request) {
+	q.accountStats()
+	q.tags.EndTag(rq.tag)
+	rq.tag = -1
+	q.busy--
+	now := q.eng.Now()
+	k := idx(rq.sync)
+	q.st.Completed[k]++
+	q.st.CompletedBytes[rq.op] += rq.length
+	for _, b := range rq.bios {
+		b.End.EndIO(b, now)
+	}
+	q.freeRequest(rq)
+	q.run()
+}
