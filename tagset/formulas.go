@@ -39,3 +39,16 @@ func DefaultNrRequests(queueDepth int, elevator bool) int {
 	}
 	return 2 * min(queueDepth, BlkdevDefaultRQ)
 }
+
+// DefaultElevator reports whether a new request queue gets mq-deadline by
+// default (block/elevator.c, elevator_get_default / elv_support_iosched): when
+// the set has one hardware queue or shared (host-wide) tags; otherwise "none".
+// (The shared-tags condition is present by v5.16; originally only
+// nr_hw_queues == 1 counted.) Drivers that set BLK_MQ_F_NO_SCHED_BY_DEFAULT get
+// none regardless; pass that as noSchedByDefault.
+func DefaultElevator(nrHwQueues int, sharedTags, noSchedByDefault bool) bool {
+	if noSchedByDefault {
+		return false
+	}
+	return nrHwQueues == 1 || sharedTags
+}

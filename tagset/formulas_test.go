@@ -169,3 +169,17 @@ func contains(s, sub string) bool {
 	}
 	return false
 }
+
+func TestDefaultElevator(t *testing.T) {
+	for _, c := range []struct {
+		hwq          int
+		shared, none bool
+		want         bool
+	}{
+		{1, false, false, true}, {16, false, false, false}, {16, true, false, true}, {1, false, true, false},
+	} {
+		if got := tagset.DefaultElevator(c.hwq, c.shared, c.none); got != c.want {
+			t.Errorf("DefaultElevator(%d, shared=%v, noSched=%v) = %v, want %v", c.hwq, c.shared, c.none, got, c.want)
+		}
+	}
+}
