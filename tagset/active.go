@@ -86,9 +86,10 @@ func (q *RequestQueue) TimerExpiry() int64 {
 // queue removal) that makes a queue idle for fair sharing. pending is the number
 // of the queue's requests still in flight. If pending > 0 the timer is re-armed
 // at now + IdleDelay (the kernel re-arms at the earliest pending deadline,
-// which this approximates) and false is returned; otherwise every hctx goes idle
-// (TagIdle: active_queues decremented, wake batch recalculated, all tag waiters
-// woken — their callbacks may run synchronously) and true is returned.
+// which this approximates) and false is returned; otherwise true is returned
+// and, on a TAG_QUEUE_SHARED set, every hctx goes idle (__blk_mq_tag_idle:
+// active_queues decremented, wake batch recalculated, all tag waiters woken —
+// their callbacks may run synchronously).
 func (q *RequestQueue) TimeoutWork(now int64, pending int) (idled bool) {
 	q.timerMu.Lock()
 	q.timerAt = -1
