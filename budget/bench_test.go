@@ -15,15 +15,16 @@ import (
 // 192 = can_queue. Each goroutine (one per GOMAXPROCS, b.RunParallel) does
 // driver tag get → budget get → budget put → driver tag put. budget=map is the
 // current kernel (an sbitmap get/put on the LUN's budget map per I/O);
-// budget=skip is the proposal (no map: get always succeeds).
+// budget=skip is the proposal (no map: get always succeeds); budget=counter is
+// the v4.15–v5.12 device_busy atomic counter, for comparison.
 //
 // Metrics: ns/op is wall time per I/O over all goroutines; "ns/IO-core" is CPU
 // time per I/O on one core (ns/op × GOMAXPROCS) and "IOPS/core" its inverse.
 func BenchmarkIOPath(b *testing.B) {
 	for _, c := range []struct {
-		name string
-		skip bool
-	}{{"budget=map", false}, {"budget=skip", true}} {
+		name          string
+		skip, counter bool
+	}{{"budget=map", false, false}, {"budget=skip", true, false}, {"budget=counter", false, true}} {
 		b.Run(c.name, func(b *testing.B) {
 			procs := runtime.GOMAXPROCS(0)
 			set, err := tagset.New(tagset.Config{NrHwQueues: procs, QueueDepth: 192, HostTagset: true, NrCPUs: procs})
@@ -35,7 +36,7 @@ func BenchmarkIOPath(b *testing.B) {
 				b.Fatal(err)
 			}
 			h, err := budget.NewHost(budget.HostConfig{CanQueue: 192, NrHwQueues: procs, HostTagset: true,
-				Options: budget.Options{BudgetMapSkip: c.skip}})
+				Options: budget.Options{BudgetMapSkip: c.skip, DeviceBusyCounter: c.counter}})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -44,7 +45,7 @@ func BenchmarkIOPath(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if d.HasBudgetMap() == c.skip {
+			if d.HasBudgetMap() == (c.skip || c.counter) {
 				b.Fatalf("HasBudgetMap = %v with skip = %v", d.HasBudgetMap(), c.skip)
 			}
 			var next atomic.Int32
