@@ -85,12 +85,17 @@ type Result struct {
 	cfg statsConfig
 }
 
-// Read, Write and Trim return the statistics of one direction.
-func (r *Result) Read() *DirStats  { return &r.Dirs[DirRead] }
-func (r *Result) Write() *DirStats { return &r.Dirs[DirWrite] }
-func (r *Result) Trim() *DirStats  { return &r.Dirs[DirTrim] }
+// Read returns the statistics of the read direction (fio's "read").
+func (r *Result) Read() *DirStats { return &r.Dirs[DirRead] }
 
-// Total returns the sum of the directions' IOPS.
+// Write returns the statistics of the write direction (fio's "write").
+func (r *Result) Write() *DirStats { return &r.Dirs[DirWrite] }
+
+// Trim returns the statistics of the trim direction (always empty here).
+func (r *Result) Trim() *DirStats { return &r.Dirs[DirTrim] }
+
+// Total returns the sum over the directions of IOPS and of bandwidth
+// (bytes/s).
 func (r *Result) Total() (iops, bwBytes float64) {
 	for i := range r.Dirs {
 		iops += r.Dirs[i].IOPS

@@ -134,23 +134,22 @@ func lexINI(text, file string) ([]section, error) {
 }
 
 // build turns sections into job instances: global inheritance, numjobs
-// expansion, group ids.
+// expansion, group ids. As in fio, each job starts from a copy of the
+// global state as it stands after the [global] sections above it (so each
+// option is parsed once, however many jobs inherit it), then applies its own
+// options.
 func build(secs []section, file string) ([]Spec, error) {
-	var globals []rawOption
+	global := newJobBuilder(section{name: "global", file: file})
 	var specs []Spec
 	groupID, prevGroupJobs := 0, 0
 	for _, sec := range secs {
 		if sec.global {
-			// Check the global options now, so that an error points at them
-			// even when no job follows.
-			j := newJobBuilder(sec)
-			if err := j.applyOptions(append(cloneSlice(globals), sec.opts...), sec.name); err != nil {
+			if err := global.applyOptions(sec.opts, sec.name); err != nil {
 				return nil, err
 			}
-			globals = append(globals, sec.opts...)
 			continue
 		}
-		s, err := buildJob(sec, globals)
+		s, err := buildJob(sec, global)
 		if err != nil {
 			return nil, err
 		}
@@ -190,12 +189,12 @@ func cloneSlice[T any](s []T) []T {
 	return append([]T(nil), s...)
 }
 
-// buildJob applies fio's defaults, the inherited globals and the section's
+// buildJob starts from a copy of the global state, applies the section's
 // own options, then the cross-field checks and fixups.
-func buildJob(sec section, globals []rawOption) (Spec, error) {
-	j := newJobBuilder(sec)
-	all := append(cloneSlice(globals), sec.opts...)
-	if err := j.applyOptions(all, sec.name); err != nil {
+func buildJob(sec section, global *jobBuilder) (Spec, error) {
+	j := global.clone()
+	j.spec.Name, j.spec.File, j.spec.Line = sec.name, sec.file, sec.line
+	if err := j.applyOptions(sec.opts, sec.name); err != nil {
 		return Spec{}, err
 	}
 	if err := j.check(sec); err != nil {
@@ -212,8 +211,21 @@ func newJobBuilder(sec section) *jobBuilder {
 	return j
 }
 
-// applyOptions sets every option in order. kb_base is applied first, as fio
-// gives it priority over the size options it affects.
+// clone returns a deep copy of j.
+func (j *jobBuilder) clone() *jobBuilder {
+	c := &jobBuilder{spec: j.spec, kbBase: j.kbBase, where: make(map[string]rawOption, len(j.where))}
+	c.spec.CPUsAllowed = cloneSlice(j.spec.CPUsAllowed)
+	c.spec.PercentileList = cloneSlice(j.spec.PercentileList)
+	c.spec.Ignored = cloneSlice(j.spec.Ignored)
+	for k, v := range j.where {
+		c.where[k] = v
+	}
+	return c
+}
+
+// applyOptions sets every option of one section in order. The section's
+// kb_base is applied first, as fio gives it priority over the size options
+// it affects.
 func (j *jobBuilder) applyOptions(all []rawOption, secName string) error {
 	for _, o := range all {
 		if o.key == "kb_base" && (o.value == "1000" || o.value == "1024") {

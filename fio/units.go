@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -198,9 +197,11 @@ func parseBool(s string) (bool, error) {
 }
 
 // parseCPUList parses cpus_allowed: a comma-separated list of CPU numbers and
-// ranges ("0-3,8"), returned sorted without duplicates.
+// ranges ("0-3,8"), returned sorted without duplicates. Memory is bounded by
+// the CPU range, not by the length of the list.
 func parseCPUList(s string) ([]int, error) {
-	var cpus []int
+	var set [MaxCPU + 1]bool
+	n := 0
 	for part := range strings.SplitSeq(s, ",") {
 		part = strings.TrimSpace(part)
 		if part == "" {
@@ -221,11 +222,19 @@ func parseCPUList(s string) ([]int, error) {
 			}
 		}
 		for c := a; c <= b; c++ {
+			if !set[c] {
+				set[c] = true
+				n++
+			}
+		}
+	}
+	cpus := make([]int, 0, n)
+	for c, ok := range set {
+		if ok {
 			cpus = append(cpus, c)
 		}
 	}
-	slices.Sort(cpus)
-	return slices.Compact(cpus), nil
+	return cpus, nil
 }
 
 // parsePercentileList parses percentile_list: percentages separated by ':'
