@@ -78,6 +78,11 @@ type SubmitTiming struct {
 	// WorkerStep is the time an io-wq worker takes between two work items it runs
 	// without sleeping. Default 2 µs.
 	WorkerStep sim.Time
+	// WorkersOnOwnerCPU places io-wq workers on their ring owner's CPU instead of a
+	// uniformly drawn CPU (default: unpinned workers spill over every CPU, as seen on a
+	// 6.1 kernel, kernel-behaviour.md §12). A scheduler-placement assumption, exposed
+	// for sensitivity studies.
+	WorkersOnOwnerCPU bool
 }
 
 func (t SubmitTiming) withDefaults() SubmitTiming {

@@ -49,7 +49,12 @@ func (j *job) activateWorker() {
 
 // workerCPU picks the CPU a worker runs on: uniform over all CPUs (io-wq workers carry
 // no affinity of their own; the placement is the scheduler's; assumption).
-func (j *job) workerCPU() int { return j.r.rnd.IntN(j.r.cfg.NrCPUs) }
+func (j *job) workerCPU() int {
+	if j.r.sub.WorkersOnOwnerCPU {
+		return j.cpu
+	}
+	return j.r.rnd.IntN(j.r.cfg.NrCPUs)
+}
 
 // run processes the next work item.
 func (w *worker) run(now sim.Time) {

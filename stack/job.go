@@ -14,6 +14,7 @@ type ioU struct {
 	bio      dispatch.Bio
 	job      *job
 	submitAt sim.Time
+	punted   bool // went through io-wq (or slept in blk_mq_get_tag)
 	next     *ioU // free list / FIFO links
 }
 
@@ -49,13 +50,21 @@ type waitSums struct {
 	n                  int64
 	tag, queued, dev   float64
 	wouldBlock, merged int64
+	punted             int64
+	puntedLat, lat     float64
 }
 
 func (w *waitSums) mean() WaitBreakdown {
-	b := WaitBreakdown{N: w.n, WouldBlock: w.wouldBlock, Merged: w.merged}
+	b := WaitBreakdown{N: w.n, WouldBlock: w.wouldBlock, Merged: w.merged, Slept: w.punted}
 	if w.n > 0 {
 		n := float64(w.n)
 		b.TagWait, b.Queued, b.Device = w.tag/n, w.queued/n, w.dev/n
+	}
+	if w.punted > 0 {
+		b.SleptLatency = w.puntedLat / float64(w.punted)
+	}
+	if w.n > w.punted {
+		b.DirectLatency = w.lat / float64(w.n-w.punted)
 	}
 	return b
 }
@@ -179,6 +188,7 @@ func (j *job) prep(u *ioU, now sim.Time) {
 	}
 	j.issuedBytes += s.BlockSize
 	u.submitAt = now
+	u.punted = false
 	b.AllocatedAt, b.IssuedAt = 0, 0
 }
 
@@ -219,6 +229,7 @@ func (j *job) submit(u *ioU, now sim.Time) {
 		switch j.q.SubmitBioPlug(&u.bio, j.cpu, true, nil, &j.plug) {
 		case dispatch.WouldBlock:
 			j.wait.wouldBlock++
+			u.punted = true
 			j.punt(u)
 		case dispatch.Merged:
 			j.wait.merged++
@@ -229,6 +240,7 @@ func (j *job) submit(u *ioU, now sim.Time) {
 	switch j.q.SubmitBioPlug(&u.bio, j.cpu, false, &j.tw, &j.plug) {
 	case dispatch.Sleeping:
 		j.blocked = true
+		u.punted = true
 	case dispatch.Merged:
 		j.wait.merged++
 	}
@@ -278,6 +290,12 @@ func (j *job) account(u *ioU, now sim.Time) {
 		if b.IssuedAt >= b.AllocatedAt {
 			w.queued += float64(b.IssuedAt - b.AllocatedAt)
 			w.dev += float64(now - b.IssuedAt)
+		}
+		if u.punted {
+			w.punted++
+			w.puntedLat += float64(now - u.submitAt)
+		} else {
+			w.lat += float64(now - u.submitAt)
 		}
 	}
 }

@@ -51,6 +51,11 @@ type WaitBreakdown struct {
 	WouldBlock int64
 	// Merged counts bios merged into an existing request.
 	Merged int64
+	// Slept counts the averaged I/Os whose submission went to io-wq or slept in
+	// blk_mq_get_tag; SleptLatency is their mean completion latency (ns) and
+	// DirectLatency that of the others.
+	Slept                       int64
+	SleptLatency, DirectLatency float64
 }
 
 // runner is one run in progress.
