@@ -59,6 +59,7 @@ type TagWaiter struct {
 	Plug *Plug
 
 	w        sbitmap.Waiter
+	wakeFn   func(*sbitmap.Waiter)
 	q        *Queue
 	bio      *Bio
 	bt       *Tags
@@ -199,7 +200,10 @@ func (q *Queue) getTagWait(tw *TagWaiter, cpu int) *Request {
 	if tw.bt != t {
 		// sbitmap binds a Waiter to one Queue for life: a task that migrated to
 		// another hctx's tags waits with a fresh entry (it is not queued anywhere).
-		tw.w = sbitmap.Waiter{Wake: tw.wake}
+		if tw.wakeFn == nil {
+			tw.wakeFn = tw.wake
+		}
+		tw.w = sbitmap.Waiter{Wake: tw.wakeFn}
 	}
 	tw.bt = t
 	t.bitmap.PrepareWait(&tw.w, ws)
