@@ -9,13 +9,12 @@ import (
 )
 
 // DeadlineParams are the tunables of the deadline scheduler
-// (/sys/block/*/queue/iosched/*). The zero value of a field means the kernel
-// default.
+// (/sys/block/*/queue/iosched/*). Start from DefaultDeadlineParams.
 type DeadlineParams struct {
-	ReadExpire    sim.Time // read FIFO expiry (ns); default 500 ms (HZ/2)
-	WriteExpire   sim.Time // write FIFO expiry (ns); default 5 s
-	WritesStarved int      // read batches that may pass waiting writes; default 2
-	FifoBatch     int      // requests per sector-ordered batch; default 16
+	ReadExpire    sim.Time // read FIFO expiry (ns), >= 0; default 500 ms (HZ/2)
+	WriteExpire   sim.Time // write FIFO expiry (ns), >= 0; default 5 s
+	WritesStarved int      // read batches that may pass waiting writes, >= 0; default 2
+	FifoBatch     int      // requests per sector-ordered batch, >= 1; default 16
 	// NoFrontMerges disables front merges (front_merges=0); default enabled.
 	NoFrontMerges bool
 }
@@ -25,23 +24,6 @@ type DeadlineParams struct {
 func DefaultDeadlineParams() DeadlineParams {
 	return DeadlineParams{ReadExpire: 500 * sim.Millisecond, WriteExpire: 5 * sim.Second,
 		WritesStarved: 2, FifoBatch: 16}
-}
-
-func (p DeadlineParams) withDefaults() DeadlineParams {
-	d := DefaultDeadlineParams()
-	if p.ReadExpire == 0 {
-		p.ReadExpire = d.ReadExpire
-	}
-	if p.WriteExpire == 0 {
-		p.WriteExpire = d.WriteExpire
-	}
-	if p.WritesStarved == 0 {
-		p.WritesStarved = d.WritesStarved
-	}
-	if p.FifoBatch == 0 {
-		p.FifoBatch = d.FifoBatch
-	}
-	return p
 }
 
 // Deadline is the legacy deadline scheduler (block/deadline-iosched.c): per
@@ -58,8 +40,9 @@ type Deadline struct {
 	starved  int
 }
 
-// NewDeadline returns a deadline scheduler. Zero fields of p take the defaults;
-// negative values are an error naming the field.
+// NewDeadline returns a deadline scheduler with parameters p (used as given:
+// start from DefaultDeadlineParams). Out-of-range values are an error naming the
+// field.
 func NewDeadline(p DeadlineParams) (*Deadline, error) {
 	switch {
 	case p.ReadExpire < 0:
@@ -68,10 +51,10 @@ func NewDeadline(p DeadlineParams) (*Deadline, error) {
 		return nil, fmt.Errorf("legacy: deadline write_expire %v out of range [0, inf)", p.WriteExpire)
 	case p.WritesStarved < 0:
 		return nil, fmt.Errorf("legacy: deadline writes_starved %d out of range [0, inf)", p.WritesStarved)
-	case p.FifoBatch < 0:
-		return nil, fmt.Errorf("legacy: deadline fifo_batch %d out of range [0, inf)", p.FifoBatch)
+	case p.FifoBatch < 1:
+		return nil, fmt.Errorf("legacy: deadline fifo_batch %d out of range [1, inf)", p.FifoBatch)
 	}
-	return &Deadline{p: p.withDefaults()}, nil
+	return &Deadline{p: p}, nil
 }
 
 // Name returns "deadline".

@@ -119,7 +119,7 @@ func New(eng *sim.Engine, dev device.Device, cfg Config) (*Queue, error) {
 		return nil, err
 	}
 	if cfg.Elevator == nil {
-		cfg.Elevator, _ = NewDeadline(DeadlineParams{})
+		cfg.Elevator, _ = NewDeadline(DefaultDeadlineParams())
 	}
 	tags, err := tagset.NewLegacyTags(tagset.LegacyConfig{MaxDepth: cfg.QueueDepth, PreA6b3f7614ca6: cfg.PreA6b3f7614ca6})
 	if err != nil {

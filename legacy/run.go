@@ -64,6 +64,10 @@ func (q *Queue) run() {
 			return
 		}
 		q.busy++
+		if q.cfg.IssueLatency == 0 {
+			q.submitToDevice(rq)
+			continue
+		}
 		q.eng.After(q.cfg.IssueLatency, q.newEvent(&q.issueEvs, rq, true))
 	}
 }
