@@ -68,6 +68,7 @@ func (w *worker) run(now sim.Time) {
 	switch j.q.SubmitBio(&u.bio, w.cpu, false, &w.tw) {
 	case dispatch.Sleeping:
 		w.sleeping = true
+		j.sleep()
 		if !j.backlog.empty() {
 			j.activateWorker() // io_wq_worker_sleeping: keep the pool busy
 		}
@@ -87,5 +88,6 @@ func (w *worker) WakeCPU(sim.Time) int {
 // Unblocked: the worker's request is queued; it takes the next item.
 func (w *worker) Unblocked(_ *dispatch.Bio, now sim.Time) {
 	w.sleeping = false
+	w.j.sleepers--
 	w.j.r.eng.After(w.j.r.sub.WorkerStep, &w.step)
 }

@@ -105,6 +105,9 @@ type job struct {
 	plug      dispatch.Plug
 	batchLeft int
 
+	// tasks asleep in blk_mq_get_tag now, and the most seen
+	sleepers, maxSleepers int
+
 	// io_uring io-wq
 	backlog    ioFIFO
 	maxWorkers int
@@ -241,6 +244,7 @@ func (j *job) submit(u *ioU, now sim.Time) {
 	case dispatch.Sleeping:
 		j.blocked = true
 		u.punted = true
+		j.sleep()
 	case dispatch.Merged:
 		j.wait.merged++
 	}
@@ -254,6 +258,7 @@ func (s *jobSleeper) WakeCPU(sim.Time) int { return s.cpu }
 func (s *jobSleeper) Unblocked(_ *dispatch.Bio, now sim.Time) {
 	j := (*job)(s)
 	j.blocked = false
+	j.sleepers--
 	if !j.cq.empty() {
 		j.reap(now)
 		return
@@ -315,4 +320,10 @@ func (j *job) reap(now sim.Time) {
 	if j.done(now) && j.nFree == j.spec.EffectiveIODepth {
 		j.finished = true
 	}
+}
+
+// sleep counts a task of the job going to sleep in blk_mq_get_tag.
+func (j *job) sleep() {
+	j.sleepers++
+	j.maxSleepers = max(j.maxSleepers, j.sleepers)
 }

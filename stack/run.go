@@ -17,6 +17,8 @@ type Result struct {
 	Queues []dispatch.QueueStats
 	// Schedulers holds the elevator each LUN ran ("none", "mq-deadline").
 	Schedulers []string
+	// Hctxs holds, per LUN, the counters of each hardware queue.
+	Hctxs [][]dispatch.HctxStats
 	// End is the virtual time the run stopped (ns).
 	End sim.Time
 	// Events is the number of engine events fired.
@@ -30,6 +32,9 @@ type JobResult struct {
 	Fio *fio.Result
 	// CPU is the CPU the job's thread ran on.
 	CPU int
+	// MaxSleepers is the largest number of the job's tasks (its thread, or its io-wq
+	// workers) asleep in blk_mq_get_tag at the same time.
+	MaxSleepers int
 	// Wait splits the latency of the I/Os completed in the window.
 	Wait WaitBreakdown
 }
@@ -179,6 +184,11 @@ func (r *runner) result(end sim.Time) *Result {
 	for _, q := range r.queues {
 		res.Queues = append(res.Queues, q.Stats())
 		res.Schedulers = append(res.Schedulers, q.ElevatorName())
+		var hs []dispatch.HctxStats
+		for _, h := range q.Hctxs() {
+			hs = append(hs, h.Stats())
+		}
+		res.Hctxs = append(res.Hctxs, hs)
 	}
 	for _, j := range r.jobs {
 		wEnd := int64(j.stopAt)
@@ -192,7 +202,7 @@ func (r *runner) result(end sim.Time) *Result {
 		if wEnd == math.MaxInt64 {
 			wEnd = int64(end)
 		}
-		res.Jobs = append(res.Jobs, JobResult{Spec: j.spec, Fio: j.coll.Finish(wStart, wEnd), CPU: j.cpu, Wait: j.wait.mean()})
+		res.Jobs = append(res.Jobs, JobResult{Spec: j.spec, Fio: j.coll.Finish(wStart, wEnd), CPU: j.cpu, Wait: j.wait.mean(), MaxSleepers: j.maxSleepers})
 	}
 	return res
 }

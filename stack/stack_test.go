@@ -193,3 +193,49 @@ func itoa(n int) string {
 	}
 	return s
 }
+
+// TestIOEngineTagWaiters (kernel-behaviour.md §12): on a host whose per-hctx tags are
+// far smaller than the job's depth, a libaio job has at most one task asleep on tags
+// and, pinned to one CPU, allocates only from its own hctx; an io_uring job punts to
+// up to min(sq_entries, 4 × CPUs) io-wq workers that sleep on tags and spill over the
+// other CPUs' hctxs.
+func TestIOEngineTagWaiters(t *testing.T) {
+	tests := []struct {
+		name         string
+		engine       string
+		wantMaxSleep int // exact for libaio, lower bound for io_uring
+		wantSpill    bool
+	}{
+		{"libaio-one-waiter-no-spill", "libaio", 1, false},
+		{"io_uring-workers-spill", "io_uring", 2, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := baseConfig()
+			cfg.LUNs[0].NrRequests = 4
+			cfg.LUNs[0].Scheduler = "none"
+			cfg.LUNs[0].QueueDepth = 8
+			job := "[j]\nrw=randread\nbs=4k\ndirect=1\nruntime=100ms\ntime_based\nfilesize=1G\ncpus_allowed=0\niodepth=64\nioengine=" + tt.engine + "\n"
+			res, err := stack.Run(cfg, parse(t, job))
+			if err != nil {
+				t.Fatal(err)
+			}
+			j := res.Jobs[0]
+			if tt.engine == "libaio" && j.MaxSleepers != tt.wantMaxSleep || j.MaxSleepers < tt.wantMaxSleep {
+				t.Errorf("max sleepers = %d, want %d", j.MaxSleepers, tt.wantMaxSleep)
+			}
+			if max := 4 * cfg.NrCPUs; j.MaxSleepers > max {
+				t.Errorf("max sleepers %d above the io-wq bound %d", j.MaxSleepers, max)
+			}
+			spill := false
+			for i, h := range res.Hctxs[0] {
+				if i != 0 && h.Dispatched > 0 {
+					spill = true
+				}
+			}
+			if spill != tt.wantSpill {
+				t.Errorf("dispatched through other hctxs = %v, want %v (%+v)", spill, tt.wantSpill, res.Hctxs[0])
+			}
+		})
+	}
+}
