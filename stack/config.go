@@ -30,6 +30,17 @@ type Config struct {
 	Submit SubmitTiming
 	// Seed seeds every random draw of the run.
 	Seed uint64
+	// Watchdog bounds the model time of a run whose jobs are not time-bound (size
+	// only): Run returns an error naming the unfinished jobs when it expires, so a
+	// modelled hang is reported rather than waited on. 0 = 1 hour.
+	Watchdog sim.Time
+}
+
+func (c *Config) watchdog() sim.Time {
+	if c.Watchdog <= 0 {
+		return 3600 * sim.Second
+	}
+	return c.Watchdog
 }
 
 // Host describes the SCSI host template and instance (include/scsi/scsi_host.h).

@@ -239,3 +239,21 @@ func TestIOEngineTagWaiters(t *testing.T) {
 		})
 	}
 }
+
+// TestSizeBoundJob: a job without runtime stops after filesize bytes; a watchdog too
+// short for it reports an error instead of waiting.
+func TestSizeBoundJob(t *testing.T) {
+	specs := parse(t, "[j]\nrw=write\nbs=64k\nfilesize=64m\nioengine=libaio\niodepth=4\ndirect=1\n")
+	res, err := stack.Run(baseConfig(), specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := res.Jobs[0].Fio.Write().IOBytes, int64(64<<20); got != want {
+		t.Errorf("bytes written %d, want %d", got, want)
+	}
+	cfg := baseConfig()
+	cfg.Watchdog = sim.Millisecond
+	if _, err := stack.Run(cfg, specs); err == nil || !strings.Contains(err.Error(), "stack: watchdog: job j.0 did not finish") {
+		t.Errorf("watchdog err = %v", err)
+	}
+}
