@@ -81,7 +81,9 @@ func LegacyConfig(old, postmark bool, seed uint64) legacy.StreamConfig {
 // alone, then the writer beside postmark. Metrics: stream-MBps (writer alone,
 // 10^6 B/s), postmark-tps, stream-beside-MBps, async-inflight and sync-inflight
 // (time-averaged started requests, writer alone / beside postmark),
-// write-cmd-KiB (mean write command), tag-refusals-per-s (writer alone).
+// write-cmd-KiB (mean write command), tag-refusals-per-s (writer alone),
+// write-svc-ms (mean time from request_fn start to end of a write, writer alone),
+// read-svc-ms-pm and read-cmds-per-s-pm (postmark's reads beside the writer).
 func RunLegacyTags(variant string, seed uint64) (map[string]float64, error) {
 	var old bool
 	switch variant {

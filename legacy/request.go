@@ -50,7 +50,8 @@ type Request struct {
 	cmd      device.Command
 	q        *Queue
 	plugged  *Plug
-	seq      uint64 // allocation order, for deterministic tie-breaks
+	seq      uint64   // allocation order, for deterministic tie-breaks
+	started  sim.Time // when request_fn started it (ns)
 }
 
 type place uint8

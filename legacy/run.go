@@ -102,6 +102,7 @@ func (q *Queue) startTag(rq *Request) bool {
 	}
 	rq.tag = tag
 	rq.where = inDevice
+	rq.started = q.eng.Now()
 	q.dispatch[0] = nil
 	q.dispatch = q.dispatch[1:]
 	q.st.Started[idx(rq.sync)]++
@@ -154,6 +155,8 @@ func (q *Queue) endRequest(rq *Request) {
 	k := idx(rq.sync)
 	q.st.Completed[k]++
 	q.st.CompletedBytes[rq.op] += rq.length
+	q.st.ServiceNs[rq.op] += now - rq.started
+	q.st.CompletedCmds[rq.op]++
 	for _, b := range rq.bios {
 		b.End.EndIO(b, now)
 	}

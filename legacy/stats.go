@@ -1,6 +1,9 @@
 package legacy
 
-import "github.com/blkmq/blkmq/sim"
+import (
+	"github.com/blkmq/blkmq/device"
+	"github.com/blkmq/blkmq/sim"
+)
 
 // Stats are counters of a queue since New or the last ResetStats.
 type Stats struct {
@@ -27,6 +30,11 @@ type Stats struct {
 	RequestSleeps uint64
 	// DeviceBusy counts commands the device refused.
 	DeviceBusy uint64
+	// CompletedCmds counts completed requests by direction.
+	CompletedCmds [2]uint64
+	// ServiceNs sums, by direction, the time (ns) from request_fn starting a
+	// completed request to its end (issue, device queueing and media, completion).
+	ServiceNs [2]sim.Time
 	// InFlightNs integrates the started requests over time by class
 	// ([0] async, [1] sync), in request·ns: divide by Elapsed for the mean.
 	InFlightNs [2]float64
@@ -39,6 +47,15 @@ func (s Stats) MeanInFlight(sync bool) float64 {
 		return 0
 	}
 	return s.InFlightNs[idx(sync)] / float64(s.Elapsed)
+}
+
+// MeanServiceTime returns the mean start-to-end time (ns) of completed requests
+// of direction op (0 when none completed).
+func (s Stats) MeanServiceTime(op device.Op) sim.Time {
+	if s.CompletedCmds[op] == 0 {
+		return 0
+	}
+	return s.ServiceNs[op] / sim.Time(s.CompletedCmds[op])
 }
 
 // MeanWriteCmdBytes returns the mean write command size (bytes).
