@@ -155,6 +155,8 @@ type hddJob struct {
 	op     Op
 	offset int64
 	length int64
+	track  int64    // track of the first byte
+	angle  sim.Time // rotational position of the first byte (ns after the index)
 }
 
 // HDD is a hard-disk model. See HDDParams. Media operations run one at a time; the
@@ -170,14 +172,14 @@ type HDD struct {
 	ctrlFree sim.Time
 	inFlight int
 
-	queue     []hddJob // ready jobs, arrival order
-	busy      bool     // a media operation is running
+	queue     ring[hddJob] // ready jobs, arrival order
+	busy      bool         // a media operation is running
 	cur       hddJob
 	headTrack int64
 	media     hddMedia
 
-	dirty     int64      // bytes in the write cache not yet on media
-	cacheWait []*Command // writes waiting for cache space, FIFO
+	dirty     int64          // bytes in the write cache not yet on media
+	cacheWait ring[*Command] // writes waiting for cache space, FIFO
 
 	readyEvs pool[hddReady]
 	doneEvs  pool[hddDone]
@@ -275,10 +277,10 @@ func (d *HDD) Submit(cmd *Command) Status {
 // ready hands a processed command to the cache or the media queue.
 func (d *HDD) ready(cmd *Command, now sim.Time) {
 	if cmd.Op == OpWrite && d.p.WriteCache {
-		if len(d.cacheWait) == 0 && d.dirty+cmd.Length <= d.p.WriteCacheBytes {
+		if d.cacheWait.len() == 0 && d.dirty+cmd.Length <= d.p.WriteCacheBytes {
 			d.cacheWrite(cmd, now)
 		} else {
-			d.cacheWait = append(d.cacheWait, cmd)
+			d.cacheWait.push(cmd)
 		}
 		return
 	}
@@ -296,7 +298,8 @@ func (d *HDD) cacheWrite(cmd *Command, now sim.Time) {
 }
 
 func (d *HDD) enqueue(j hddJob, now sim.Time) {
-	d.queue = append(d.queue, j)
+	j.track, j.angle = d.trackOf(j.offset), d.angleOf(j.offset)
+	d.queue.push(j)
 	if !d.busy {
 		d.startMedia(now)
 	}
@@ -305,23 +308,26 @@ func (d *HDD) enqueue(j hddJob, now sim.Time) {
 // startMedia picks the next job (arrival order, or shortest positioning time) and
 // schedules its end.
 func (d *HDD) startMedia(now sim.Time) {
-	if len(d.queue) == 0 {
+	if d.queue.len() == 0 {
 		return
 	}
 	pick := 0
 	if d.p.QueuedReordering {
 		best := sim.MaxTime
-		for i := range d.queue {
-			if pt := d.positioning(now, &d.queue[i]); pt < best {
+		for i := 0; i < d.queue.len(); i++ {
+			s, w := d.position(now, d.queue.at(i))
+			if s == 0 && w < rotationSlack {
+				pick = i
+				break // nothing beats a job under the head
+			}
+			if pt := s + w; pt < best {
 				best, pick = pt, i
 			}
 		}
 	}
-	j := d.queue[pick]
-	copy(d.queue[pick:], d.queue[pick+1:])
-	d.queue[len(d.queue)-1] = hddJob{}
-	d.queue = d.queue[:len(d.queue)-1]
-	end := now + d.positioning(now, &j) + d.transferTime(j.offset, j.length)
+	j := d.queue.removeAt(pick)
+	s, w := d.position(now, &j)
+	end := max(now, now+s+w+d.transferTime(j.offset, j.length))
 	d.headTrack = d.trackOf(j.offset + j.length - 1)
 	d.cur = j
 	d.busy = true
@@ -337,12 +343,8 @@ func (d *HDD) mediaDone(now sim.Time) {
 		d.complete(j.cmd, now)
 	} else {
 		d.dirty -= j.length
-		for len(d.cacheWait) > 0 && d.dirty+d.cacheWait[0].Length <= d.p.WriteCacheBytes {
-			cmd := d.cacheWait[0]
-			copy(d.cacheWait, d.cacheWait[1:])
-			d.cacheWait[len(d.cacheWait)-1] = nil
-			d.cacheWait = d.cacheWait[:len(d.cacheWait)-1]
-			d.cacheWrite(cmd, now)
+		for d.cacheWait.len() > 0 && d.dirty+(*d.cacheWait.at(0)).Length <= d.p.WriteCacheBytes {
+			d.cacheWrite(d.cacheWait.removeAt(0), now)
 		}
 	}
 	if !d.busy {
@@ -355,14 +357,22 @@ func (d *HDD) complete(cmd *Command, now sim.Time) {
 	cmd.Done.Complete(cmd, now)
 }
 
-// zoneOf returns the zone holding byte off.
-func (d *HDD) zoneOf(off int64) *zone {
-	i := len(d.zones) - 1
-	for i > 0 && d.zones[i].start > off {
-		i--
+// zoneIndex returns the index of the zone holding byte off (binary search).
+func (d *HDD) zoneIndex(off int64) int {
+	lo, hi := 0, len(d.zones)-1
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if d.zones[mid].start <= off {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
 	}
-	return &d.zones[i]
+	return lo
 }
+
+// zoneOf returns the zone holding byte off.
+func (d *HDD) zoneOf(off int64) *zone { return &d.zones[d.zoneIndex(off)] }
 
 // trackOf returns the track holding byte off.
 func (d *HDD) trackOf(off int64) int64 {
@@ -376,32 +386,43 @@ func (d *HDD) angleOf(off int64) sim.Time {
 	return sim.Time((off - z.start) % z.trackBytes * int64(d.rev) / z.trackBytes)
 }
 
-// rotationSlack is how far (ns) a sector may be behind the head and still be caught:
-// it absorbs integer rounding of angles so that back-to-back sequential transfers do
-// not lose a revolution.
+// rotationSlack is how far (ns) a sector may be behind the head and still count as
+// under it. Angles are integer ns, so the end of one transfer and the start of the next
+// contiguous one can differ by a few ns; the slack keeps back-to-back sequential
+// transfers from losing a revolution to rounding.
 const rotationSlack = 100 * sim.Nanosecond
 
-// positioning returns seek plus rotational wait (ns) for job j starting at now.
-func (d *HDD) positioning(now sim.Time, j *hddJob) sim.Time {
-	s := d.SeekTime(d.headTrack, d.trackOf(j.offset))
-	if s > 0 && j.op == OpWrite {
-		s += d.p.WriteSeekExtra
+// position returns the seek time and the signed rotational wait (ns) for job j starting
+// at now. The wait lies in (−rotationSlack, rev − rotationSlack]: a slightly negative
+// wait means the sector is just under the head, and keeps the head's angle exact across
+// contiguous transfers (no drift from rounding).
+func (d *HDD) position(now sim.Time, j *hddJob) (seek, wait sim.Time) {
+	seek = d.SeekTime(d.headTrack, j.track)
+	if seek > 0 && j.op == OpWrite {
+		seek += d.p.WriteSeekExtra
 	}
-	head := (now + s) % d.rev
-	wait := (d.angleOf(j.offset) - head + d.rev) % d.rev
+	head := (now + seek) % d.rev
+	wait = (j.angle - head + d.rev) % d.rev
 	if wait > d.rev-rotationSlack {
-		wait = 0
+		wait -= d.rev
 	}
-	return s + wait
+	return seek, wait
+}
+
+// positioning returns seek plus rotational wait (ns, >= 0) for job j starting at now.
+func (d *HDD) positioning(now sim.Time, j *hddJob) sim.Time {
+	s, w := d.position(now, j)
+	return s + max(w, 0)
 }
 
 // transferTime returns the media time (ns) for n bytes from off, at each zone's rate.
 func (d *HDD) transferTime(off, n int64) sim.Time {
 	var t sim.Time
 	for n > 0 {
-		z := d.zoneOf(off)
+		zi := d.zoneIndex(off)
+		z := &d.zones[zi]
 		c := n
-		if zi := d.zoneIndex(z); zi+1 < len(d.zones) {
+		if zi+1 < len(d.zones) {
 			c = min(n, d.zones[zi+1].start-off)
 		}
 		t += sim.Time(math.Ceil(float64(c) * float64(d.rev) / float64(z.trackBytes)))
@@ -409,15 +430,6 @@ func (d *HDD) transferTime(off, n int64) sim.Time {
 		n -= c
 	}
 	return t
-}
-
-func (d *HDD) zoneIndex(z *zone) int {
-	for i := range d.zones {
-		if &d.zones[i] == z {
-			return i
-		}
-	}
-	return len(d.zones) - 1
 }
 
 // SeekTime returns the seek time (ns, read) from track a to track b: 0 for the same

@@ -102,3 +102,46 @@ func (p *pool[T]) put(x *T) {
 	*x = zero
 	p.free = append(p.free, x)
 }
+
+// ring is a growable double-ended queue with removal at any index (shifting the
+// shorter side). Its size is a power of two; it allocates only when it grows.
+type ring[T any] struct {
+	buf     []T
+	head, n int
+}
+
+func (r *ring[T]) len() int { return r.n }
+
+func (r *ring[T]) at(i int) *T { return &r.buf[(r.head+i)&(len(r.buf)-1)] }
+
+func (r *ring[T]) push(x T) {
+	if r.n == len(r.buf) {
+		nb := make([]T, max(16, 2*len(r.buf)))
+		for i := 0; i < r.n; i++ {
+			nb[i] = *r.at(i)
+		}
+		r.buf, r.head = nb, 0
+	}
+	r.n++
+	*r.at(r.n - 1) = x
+}
+
+// removeAt deletes and returns element i.
+func (r *ring[T]) removeAt(i int) T {
+	x := *r.at(i)
+	var zero T
+	if i < r.n/2 {
+		for k := i; k > 0; k-- {
+			*r.at(k) = *r.at(k - 1)
+		}
+		*r.at(0) = zero
+		r.head = (r.head + 1) & (len(r.buf) - 1)
+	} else {
+		for k := i; k < r.n-1; k++ {
+			*r.at(k) = *r.at(k + 1)
+		}
+		*r.at(r.n - 1) = zero
+	}
+	r.n--
+	return x
+}

@@ -35,7 +35,9 @@ func models() []model {
 		{"null-busy-mbps", func(e *sim.Engine, s uint64) device.Device {
 			return must(device.NewNull(e, device.NullParams{Name: "n", CompletionNsec: 20 * sim.Microsecond, MaxQueue: 12, MBps: 500, BusyProbability: 0.05, BusyStatus: device.Busy, Seed: s}))
 		}, device.OpWrite, 16 << 10, false, 16, 100 * sim.Millisecond, 0},
-		{"throttled-000", func(e *sim.Engine, s uint64) device.Device { return must(device.NewThrottled(e, device.Storvsc000Params())) }, device.OpRead, 16 << 10, false, 15, 10 * sim.Second, sim.Millisecond},
+		{"throttled-000", func(e *sim.Engine, s uint64) device.Device {
+			return must(device.NewThrottled(e, device.Storvsc000Params()))
+		}, device.OpRead, 16 << 10, false, 15, 10 * sim.Second, sim.Millisecond},
 		{"ssd-srp-002", func(e *sim.Engine, s uint64) device.Device { return must(device.NewSSD(e, device.SRP002Params())) }, device.OpRead, 4096, false, 64, 50 * sim.Millisecond, 300 * sim.Microsecond},
 		{"hdd-15k7-tcq", func(e *sim.Engine, s uint64) device.Device { return must(device.NewHDD(e, device.Cheetah15K7Params())) }, device.OpRead, 4096, false, 16, 20 * sim.Second, 2 * sim.Millisecond},
 		{"hdd-15k7-wce-seq", func(e *sim.Engine, s uint64) device.Device {
