@@ -169,10 +169,7 @@ func build(secs []section, file string) ([]Spec, error) {
 			if i > 0 {
 				c.Stonewall, c.NewGroup = false, false
 			}
-			c.CPUsAllowed = cloneSlice(s.CPUsAllowed)
-			c.PercentileList = cloneSlice(s.PercentileList)
-			c.Ignored = cloneSlice(s.Ignored)
-			specs = append(specs, c)
+			specs = append(specs, c) // clones share the read-only slices
 			prevGroupJobs++
 		}
 	}

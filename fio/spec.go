@@ -120,7 +120,8 @@ var DefaultPercentiles = []float64{1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95,
 
 // Spec is one fio job instance after [global] inheritance and numjobs
 // expansion, with every value converted and range-checked. It is a plain
-// value: copy it freely.
+// value: copy it freely. Its slices (CPUsAllowed, PercentileList, Ignored)
+// may be shared by the clones of one numjobs job: treat them as read-only.
 //
 // Zero values are not fio's defaults; start from [DefaultSpec] when building
 // a Spec by hand, then call [Spec.Validate].
