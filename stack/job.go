@@ -140,6 +140,12 @@ func newJob(r *runner, s fio.Spec, q *dispatch.Queue, cpu int, allowed []int, re
 	if s.IOEngine == fio.EngineIOUring {
 		entries := 1 << bits.Len(uint(max(s.EffectiveIODepth, 1)-1))
 		j.maxWorkers = min(entries, 4*r.cfg.NrCPUs)
+		if !s.RW.Reads() {
+			// Writes to a regular file are hashed by inode in io-wq
+			// (io_prep_async_work, hash_reg_file) and run serially: one worker at a
+			// time executes the job's punted writes.
+			j.maxWorkers = 1
+		}
 	}
 	return j
 }
