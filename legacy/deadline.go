@@ -98,6 +98,13 @@ func (d *Deadline) sortIndex(rq *Request) int {
 	if i < len(s) && s[i] == rq {
 		return i
 	}
+	// A request whose start just moved (front merge not yet repositioned) is out
+	// of key order: find it by identity, as the kernel's rb_prev/rb_next do.
+	for i, x := range s {
+		if x == rq {
+			return i
+		}
+	}
 	panic(fmt.Sprintf("legacy: deadline: request %v not in its sort list", rq))
 }
 
@@ -210,4 +217,46 @@ func (d *Deadline) move(rq *Request) *Request {
 	d.removeFifo(rq)
 	d.batching++
 	return rq
+}
+
+// Former returns the sort predecessor of rq (elv_rb_former_request).
+func (d *Deadline) Former(rq *Request) *Request {
+	if i := d.sortIndex(rq); i > 0 {
+		return d.sorted[rq.op][i-1]
+	}
+	return nil
+}
+
+// Latter returns the sort successor of rq (elv_rb_latter_request).
+func (d *Deadline) Latter(rq *Request) *Request {
+	s := d.sorted[rq.op]
+	if i := d.sortIndex(rq); i+1 < len(s) {
+		return s[i+1]
+	}
+	return nil
+}
+
+// MergeRequests models deadline_merged_requests: if next expires earlier, rq
+// takes next's place in the FIFO and its expiry; then next is removed
+// (deadline_remove_request: a next_rq pointing at it moves to its successor).
+func (d *Deadline) MergeRequests(rq, next *Request) {
+	if next.fifoTime < rq.fifoTime {
+		d.removeFifo(rq)
+		f := d.fifo[rq.op]
+		for i, x := range f {
+			if x == next {
+				f = append(f, nil)
+				copy(f[i+1:], f[i:])
+				f[i] = rq
+				d.fifo[rq.op] = f
+				break
+			}
+		}
+		rq.fifoTime = next.fifoTime
+	}
+	succ := d.removeSorted(next)
+	if d.next[next.op] == next {
+		d.next[next.op] = succ
+	}
+	d.removeFifo(next)
 }

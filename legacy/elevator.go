@@ -22,6 +22,14 @@ type Elevator interface {
 	FrontMerge(op device.Op, off int64) *Request
 	// Merged tells the scheduler that rq grew at its front (elevator_merged_fn).
 	Merged(rq *Request)
+	// Former and Latter return the held request before / after rq in the
+	// scheduler's order, or nil (elevator_former_req_fn, elevator_latter_req_fn);
+	// the queue tries to merge rq with them after a bio merge.
+	Former(rq *Request) *Request
+	Latter(rq *Request) *Request
+	// MergeRequests removes next, which the queue has just appended to rq
+	// (elevator_merge_req_fn); rq keeps the earlier of the two deadlines.
+	MergeRequests(rq, next *Request)
 	// Queued returns the number of requests held.
 	Queued() int
 }
@@ -58,3 +66,35 @@ func (n *Noop) Merged(*Request) {}
 
 // Queued returns the number of requests held.
 func (n *Noop) Queued() int { return len(n.fifo) }
+
+func (n *Noop) index(rq *Request) int {
+	for i, x := range n.fifo {
+		if x == rq {
+			return i
+		}
+	}
+	return -1
+}
+
+// Former returns the request queued just before rq (noop_former_request).
+func (n *Noop) Former(rq *Request) *Request {
+	if i := n.index(rq); i > 0 {
+		return n.fifo[i-1]
+	}
+	return nil
+}
+
+// Latter returns the request queued just after rq (noop_latter_request).
+func (n *Noop) Latter(rq *Request) *Request {
+	if i := n.index(rq); i >= 0 && i+1 < len(n.fifo) {
+		return n.fifo[i+1]
+	}
+	return nil
+}
+
+// MergeRequests removes next from the list (noop_merged_requests).
+func (n *Noop) MergeRequests(_, next *Request) {
+	if i := n.index(next); i >= 0 {
+		n.fifo = append(n.fifo[:i], n.fifo[i+1:]...)
+	}
+}

@@ -69,6 +69,43 @@ func (q *Queue) elvMerge(b *Bio) (*Request, mergeKind) {
 	return nil, noMerge
 }
 
+// mergedBio follows a bio merge into an elevator request as blk_queue_bio does:
+// attempt_back_merge (rq with its latter request) or attempt_front_merge (its
+// former request with rq); if that fails, elv_merged_request.
+func (q *Queue) mergedBio(rq *Request, kind mergeKind) {
+	if kind == backMerge {
+		if next := q.elv.Latter(rq); next != nil && q.attemptMerge(rq, next) {
+			return
+		}
+	} else if prev := q.elv.Former(rq); prev != nil && q.attemptMerge(prev, rq) {
+		return
+	}
+	q.merged(rq, kind)
+}
+
+// attemptMerge models attempt_merge of two elevator requests: same direction,
+// contiguous (rq ends where next starts), within max_sectors and max_segments
+// (ll_merge_requests_fn). next's bios are appended to rq, the scheduler drops
+// next (elv_merge_requests), rq is rehashed and becomes last_merge, and next is
+// freed.
+func (q *Queue) attemptMerge(rq, next *Request) bool {
+	if rq.op != next.op || rq.end() != next.offset || !q.fits(rq, next.length, next.segments) {
+		return false
+	}
+	q.unhash(rq)
+	q.unhash(next)
+	rq.bios = append(rq.bios, next.bios...)
+	rq.length += next.length
+	rq.segments += next.segments
+	q.elv.MergeRequests(rq, next)
+	q.rehash(rq)
+	q.lastMerge = rq
+	q.st.RequestMerges++
+	next.where = inNowhere
+	q.freeRequest(next)
+	return true
+}
+
 // merged models elv_merged_request after a bio merge: rehash, let the scheduler
 // reposition after a front merge, remember last_merge.
 func (q *Queue) merged(rq *Request, kind mergeKind) {

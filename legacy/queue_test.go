@@ -79,6 +79,46 @@ func TestMergeLimits(t *testing.T) {
 			want: []int64{8},
 		},
 		{
+			// B back-merges into A (found through the hash), which then merges with
+			// its sort successor C: one 12 KiB request (attempt_back_merge).
+			name: "request-merge/back-then-latter",
+			cfg:  Config{QueueDepth: 1},
+			bios: func(e BioEndIO) []*Bio {
+				return []*Bio{bio(device.OpWrite, false, 1<<20, 4*kib, e), bio(device.OpWrite, false, 1<<20+8*kib, 4*kib, e),
+					bio(device.OpWrite, false, 50<<20, 4*kib, e), bio(device.OpWrite, false, 1<<20+4*kib, 4*kib, e)}
+			},
+			want: []int64{12, 4},
+		},
+		{
+			// B front-merges into C (last_merge), whose former request A then
+			// absorbs it (attempt_front_merge).
+			name: "request-merge/front-then-former",
+			cfg:  Config{QueueDepth: 1},
+			bios: func(e BioEndIO) []*Bio {
+				return []*Bio{bio(device.OpWrite, false, 1<<20, 4*kib, e), bio(device.OpWrite, false, 1<<20+8*kib, 4*kib, e),
+					bio(device.OpWrite, false, 1<<20+4*kib, 4*kib, e)}
+			},
+			want: []int64{12},
+		},
+		{
+			name: "request-merge/noop-latter-is-list-neighbour",
+			cfg:  Config{QueueDepth: 1, Elevator: NewNoop()},
+			bios: func(e BioEndIO) []*Bio {
+				return []*Bio{bio(device.OpWrite, false, 1<<20, 4*kib, e), bio(device.OpWrite, false, 1<<20+8*kib, 4*kib, e),
+					bio(device.OpWrite, false, 50<<20, 4*kib, e), bio(device.OpWrite, false, 1<<20+4*kib, 4*kib, e)}
+			},
+			want: []int64{12, 4},
+		},
+		{
+			name: "request-merge/limited-by-max_sectors",
+			cfg:  Config{QueueDepth: 1, MaxSectorsBytes: 8 * kib},
+			bios: func(e BioEndIO) []*Bio {
+				return []*Bio{bio(device.OpWrite, false, 1<<20, 4*kib, e), bio(device.OpWrite, false, 1<<20+8*kib, 4*kib, e),
+					bio(device.OpWrite, false, 50<<20, 4*kib, e), bio(device.OpWrite, false, 1<<20+4*kib, 4*kib, e)}
+			},
+			want: []int64{8, 4, 4},
+		},
+		{
 			name: "direction/read-never-merges-into-write",
 			cfg:  Config{QueueDepth: 1},
 			bios: func(e BioEndIO) []*Bio {

@@ -24,6 +24,9 @@ type Stats struct {
 	// PlugMerges bios merged into plugged requests; InsertMerges plugged requests
 	// merged into queued ones on unplug.
 	BackMerges, FrontMerges, PlugMerges, InsertMerges uint64
+	// RequestMerges counts elevator requests merged into a neighbour after a bio
+	// merge closed the gap between them (attempt_back_merge/attempt_front_merge).
+	RequestMerges uint64
 	// Unplugs counts plug flushes that inserted requests.
 	Unplugs uint64
 	// RequestSleeps counts submissions that found the pool full (get_request sleeps).

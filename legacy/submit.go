@@ -79,7 +79,7 @@ func (q *Queue) SubmitBio(b *Bio, plug *Plug) (blocked bool) {
 			}
 		}
 		if rq, k := q.elvMerge(b); rq != nil && q.attemptBioMerge(rq, b, k) {
-			q.merged(rq, k)
+			q.mergedBio(rq, k)
 			return false
 		}
 	}
