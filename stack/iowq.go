@@ -19,6 +19,7 @@ type worker struct {
 
 type workerStep struct{ w *worker }
 
+// Fire runs the worker's next step.
 func (s *workerStep) Fire(now sim.Time) { s.w.run(now) }
 
 // punt hands u to io-wq after -EAGAIN (io_queue_async_work): wake a free worker or

@@ -117,10 +117,12 @@ type job struct {
 
 type reapEvent struct{ j *job }
 
+// Fire reaps the job's completions.
 func (e *reapEvent) Fire(now sim.Time) { e.j.reap(now) }
 
 type startEvent struct{ j *job }
 
+// Fire starts the job's submissions.
 func (e *startEvent) Fire(now sim.Time) { e.j.fill(now) }
 
 func newJob(r *runner, s fio.Spec, q *dispatch.Queue, cpu int, allowed []int, region, size int64, salt uint64) *job {
@@ -259,8 +261,10 @@ func (j *job) submit(u *ioU, now sim.Time) {
 // jobSleeper is the job thread as a dispatch.Sleeper (libaio/psync).
 type jobSleeper job
 
+// WakeCPU: the job thread stays on its CPU.
 func (s *jobSleeper) WakeCPU(sim.Time) int { return s.cpu }
 
+// Unblocked: the thread returns from io_submit's sleep and carries on.
 func (s *jobSleeper) Unblocked(_ *dispatch.Bio, now sim.Time) {
 	j := (*job)(s)
 	j.blocked = false
