@@ -190,3 +190,35 @@ func TestR16(t *testing.T) {
 		})
 	}
 }
+
+// TestR07Randomized runs the R07 setup (host-wide tags of depth 1, 4 hctxs,
+// mq-deadline, 40 queue-depth-1 random readers/writers migrating between two CPUs, a
+// device without delay) under 20 seeds of kblockd and wake-up timing, with the barrier:
+// I/O must keep completing until the end of each 200 ms run (no stranded request).
+func TestR07Randomized(t *testing.T) {
+	seeds := 20
+	if testing.Short() {
+		seeds = 5
+	}
+	for seed := uint64(1); seed <= uint64(seeds); seed++ {
+		rig := newRig(t, HostConfig{NrCPUs: 4, NrHwQueues: 4, CanQueue: 1, HostTagset: true, Seed: seed},
+			LUNConfig{QueueDepth: 1, NrRequests: 64}, device.NullParams{Name: "scsi_debug"})
+		var tasks []*loopTask
+		for i := 0; i < 40; i++ {
+			l := newLoopTask(rig, []int{i % 4, (i + 1) % 4}, seed*100+uint64(i))
+			tasks = append(tasks, l)
+			l.submit()
+		}
+		const limit = 200 * sim.Millisecond
+		rig.eng.RunUntil(limit)
+		var last sim.Time
+		total := 0
+		for _, l := range tasks {
+			last = max(last, l.last)
+			total += l.done
+		}
+		if total == 0 || last < limit-10*sim.Millisecond {
+			t.Errorf("R07/randomized seed %d: hang: %d completions, last at %v of %v", seed, total, last, limit)
+		}
+	}
+}
