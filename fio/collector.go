@@ -81,6 +81,8 @@ type Result struct {
 	Window time.Duration
 	// Dirs holds the statistics per direction, indexed by Dir.
 	Dirs [NrDirs]DirStats
+	// Latency is the completion-latency distribution over all directions.
+	Latency LatencyDist
 
 	cfg statsConfig
 }
@@ -117,6 +119,7 @@ type Collector struct {
 	start, end     int64 // record window [start, end), ns
 	dirs           [NrDirs]DirStats
 	bw, iops       [NrDirs]intervalSampler
+	lat            LatencyDist
 	finished       bool
 }
 
@@ -179,6 +182,7 @@ func (c *Collector) Record(dir Dir, slatNs, clatNs, bytes, submitNs, completeNs 
 	d.Slat.add(slatNs, c.cfg.slat)
 	d.Clat.add(clatNs, c.cfg.clat)
 	d.Lat.add(slatNs+clatNs, c.cfg.lat)
+	c.lat.add(clatNs)
 	c.bw[dir].add(completeNs, c.start, bytes, true, &d.BWSamples)
 	c.iops[dir].add(completeNs, c.start, 1, false, &d.IOPSSamples)
 }
@@ -201,7 +205,7 @@ func (c *Collector) Finish(windowStart, windowEnd int64) *Result {
 		c.iops[d].finish(c.start, windowEnd, false, &c.dirs[d].IOPSSamples)
 	}
 	r := &Result{Name: c.name, GroupID: c.groupID, Jobs: 1, GroupReporting: c.groupReporting,
-		Window: time.Duration(windowEnd - windowStart), Dirs: c.dirs, cfg: c.cfg}
+		Window: time.Duration(windowEnd - windowStart), Dirs: c.dirs, Latency: c.lat, cfg: c.cfg}
 	for i := range r.Dirs {
 		d := &r.Dirs[i]
 		if d.TotalIOs > 0 {
@@ -226,6 +230,7 @@ func Merge(rs ...*Result) *Result {
 	for _, r := range rs {
 		m.Jobs += r.Jobs
 		m.Window = max(m.Window, r.Window)
+		m.Latency.sum(&r.Latency)
 		for i := range m.Dirs {
 			m.Dirs[i].add(&r.Dirs[i])
 		}

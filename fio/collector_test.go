@@ -287,3 +287,29 @@ func TestCollectorIntervalSamples(t *testing.T) {
 		})
 	}
 }
+
+// fio's coarse latency buckets (io_u.c, io_u_mark_lat_*): each value lands
+// in the bucket labelled by the next bound above it, in ns below 1 us, us
+// below 1 ms, ms above.
+func TestLatencyDist(t *testing.T) {
+	c := fio.NewCollector(spec("j", nil))
+	for _, v := range []int64{0, 1, 2, 3, 999, 1000, 999_999, 1_000_000, 1_999_999_999, 2_000_000_000, 5_000_000_000} {
+		c.Record(fio.DirRead, 0, v, 512, 0, v)
+	}
+	r := c.Finish(0, 10*sec)
+	want := fio.LatencyDist{
+		Ns: [10]int64{2, 2, 0, 0, 0, 0, 0, 0, 0, 1},
+		Us: [10]int64{1, 0, 0, 0, 0, 0, 0, 0, 0, 1},
+		Ms: [12]int64{1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2},
+	}
+	if diff := cmp.Diff(want, r.Latency); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	out := fio.NewReport([]*fio.Result{r}).Output(fio.OutputOptions{})
+	if got := out.Jobs[0].LatencyMs[">=2000"]; math.Abs(got-200.0/11) > 1e-9 {
+		t.Errorf("latency_ms >=2000 = %v; want 2/11 = 18.18%%", got)
+	}
+	if got := out.Jobs[0].LatencyNs["4"]; math.Abs(got-200.0/11) > 1e-9 {
+		t.Errorf("latency_ns 4 = %v; want 18.18%%", got)
+	}
+}

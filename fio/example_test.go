@@ -96,6 +96,7 @@ func ExampleReport_WriteText() {
 	//      | 99.99th=[13980]
 	//    bw (  KiB/s): min= 2160, max= 2176, per=100.00%, avg=2168.00, stdev= 8.21, samples=20
 	//    iops        : min=  270, max=  272, avg=271.00, stdev= 1.03, samples=20
+	//   lat (msec)   : 20=100.00%
 	//
 	// Run status group 0 (all jobs):
 	//   WRITE: bw=2168KiB/s (2220kB/s), 2168KiB/s-2168KiB/s (2220kB/s-2220kB/s), io=21.2MiB (22.2MB), run=10000-10000msec

@@ -207,6 +207,7 @@ func (r *Report) WriteJSON(w io.Writer, o OutputOptions) error {
 }
 
 func (rep *Report) jobOutput(r *Result, plus bool) JobOutput {
+	total := r.Dirs[DirRead].TotalIOs + r.Dirs[DirWrite].TotalIOs + r.Dirs[DirTrim].TotalIOs
 	return JobOutput{
 		JobName:    r.Name,
 		GroupID:    r.GroupID,
@@ -215,6 +216,9 @@ func (rep *Report) jobOutput(r *Result, plus bool) JobOutput {
 		Write:      dirOutput(&r.Dirs[DirWrite], rep.bwAggPercent(r, DirWrite), plus),
 		Trim:       dirOutput(&r.Dirs[DirTrim], rep.bwAggPercent(r, DirTrim), plus),
 		JobRuntime: r.Window.Milliseconds(),
+		LatencyNs:  percents(r.Latency.Ns[:], total),
+		LatencyUs:  percents(r.Latency.Us[:], total),
+		LatencyMs:  percents(r.Latency.Ms[:], total),
 	}
 }
 

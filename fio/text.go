@@ -43,6 +43,7 @@ func (rep *Report) writeJobText(w *bufio.Writer, r *Result) {
 		writePercentilesText(w, "lat", &d.Lat)
 		writeSamplesText(w, &d.BWSamples, &d.IOPSSamples, rep.bwAggPercent(r, Dir(i)))
 	}
+	writeLatencyDistText(w, &r.Latency, r.Dirs[DirRead].TotalIOs+r.Dirs[DirWrite].TotalIOs+r.Dirs[DirTrim].TotalIOs)
 }
 
 // writeSamplesText prints fio's "bw (KiB/s)" and "iops" interval lines
