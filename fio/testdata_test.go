@@ -2,6 +2,7 @@ package fio_test
 
 import (
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -119,5 +120,22 @@ func TestSeed003CommandLineMatchesJobFile(t *testing.T) {
 		GroupReporting: fromArgs[0].GroupReporting, Ignored: fromArgs[0].Ignored}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("003 details (-want +got):\n%s", diff)
+	}
+}
+
+func TestR19BatchJobFile(t *testing.T) {
+	specs, err := fio.ParseFile("../testdata/fio/r19_rnbd_batch.fio")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(specs) != 16 {
+		t.Fatalf("%d specs; want 16", len(specs))
+	}
+	for i, s := range specs {
+		got := []any{s.Target, s.EffectiveIODepth, s.IODepthBatchSubmit, s.IODepthBatchCompleteMin, s.IODepthBatchCompleteMax, s.IOScheduler}
+		want := []any{"/dev/rnbd" + strconv.Itoa(i), 128, 128, 128, 128, "mq-deadline"}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("R19/batch-128 spec %d (-want +got):\n%s", i, diff)
+		}
 	}
 }
