@@ -34,8 +34,9 @@ type Elevator interface {
 	Queued() int
 }
 
-// Noop is the noop scheduler (block/noop-iosched.c): one FIFO list, no sorting, no
-// front merges (back merges still happen through the queue's hash).
+// Noop is the noop scheduler (block/noop-iosched.c): one FIFO list, no sorting and
+// no elevator_merge_fn. Bios still merge at the queue level: back merges through
+// the hash, and back or front merges into q->last_merge.
 type Noop struct{ fifo []*Request }
 
 // NewNoop returns an empty noop scheduler.

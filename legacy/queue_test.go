@@ -344,3 +344,45 @@ func TestSubmitBioPanics(t *testing.T) {
 		})
 	}
 }
+
+// busyOnce answers Busy to its first command, then holds commands like holdDev.
+type busyOnce struct {
+	holdDev
+	refused bool
+}
+
+func (d *busyOnce) Submit(c *device.Command) device.Status {
+	if !d.refused {
+		d.refused = true
+		return device.Busy
+	}
+	return d.holdDev.Submit(c)
+}
+
+// A device busy answer puts the request back at the head of the dispatch list,
+// frees its tag and reruns the queue after SCSI_QUEUE_DELAY (3 ms).
+func TestDeviceBusyRequeue(t *testing.T) {
+	eng := sim.NewEngine()
+	d := &busyOnce{holdDev: holdDev{eng: eng}}
+	q, err := New(eng, d, Config{QueueDepth: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.SubmitBio(bio(device.OpRead, true, 0, 4*kib, &nopEnd{}), nil)
+	if got := len(q.DispatchList()); got != 1 {
+		t.Fatalf("dispatch list holds %d, want the refused request", got)
+	}
+	if s, a := q.Tags().InFlight(); s+a != 0 {
+		t.Fatalf("tags held after a busy answer: sync %d async %d", s, a)
+	}
+	eng.Run()
+	if got, want := eng.Now(), ScsiQueueDelay; got != want {
+		t.Errorf("rerun at %v, want %v", got, want)
+	}
+	if diff := cmp.Diff([]cmdView{{device.OpRead, true, 0, 4 * kib, 0}}, d.view()); diff != "" {
+		t.Errorf("after the delayed run (-want +got):\n%s", diff)
+	}
+	if s := q.Stats(); s.DeviceBusy != 1 || s.Started[1] != 1 || s.ReadCmds != 1 {
+		t.Errorf("DeviceBusy = %d, Started[sync] = %d, ReadCmds = %d; want 1, 1, 1", s.DeviceBusy, s.Started[1], s.ReadCmds)
+	}
+}

@@ -65,7 +65,9 @@ func (q *Queue) run() {
 		}
 		q.busy++
 		if q.cfg.IssueLatency == 0 {
-			q.submitToDevice(rq)
+			if !q.submitToDevice(rq) {
+				return
+			}
 			continue
 		}
 		q.eng.After(q.cfg.IssueLatency, q.newEvent(&q.issueEvs, rq, true))
@@ -105,25 +107,33 @@ func (q *Queue) startTag(rq *Request) bool {
 	rq.started = q.eng.Now()
 	q.dispatch[0] = nil
 	q.dispatch = q.dispatch[1:]
-	q.st.Started[idx(rq.sync)]++
-	if rq.op == device.OpWrite {
-		q.st.WriteCmds++
-		q.st.WriteCmdBytes += rq.length
-	} else {
-		q.st.ReadCmds++
-		q.st.ReadCmdBytes += rq.length
-	}
+	q.countStart(rq, 1)
 	return true
 }
 
+// countStart adds (n = 1) or removes (n = -1) a started request in the stats.
+func (q *Queue) countStart(rq *Request, n int) {
+	q.st.Started[idx(rq.sync)] += uint64(n)
+	if rq.op == device.OpWrite {
+		q.st.WriteCmds += uint64(n)
+		q.st.WriteCmdBytes += int64(n) * rq.length
+	} else {
+		q.st.ReadCmds += uint64(n)
+		q.st.ReadCmdBytes += int64(n) * rq.length
+	}
+}
+
+func (q *Queue) uncountStart(rq *Request) { q.countStart(rq, -1) }
+
 // submitToDevice is the driver's queuecommand. A device that answers busy gets
-// the request back at the head of the dispatch list and a delayed run
-// (scsi_queue_insert with SCSI_MLQUEUE_DEVICE_BUSY, simplified).
-func (q *Queue) submitToDevice(rq *Request) {
+// the request back at the head of the dispatch list, its tag freed, and a delayed
+// run after ScsiQueueDelay (scsi_queue_insert with SCSI_MLQUEUE_DEVICE_BUSY,
+// simplified: no device_blocked countdown). It reports whether the device took it.
+func (q *Queue) submitToDevice(rq *Request) (accepted bool) {
 	rq.cmd = device.Command{Op: rq.op, Offset: rq.offset, Length: rq.length, Sync: rq.sync,
 		Done: q, ID: rq.seq, Priv: rq}
 	if q.dev.Submit(&rq.cmd) == device.Accepted {
-		return
+		return true
 	}
 	q.accountStats()
 	q.tags.EndTag(rq.tag)
@@ -132,9 +142,11 @@ func (q *Queue) submitToDevice(rq *Request) {
 	rq.where = inDispatch
 	q.dispatch = append([]*Request{rq}, q.dispatch...)
 	q.st.DeviceBusy++
+	q.uncountStart(rq)
 	if q.delayRun == 0 {
 		q.delayRun = q.eng.After(ScsiQueueDelay, &q.runEv)
 	}
+	return false
 }
 
 // Complete implements device.Completer: the request ends after CompletionLatency.

@@ -59,7 +59,8 @@ type Writeback struct {
 	Bytes int64
 }
 
-// NewWriteback returns a flusher for q; call Start to begin.
+// NewWriteback returns a flusher for q; call Start to begin. Zero fields take the
+// defaults; errors name the bad field and its range.
 func NewWriteback(q *Queue, p WritebackParams) (*Writeback, error) {
 	p = p.withDefaults()
 	switch {
@@ -163,7 +164,8 @@ type Postmark struct {
 	Txns, IOs uint64
 }
 
-// NewPostmark returns the workload on q; call Start to begin.
+// NewPostmark returns the workload on q; call Start to begin. Zero fields take the
+// defaults; errors name the bad field and its range.
 func NewPostmark(q *Queue, p PostmarkParams) (*Postmark, error) {
 	if p.IOsPerTxn == 0 {
 		p.IOsPerTxn = 4
