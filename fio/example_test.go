@@ -101,3 +101,24 @@ func ExampleReport_WriteText() {
 	// Run status group 0 (all jobs):
 	//   WRITE: bw=2168KiB/s (2220kB/s), 2168KiB/s-2168KiB/s (2220kB/s-2220kB/s), io=21.2MiB (22.2MB), run=10000-10000msec
 }
+
+// Output gives the fio JSON structure (what `fio --output-format=json`
+// writes); consumers read the same fields from it as from real fio output.
+func ExampleReport_Output() {
+	specs, _ := fio.Parse(strings.NewReader("[hog]\nrw=randread\nbs=16k\n"), "hog.fio")
+	c := fio.NewCollector(&specs[0])
+	for i := int64(1); i <= 1000; i++ {
+		c.Record(fio.DirRead, 0, i*1000, 16384, 0, i*1_000_000) // clat 1..1000 us
+	}
+	out := fio.NewReport([]*fio.Result{c.Finish(0, 1e9)}).Output(fio.OutputOptions{})
+	r := out.Jobs[0].Read
+	fmt.Println(out.FioVersion, out.Jobs[0].JobName)
+	fmt.Printf("iops=%.0f bw=%d KiB/s runtime=%d ms\n", r.IOPS, r.BW, r.Runtime)
+	// Percentiles are histogram bucket upper edges: within 0.1% of the
+	// exact 500000 and 990000 ns.
+	fmt.Printf("clat p50=%d ns p99=%d ns\n", r.Clat.Percentile["50.000000"], r.Clat.Percentile["99.000000"])
+	// Output:
+	// fio-3.33 hog
+	// iops=1000 bw=16000 KiB/s runtime=1000 ms
+	// clat p50=500223 ns p99=990207 ns
+}
