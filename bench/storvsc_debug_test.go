@@ -13,21 +13,35 @@ func TestStorvscDebug(t *testing.T) {
 	}
 	for _, shared := range []bool{false, true} {
 		st := time.Now()
-		f, err := RunStorvsc(shared, 56, 10*time.Second, 1)
+		d := 10 * time.Second
+		if os.Getenv("STORVSC_60") != "" {
+			d = 60 * time.Second
+		}
+		f, err := RunStorvsc(shared, 56, d, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
 		fmt.Printf("shared=%v wal %.1f IOPS clat %.0f us hogs %.0f wall %v events %d\n", shared, f.WalIOPS, f.WalClatUs, f.HogsIOPS, time.Since(st), f.Result.Events)
-		fmt.Printf("  wal wait %+v cpu %d\n  q %+v sched %v\n", f.Wal.Wait, f.Wal.CPU, f.Result.Queues[0], f.Result.Schedulers)
+		w := f.Wal.Wait
+		fmt.Printf("  wal: n %d tagwait %.1f ms queued %.1f ms device %.1f ms; slept %d (%.0f ms) direct %.1f ms; wouldblock %d merged %d cpu %d\n",
+			w.N, w.TagWait/1e6, w.Queued/1e6, w.Device/1e6, w.Slept, w.SleptLatency/1e6, w.DirectLatency/1e6, w.WouldBlock, w.Merged, f.Wal.CPU)
+		fmt.Printf("  q %+v sched %v\n", f.Result.Queues[0], f.Result.Schedulers)
 		for _, j := range f.Result.Jobs[:2] {
 			fmt.Printf("  hog %s iops %.0f clat %.0fus wait %+v\n", j.Spec.Instance(), j.Fio.Read().IOPS, j.Fio.Read().Clat.Mean/1e3, j.Wait)
 		}
 	}
 	if os.Getenv("STORVSC_SWEEP") != "" {
 		st := time.Now()
-		m, err := runStorvscSweep("sweep", 1)
+		m, err := runStorvscSweep("tags=per-hctx", 1)
 		if err != nil {
 			t.Fatal(err)
+		}
+		m2, err := runStorvscSweep("tags=shared", 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range m2 {
+			m["shared-"+k] = v
 		}
 		fmt.Println("sweep wall", time.Since(st))
 		for _, k := range sortedKeys(m) {
