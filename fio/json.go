@@ -16,10 +16,13 @@ const DefaultFioVersion = "fio-3.33"
 
 // Output is fio's JSON output (--output-format=json or json+), as written
 // by fio 3.33 (stat.c, show_thread_status_json). It unmarshals real fio
-// output too; fields this package does not compute (CPU use, depth
-// distributions, disk_util) are kept when unmarshalled and written only if
-// set. Times are in the units fio uses: ms for runtime, s for elapsed, ns
-// for *_ns.
+// output too. Fields this package does not compute are kept when
+// unmarshalled: CPU use (usr_cpu, sys_cpu, ctx, majf, minf) is written as
+// zero, depth distributions (iodepth_*) and disk_util only when set.
+// Units are fio's: ms for runtime and job_runtime, s for elapsed, ns for
+// *_ns, KiB/s for bw, bytes/s for bw_bytes. iops, bw and bw_bytes are
+// computed from the ns window (fio divides by its ms runtime), so they can
+// differ from fio's formula by at most one part in the runtime in ms.
 type Output struct {
 	FioVersion    string            `json:"fio version"`
 	Timestamp     int64             `json:"timestamp"`
