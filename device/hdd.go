@@ -53,6 +53,11 @@ type HDDParams struct {
 	// positioning time first order (as tagged command queueing firmware does) instead of
 	// arrival order.
 	QueuedReordering bool
+	// AgingLimit bounds how long reordering may pass over a command (ns, >= 0): once
+	// the oldest queued command has waited this long since it became ready, it is
+	// served next (firmware command aging). 0 means no limit, so a random read can
+	// starve behind a stream of sequential writes. Ignored without QueuedReordering.
+	AgingLimit sim.Time
 	// MaxQueue is the drive's queue depth; above it Submit answers Busy (SCSI TASK SET
 	// FULL). 0 means unlimited.
 	MaxQueue int
@@ -68,7 +73,7 @@ type HDDParams struct {
 // Assumptions: full-stroke seek 7.0 ms (≈ 2× average, typical for 15K drives of the
 // period); 16 zones; command overhead 150 µs; write cache off (as on RAID adapters,
 // which disable drive caches); the whole 16 MiB buffer usable for dirty data when on;
-// queue depth 64 with reordering on.
+// queue depth 64 with reordering on and an aging limit of 250 ms.
 func Cheetah15K7Params() HDDParams {
 	return HDDParams{
 		Name:                 "cheetah-15k7",
@@ -85,6 +90,36 @@ func Cheetah15K7Params() HDDParams {
 		WriteCacheBytes:      16 << 20,
 		InterfaceBytesPerSec: 600e6,
 		QueuedReordering:     true,
+		AgingLimit:           250 * sim.Millisecond,
+		MaxQueue:             64,
+	}
+}
+
+// Cheetah15K3Params is the 15,000 rpm disk named in source 004 (the IBM 573E adapter's
+// "ST373453LC"): a Seagate Cheetah 15K.3, 73.4 GB, Ultra320 SCSI. Figures recalled from
+// the Cheetah 15K.3 product manual, not re-verified here: average seek 3.6 ms read,
+// 4.0 ms write (WriteSeekExtra 0.4 ms), track-to-track 0.2 ms, sustained media rate
+// 75 MB/s outer to 49 MB/s inner, 320 MB/s interface.
+//
+// Assumptions: full stroke 7.4 ms, 12 zones, 100 µs command overhead, write cache off
+// (usual behind IBM RAID adapters), 8 MiB buffer for dirty data when on, queue depth 64,
+// queued commands in arrival order (set QueuedReordering and AgingLimit to model TCQ
+// reordering).
+func Cheetah15K3Params() HDDParams {
+	return HDDParams{
+		Name:                 "cheetah-15k3",
+		RPM:                  15000,
+		CapacityBytes:        73.4e9,
+		TrackToTrackSeek:     200 * sim.Microsecond,
+		AverageSeek:          3600 * sim.Microsecond,
+		FullStrokeSeek:       7400 * sim.Microsecond,
+		WriteSeekExtra:       400 * sim.Microsecond,
+		OuterBytesPerSec:     75e6,
+		InnerBytesPerSec:     49e6,
+		Zones:                12,
+		CommandOverhead:      100 * sim.Microsecond,
+		WriteCacheBytes:      8 << 20,
+		InterfaceBytesPerSec: 320e6,
 		MaxQueue:             64,
 	}
 }
@@ -129,6 +164,8 @@ func (p HDDParams) Validate() error {
 		return bad("InterfaceBytesPerSec", p.InterfaceBytesPerSec, "(0, inf)")
 	case p.MaxQueue < 0:
 		return bad("MaxQueue", p.MaxQueue, "[0 (unlimited), inf)")
+	case p.AgingLimit < 0:
+		return bad("AgingLimit", p.AgingLimit, "[0 (no limit), inf)")
 	}
 	r := float64(p.AverageSeek-p.TrackToTrackSeek) / float64(p.FullStrokeSeek-p.TrackToTrackSeek)
 	if r < seekShapeMin || r > seekShapeMax {
@@ -157,6 +194,7 @@ type hddJob struct {
 	length int64
 	track  int64    // track of the first byte
 	angle  sim.Time // rotational position of the first byte (ns after the index)
+	ready  sim.Time // when the job joined the media queue
 }
 
 // HDD is a hard-disk model. See HDDParams. Media operations run one at a time; the
@@ -298,7 +336,7 @@ func (d *HDD) cacheWrite(cmd *Command, now sim.Time) {
 }
 
 func (d *HDD) enqueue(j hddJob, now sim.Time) {
-	j.track, j.angle = d.trackOf(j.offset), d.angleOf(j.offset)
+	j.track, j.angle, j.ready = d.trackOf(j.offset), d.angleOf(j.offset), now
 	d.queue.push(j)
 	if !d.busy {
 		d.startMedia(now)
@@ -312,7 +350,7 @@ func (d *HDD) startMedia(now sim.Time) {
 		return
 	}
 	pick := 0
-	if d.p.QueuedReordering {
+	if d.p.QueuedReordering && !d.aged(now) {
 		best := sim.MaxTime
 		for i := 0; i < d.queue.len(); i++ {
 			s, w := d.position(now, d.queue.at(i))
@@ -332,6 +370,11 @@ func (d *HDD) startMedia(now sim.Time) {
 	d.cur = j
 	d.busy = true
 	d.eng.At(end, &d.media)
+}
+
+// aged reports whether the oldest queued job has waited AgingLimit or longer.
+func (d *HDD) aged(now sim.Time) bool {
+	return d.p.AgingLimit > 0 && now-d.queue.at(0).ready >= d.p.AgingLimit
 }
 
 // mediaDone finishes the running job and starts the next.

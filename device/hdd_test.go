@@ -99,3 +99,44 @@ func TestHDDWriteCacheAndReordering(t *testing.T) {
 		t.Errorf("FIFO QD32 %.0f IOPS vs QD1 %.0f: want within 10%%", f.iops(), one.iops())
 	}
 }
+
+// TestHDDAgingLimit: with reordering, a random reader behind a sequential write stream
+// starves without an aging limit (the next write is always under the head) and is
+// served within the limit with one.
+func TestHDDAgingLimit(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		aging      sim.Time
+		wantReads  bool
+		maxLatency sim.Time
+	}{
+		{"no-limit-starves", 0, false, 0},
+		{"limit-100ms", 100 * sim.Millisecond, true, 100*sim.Millisecond + 20*sim.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := device.Cheetah15K3Params()
+			p.QueuedReordering, p.AgingLimit = true, tc.aging
+			eng := sim.NewEngine()
+			d, err := device.NewHDD(eng, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := newLoad(eng, d, 8, 1)
+			w.op, w.size, w.seq = device.OpWrite, 64<<10, true
+			r := newLoad(eng, d, 1, 2)
+			r.span, r.keepLats = p.CapacityBytes, true
+			r.winStart, r.winEnd = 100*sim.Millisecond, 2*sim.Second // after the stream builds up
+			r.start()
+			w.run(0, 2*sim.Second)
+			if got := r.done > 0; got != tc.wantReads {
+				t.Fatalf("reads completed: %d (want any: %v)", r.done, tc.wantReads)
+			}
+			for _, l := range r.lats {
+				if l > tc.maxLatency {
+					t.Fatalf("read latency %v above aging limit + %v", l, tc.maxLatency-tc.aging)
+				}
+			}
+			t.Logf("reads %d, writes %.1f MB/s", r.done, w.bps()/1e6)
+		})
+	}
+}

@@ -131,6 +131,22 @@ func TestNoAllocSteadyState(t *testing.T) {
 	}
 }
 
+// TestPresetsValid: every preset passes its own validation.
+func TestPresetsValid(t *testing.T) {
+	for name, err := range map[string]error{
+		"NullBlkParams":     device.NullBlkParams().Validate(),
+		"ScsiDebugParams":   device.ScsiDebugParams().Validate(),
+		"Storvsc000Params":  device.Storvsc000Params().Validate(),
+		"SRP002Params":      device.SRP002Params().Validate(),
+		"Cheetah15K7Params": device.Cheetah15K7Params().Validate(),
+		"Cheetah15K3Params": device.Cheetah15K3Params().Validate(),
+	} {
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
 // TestInvalidParams: constructors reject bad parameters with an error naming the field.
 func TestInvalidParams(t *testing.T) {
 	eng := sim.NewEngine()
@@ -202,6 +218,7 @@ func TestInvalidParams(t *testing.T) {
 		{"hdd/cache-without-size", hdd(func(p *device.HDDParams) { p.WriteCache, p.WriteCacheBytes = true, 0 }), "WriteCacheBytes"},
 		{"hdd/zero-interface", hdd(func(p *device.HDDParams) { p.InterfaceBytesPerSec = 0 }), "InterfaceBytesPerSec"},
 		{"hdd/negative-max-queue", hdd(func(p *device.HDDParams) { p.MaxQueue = -1 }), "MaxQueue"},
+		{"hdd/negative-aging", hdd(func(p *device.HDDParams) { p.AgingLimit = -1 }), "AgingLimit"},
 		{"host/zero-can_queue", host(func(p *device.HostParams) { p.CanQueue = 0 }), "CanQueue"},
 		{"host/negative-cost", host(func(p *device.HostParams) { p.CommandCost = -1 }), "CommandCost"},
 	} {
