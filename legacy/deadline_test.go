@@ -168,3 +168,30 @@ func dp(f func(*DeadlineParams)) DeadlineParams {
 	f(&p)
 	return p
 }
+
+// deadline_merged_requests: the survivor takes the earlier deadline and the
+// absorbed request's FIFO position; the absorbed request leaves sort list and FIFO.
+func TestDeadlineMergeRequestsKeepsEarlierDeadline(t *testing.T) {
+	d, _ := NewDeadline(DefaultDeadlineParams())
+	pg := int64(4096)
+	next := mkReq(1, dreq{device.OpWrite, 1 * pg, 0})
+	other := mkReq(2, dreq{device.OpWrite, 50 * pg, 0})
+	rq := mkReq(3, dreq{device.OpWrite, 0, 0})
+	d.Add(next, 0)
+	d.Add(other, 500*sim.Millisecond)
+	d.Add(rq, sim.Second)
+	rq.length += next.length // the queue appends next to rq
+	d.MergeRequests(rq, next)
+	if rq.fifoTime != 5*sim.Second {
+		t.Errorf("survivor expiry %v, want next's 5s", rq.fifoTime)
+	}
+	if got := d.Queued(); got != 2 {
+		t.Fatalf("Queued = %d, want 2", got)
+	}
+	if d.fifo[device.OpWrite][0] != rq {
+		t.Errorf("survivor is not at the FIFO head")
+	}
+	if d.Latter(rq) != other || d.Former(other) != rq || d.Former(rq) != nil {
+		t.Errorf("sort neighbours wrong after the merge")
+	}
+}
