@@ -2,6 +2,7 @@ package fio
 
 import (
 	"errors"
+	"fmt"
 	"path"
 	"strings"
 )
@@ -30,6 +31,9 @@ func ParseArgs(args []string) ([]Spec, error) {
 			return nil, &ParseError{File: argsFile, Line: n, Err: errors.New("job file arguments are not supported; use ParseFile, or give options as --key=value")}
 		}
 		key, value, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if key == "" {
+			return nil, &ParseError{File: argsFile, Line: n, Err: fmt.Errorf("missing option name in %q", a)}
+		}
 		if key == "name" {
 			if value == "" {
 				return nil, &ParseError{File: argsFile, Line: n, Key: key, Err: errors.New("missing value")}

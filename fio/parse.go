@@ -105,6 +105,7 @@ func Parse(r io.Reader, name string) ([]Spec, error) {
 // lexINI splits a job file into sections of raw options.
 func lexINI(text, file string) ([]section, error) {
 	var secs []section
+	text = strings.TrimPrefix(text, "\ufeff") // a UTF-8 byte order mark
 	for i, line := range strings.Split(text, "\n") {
 		lineNo := i + 1
 		line = strings.TrimSpace(line)
@@ -124,6 +125,9 @@ func lexINI(text, file string) ([]section, error) {
 		}
 		key, value, _ := strings.Cut(line, "=")
 		key, value = strings.TrimSpace(key), strings.TrimSpace(value)
+		if key == "" {
+			return nil, &ParseError{File: file, Line: lineNo, Err: fmt.Errorf("missing option name in %q", line)}
+		}
 		if len(secs) == 0 {
 			return nil, &ParseError{File: file, Line: lineNo, Key: key, Value: value, Err: errors.New("option outside any section; start the file with [global] or [jobname]")}
 		}

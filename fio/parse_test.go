@@ -67,6 +67,7 @@ func TestParse(t *testing.T) {
 		{"numjobs-clones", "[a]\nnumjobs=3\n", []view{
 			def("a"), with(def("a"), func(v *view) { v.Index = 1 }), with(def("a"), func(v *view) { v.Index = 2 }),
 		}},
+		{"bom-crlf", "\ufeff[a]\r\nbs=8k\r\n", []view{with(def("a"), func(v *view) { v.BS = 8192 })}},
 		{"comments-blank-spaces", "# c\n; c\n\n  [ a ]  \n  bs = 2k  \n\t; x\n", []view{
 			with(def("a"), func(v *view) { v.BS = 2048 }),
 		}},
@@ -264,6 +265,7 @@ func TestParseErrors(t *testing.T) {
 		{"kb_base-1000-bs", "[job]\nkb_base=1000\nbs=1k\n", "fio: e.fio:3: [job] bs=1k: not a multiple of 512"},
 		{"kb_base-bad", "[job]\nkb_base=512\n", "fio: e.fio:2: [job] kb_base=512: want 1000 or 1024"},
 		{"avgtime-zero", "[job]\nbwavgtime=0\n", "fio: e.fio:2: [job] bwavgtime=0: out of range [1ms, 8760h0m0s]"},
+		{"missing-key", "[job]\n=4k\n", "fio: e.fio:2: missing option name in \"=4k\""},
 		{"runtime-too-long", "[job]\nruntime=400d\n", "fio: e.fio:2: [job] runtime=400d: out of range [0, 8760h0m0s]"},
 	}
 	for _, tc := range tests {
@@ -304,6 +306,7 @@ func TestParseArgs(t *testing.T) {
 		{"bad-value", []string{"--name=x", "--iodepth=0"}, nil, "fio: <args>:2: [x] iodepth=0: out of range [1, 65536]"},
 		{"no-job", []string{"--bs=4k"}, nil, "fio: <args>:1: no job sections; add a [jobname] section after [global]"},
 		{"empty-name", []string{"--name="}, nil, "fio: <args>:1: name: missing value"},
+		{"dashes-only", []string{"--"}, nil, "fio: <args>:1: missing option name in \"--\""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
