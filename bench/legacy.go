@@ -113,6 +113,8 @@ func RunLegacyTags(variant string, seed uint64) (map[string]float64, error) {
 		"tag-refusals-per-s":  float64(s.TagRefusals[0]+s.TagRefusals[1]) / s.Elapsed.Seconds(),
 		"sync-refusals-per-s": float64(beside.Stats.TagRefusals[1]) / beside.Stats.Elapsed.Seconds(),
 		"read-cmds-per-s-pm":  float64(beside.Stats.ReadCmds) / beside.Stats.Elapsed.Seconds(),
+		"write-svc-ms":        float64(s.MeanServiceTime(device.OpWrite)) / 1e6,
+		"read-svc-ms-pm":      float64(beside.Stats.MeanServiceTime(device.OpRead)) / 1e6,
 	}, nil
 }
 
