@@ -83,7 +83,8 @@ func LegacyConfig(old, postmark bool, seed uint64) legacy.StreamConfig {
 // (time-averaged started requests, writer alone / beside postmark),
 // write-cmd-KiB (mean write command), tag-refusals-per-s (writer alone),
 // write-svc-ms (mean time from request_fn start to end of a write, writer alone),
-// read-svc-ms-pm and read-cmds-per-s-pm (postmark's reads beside the writer).
+// read-svc-ms-pm and read-cmds-per-s-pm (postmark's reads beside the writer),
+// postmark-io-ms (submit-to-completion time of a postmark read).
 func RunLegacyTags(variant string, seed uint64) (map[string]float64, error) {
 	var old bool
 	switch variant {
@@ -114,6 +115,7 @@ func RunLegacyTags(variant string, seed uint64) (map[string]float64, error) {
 		"sync-refusals-per-s": float64(beside.Stats.TagRefusals[1]) / beside.Stats.Elapsed.Seconds(),
 		"read-cmds-per-s-pm":  float64(beside.Stats.ReadCmds) / beside.Stats.Elapsed.Seconds(),
 		"write-svc-ms":        float64(s.MeanServiceTime(device.OpWrite)) / 1e6,
+		"postmark-io-ms":      float64(beside.PostmarkIOLatency) / 1e6,
 		"read-svc-ms-pm":      float64(beside.Stats.MeanServiceTime(device.OpRead)) / 1e6,
 	}, nil
 }

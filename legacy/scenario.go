@@ -25,6 +25,9 @@ type StreamResult struct {
 	StreamMBps float64
 	// PostmarkTPS is postmark transactions per second (0 without postmark).
 	PostmarkTPS float64
+	// PostmarkIOLatency is the mean submit-to-completion time (ns) of postmark's
+	// I/Os (0 without postmark).
+	PostmarkIOLatency sim.Time
 	// Stats are the queue's counters over the measured interval.
 	Stats Stats
 }
@@ -59,9 +62,10 @@ func RunStream(c StreamConfig) (StreamResult, error) {
 	eng.RunUntil(c.Warmup)
 	q.ResetStats()
 	b0 := w.Bytes
-	var t0 uint64
+	var t0, n0 uint64
+	var l0 sim.Time
 	if pm != nil {
-		t0 = pm.Txns
+		t0, n0, l0 = pm.Txns, pm.IOs, pm.LatencyNs
 	}
 	eng.RunUntil(c.Warmup + c.Duration)
 	r := StreamResult{Stats: q.Stats()}
@@ -69,6 +73,9 @@ func RunStream(c StreamConfig) (StreamResult, error) {
 	r.StreamMBps = float64(w.Bytes-b0) / 1e6 / secs
 	if pm != nil {
 		r.PostmarkTPS = float64(pm.Txns-t0) / secs
+		if n := pm.IOs - n0; n > 0 {
+			r.PostmarkIOLatency = (pm.LatencyNs - l0) / sim.Time(n)
+		}
 	}
 	return r, nil
 }

@@ -162,6 +162,9 @@ type Postmark struct {
 	left int
 	// Txns counts completed transactions; IOs completed I/Os.
 	Txns, IOs uint64
+	// LatencyNs sums the submit-to-completion time (ns) of the completed I/Os.
+	LatencyNs sim.Time
+	issued    sim.Time
 }
 
 // NewPostmark returns the workload on q; call Start to begin. Zero fields take the
@@ -208,6 +211,7 @@ func (m *Postmark) Fire(sim.Time) {
 	slots := m.p.RegionBytes / m.p.IOBytes
 	m.bio = Bio{Op: op, Sync: true, Offset: m.p.RegionOffset + m.rnd.Int64N(slots)*m.p.IOBytes,
 		Length: m.p.IOBytes, Segments: int(max(1, m.p.IOBytes/4096)), End: m}
+	m.issued = m.q.eng.Now()
 	if m.q.SubmitBio(&m.bio, nil) {
 		m.q.WaitRequest(true, m)
 	}
@@ -216,6 +220,7 @@ func (m *Postmark) Fire(sim.Time) {
 // EndIO completes one I/O and schedules the next after ThinkTime (BioEndIO).
 func (m *Postmark) EndIO(_ *Bio, now sim.Time) {
 	m.IOs++
+	m.LatencyNs += now - m.issued
 	m.left--
 	if m.left == 0 {
 		m.Txns++
