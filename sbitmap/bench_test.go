@@ -140,7 +140,7 @@ var impls = []struct {
 
 // BenchmarkGetPut measures one get plus one put (ns per pair). mode=serial runs in
 // the benchmark goroutine; mode=parallel uses b.RunParallel, each goroutine with its
-// own hint seeded differently (like a per-CPU alloc_hint).
+// own hint seeded differently (like a per-CPU alloc_hint), spread over the words.
 func BenchmarkGetPut(b *testing.B) {
 	for _, im := range impls {
 		for _, depth := range []int{8, 64, 256, 1024} {
@@ -155,11 +155,13 @@ func BenchmarkGetPut(b *testing.B) {
 			})
 			b.Run(fmt.Sprintf("impl=%s/depth=%d/mode=parallel", im.name, depth), func(b *testing.B) {
 				p := im.make(depth)
-				sb, _ := sbitmap.New(depth, sbitmap.Options{}) // only for InitHint
 				var seed atomic.Uint64
+				procs := uint64(runtime.GOMAXPROCS(0))
 				b.ReportAllocs()
 				b.RunParallel(func(pb *testing.PB) {
-					hint := sb.InitHint(seed.Add(1))
+					// Hints spread evenly, as per-CPU hints that landed on
+					// different words (random ones may collide).
+					hint := uint32((seed.Add(1) - 1) * uint64(depth) / procs % uint64(depth))
 					for pb.Next() {
 						t := p.get(&hint)
 						if t >= 0 {

@@ -32,7 +32,7 @@
 //
 // Programming errors panic with a message naming the bit and the depth: Put, Clear
 // and ClearBatch of a bit out of range or not held; PrepareWait/AddWaitHook with a
-// wait-queue index outside [0, 8) or a waiter belonging to another Queue. Bad
+// wait-queue index outside [0, 8) or a waiter still waiting on another Queue. Bad
 // constructor or Resize arguments are returned as errors.
 //
 // # API summary

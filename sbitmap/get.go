@@ -79,11 +79,20 @@ func (s *Sbitmap) Get(hint *uint32) int {
 }
 
 // getFrom models __sbitmap_get: split the hint into word index and in-word start.
+// The first get_word on the hinted word is tried inline (the common case); on failure
+// the full walk of sbitmap_find_bit runs, whose first step repeats that search
+// before folding the word's cleared bits.
 func (s *Sbitmap) getFrom(h uint32) int {
 	index := h >> s.shift
 	start := uint32(0)
 	if s.roundRobin {
 		start = h & (1<<s.shift - 1)
+	}
+	if depth, mapNr := s.depth.Load(), s.mapNr.Load(); index < mapNr {
+		wd := s.mapDepth(index, depth, mapNr)
+		if nr := getWord(&s.words[index].word, wd, start, !s.roundRobin); nr >= 0 {
+			return nr + int(index<<s.shift)
+		}
 	}
 	return s.findBit(^uint32(0), index, start, !s.roundRobin)
 }

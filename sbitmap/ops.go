@@ -82,7 +82,8 @@ func (s *Sbitmap) foldWord(w *sbWord) {
 // Resize changes the depth to depth bits without reallocating or changing the shift
 // (sbitmap_resize): every word's cleared mask is folded first, then the depth and word
 // count are set. Bits held at or beyond the new depth stay held and may still be freed
-// with Put. Errors: depth outside [1, Capacity()].
+// with Put. Errors: depth outside [1, Capacity()]. Memory ordering: sequentially
+// consistent; concurrent Gets see either the old or the new depth.
 func (s *Sbitmap) Resize(depth int) error {
 	if depth < 1 || depth > int(s.capacity) {
 		return fmt.Errorf("sbitmap: resize depth %d out of range [1, %d]", depth, s.capacity)
@@ -93,21 +94,25 @@ func (s *Sbitmap) Resize(depth int) error {
 	return nil
 }
 
-// Weight returns the number of bits held: for every word in use, its set bits minus
-// its deferred-cleared bits (sbitmap_weight). Bits held beyond the current depth after
-// a shrinking Resize are counted only within the words still in use. Under concurrent
-// use the result is a snapshot that may be stale.
+// Weight returns the number of bits held below the current depth: for every word in
+// use, its set bits minus its deferred-cleared bits, each counted within the word's
+// depth (sbitmap_weight). Bits still held beyond the depth after a shrinking Resize
+// are not counted. Memory ordering: relaxed snapshot; under concurrent use the result
+// may be stale and need not match any single instant.
 func (s *Sbitmap) Weight() int {
+	depth, mapNr := s.depth.Load(), s.mapNr.Load()
 	n := 0
-	for i := range s.mapNr.Load() {
+	for i := range mapNr {
 		w := &s.words[i]
-		n += bits.OnesCount64(w.word.Load()) - bits.OnesCount64(w.cleared.Load())
+		m := wordMask(s.mapDepth(i, depth, mapNr))
+		n += bits.OnesCount64(w.word.Load()&m) - bits.OnesCount64(w.cleared.Load()&m)
 	}
 	return n
 }
 
 // AnySet reports whether any bit is held in the words in use, ignoring
-// deferred-cleared bits (sbitmap_any_bit_set).
+// deferred-cleared bits (sbitmap_any_bit_set). Unlike Weight it does not mask the
+// last word to the depth, as in the kernel. Memory ordering: relaxed snapshot.
 func (s *Sbitmap) AnySet() bool {
 	for i := range s.mapNr.Load() {
 		w := &s.words[i]
@@ -122,7 +127,8 @@ func (s *Sbitmap) AnySet() bool {
 // bit start and wrapping once through all words in use, in increasing order from
 // start; it stops early when fn returns false. A start outside [0, Depth()) means 0.
 // Models __sbitmap_for_each_set. fn may call any method of s; bits changed during the
-// walk may or may not be visited.
+// walk may or may not be visited. Memory ordering: each word is read atomically; a
+// visited bit's holder wrote before it was allocated, not necessarily since.
 func (s *Sbitmap) ForEachSet(start int, fn func(bit int) bool) {
 	depth, mapNr := s.depth.Load(), s.mapNr.Load()
 	if start < 0 || start >= int(depth) {

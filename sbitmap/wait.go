@@ -16,7 +16,9 @@ import (
 // up one per wake-up slot, and stays counted in WsActive until FinishWait) or with
 // AddWaitHook/RemoveWaitHook (a non-exclusive hook: woken with every wake-up of its
 // wait queue without using a slot, and no longer counted once woken or removed); not
-// both. A Waiter may wait on one Queue at a time, must not be copied while queued,
+// both. A Waiter may wait on one Queue at a time (it may move to another once
+// FinishWait or RemoveWaitHook returned, or its hook fired), must not be copied while
+// queued,
 // and its zero value plus a Wake function is ready to use. Wake must not be nil when
 // the waiter can be woken.
 type Waiter struct {
@@ -46,9 +48,11 @@ func checkWS(op string, wsIndex int) {
 	}
 }
 
+// bind attaches w to q. A waiter may move to another Queue once it is neither queued
+// nor counted there (after FinishWait or RemoveWaitHook, or once woken as a hook).
 func (q *Queue) bind(op string, w *Waiter) {
-	if w.q != nil && w.q != q {
-		panic(fmt.Sprintf("sbitmap: %s of a waiter that belongs to another Queue", op))
+	if w.q != nil && w.q != q && (w.queued.Load() || w.counted) {
+		panic(fmt.Sprintf("sbitmap: %s of a waiter still waiting on another Queue", op))
 	}
 	w.q = q
 }
@@ -57,7 +61,10 @@ func (q *Queue) bind(op string, w *Waiter) {
 // in WsActive (once, until FinishWait) and appended to the wait queue unless it is
 // already queued. The caller then retries its allocation and, if that fails, waits
 // for w.Wake. Models sbitmap_prepare_to_wait (prepare_to_wait_exclusive). Panics if
-// wsIndex is outside [0, 8) or w waits on another Queue. Never allocates.
+// wsIndex is outside [0, 8) or w still waits on another Queue. Never allocates. Memory
+// ordering: sequentially consistent (the kernel's full barrier of set_current_state):
+// a retry after PrepareWait and a Clear's check for waiters cannot both miss each
+// other, so no wake-up is lost between registering and retrying (case R07).
 func (q *Queue) PrepareWait(w *Waiter, wsIndex int) {
 	checkWS("PrepareWait", wsIndex)
 	q.bind("PrepareWait", w)
@@ -80,7 +87,8 @@ func (q *Queue) PrepareWait(w *Waiter, wsIndex int) {
 // FinishWait ends a wait begun with PrepareWait: it removes w from its wait queue if
 // it is still there and drops it from WsActive. It reports whether w was still queued
 // (true: it had not been woken; false: a wake-up removed it, and its Wake has been or
-// is being called). Models sbitmap_finish_wait. Calling it again is harmless.
+// is being called). Models sbitmap_finish_wait. Calling it again is harmless. Memory
+// ordering: a Wake that removed w happens before FinishWait returns false.
 func (q *Queue) FinishWait(w *Waiter) bool {
 	removed := q.dequeue(w)
 	if w.counted {

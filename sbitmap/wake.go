@@ -14,6 +14,9 @@ package sbitmap
 // WakeCountdown: for each of the nr bits, the countdown of the first wait queue with
 // waiters at or after wake_index is decremented; at zero it is reset to wake_batch,
 // wake_index advances and up to wake_batch waiters of that queue are woken.
+//
+// Memory ordering: sequentially consistent; everything the caller did before WakeUp
+// (such as freeing a bit) happens before the Wake callbacks it runs.
 func (q *Queue) WakeUp(nr int) {
 	if nr <= 0 || q.wsActive.Load() == 0 {
 		return
