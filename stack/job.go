@@ -95,6 +95,7 @@ type job struct {
 	// completion side
 	cq          ioFIFO
 	reapPending bool
+	cqN         int // completions waiting to be reaped
 	reapEv      reapEvent
 
 	// blocking submitters (libaio, psync): the thread sleeps in blk_mq_get_tag
@@ -282,7 +283,12 @@ func (j *job) EndBio(b *dispatch.Bio, now sim.Time, _ error) {
 	u := b.Priv.(*ioU)
 	j.account(u, now)
 	j.cq.push(u)
-	if !j.reapPending {
+	j.cqN++
+	// fio waits for iodepth_batch_complete_min completions (all that are in flight
+	// if fewer) before it reaps.
+	need := max(j.spec.IODepthBatchCompleteMin, 1)
+	inFlight := j.spec.EffectiveIODepth - j.nFree - j.cqN
+	if !j.reapPending && (j.cqN >= need || inFlight == 0) {
 		j.reapPending = true
 		j.r.eng.After(j.r.rnd.Uniform(j.r.sub.ReapMin, j.r.sub.ReapMax), &j.reapEv)
 	}
@@ -321,6 +327,7 @@ func (j *job) reap(now sim.Time) {
 	if j.blocked {
 		return // the thread is asleep in io_submit; it reaps when it returns
 	}
+	j.cqN = 0
 	for u := j.cq.pop(); u != nil; u = j.cq.pop() {
 		u.next = j.free
 		j.free = u
