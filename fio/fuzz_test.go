@@ -41,3 +41,25 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseArgs checks that the command-line path (SplitCommandLine, then
+// ParseArgs) never panics and that accepted specs pass Validate.
+func FuzzParseArgs(f *testing.F) {
+	f.Add(seed003)
+	f.Add(`fio --name=a --bs=4k --numjobs=2 --name=b 'quoted arg' "x\"y"`)
+	f.Fuzz(func(t *testing.T, line string) {
+		args, err := fio.SplitCommandLine(line)
+		if err != nil {
+			return
+		}
+		specs, err := fio.ParseArgs(args)
+		if err != nil {
+			return
+		}
+		for i := range specs {
+			if err := specs[i].Validate(); err != nil {
+				t.Fatalf("accepted spec fails Validate: %v", err)
+			}
+		}
+	})
+}
