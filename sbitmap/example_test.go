@@ -55,3 +55,55 @@ func ExampleQueue_PrepareWait() {
 	// woken
 	// 0 0
 }
+
+func ExampleSbitmap_ForEachSet() {
+	sb, _ := sbitmap.New(16, sbitmap.Options{})
+	var hint uint32
+	for range 6 {
+		sb.Get(&hint)
+	}
+	sb.Put(2, &hint)
+	sb.ForEachSet(3, func(bit int) bool {
+		fmt.Print(bit, " ")
+		return true
+	})
+	fmt.Println()
+	// Output: 3 4 5 0 1
+}
+
+func ExampleQueue_AddWaitHook() {
+	q, _ := sbitmap.NewQueue(1, sbitmap.QueueOptions{})
+	var hint uint32
+	bit := q.Get(&hint)
+	// A non-exclusive hook, like blk-mq's hctx dispatch_wait: woken by any
+	// wake-up of its wait queue, and removed before its callback runs.
+	hook := &sbitmap.Waiter{Wake: func(*sbitmap.Waiter) { fmt.Println("rerun hctx") }}
+	q.AddWaitHook(hook, q.NextWaitQueue())
+	fmt.Println(q.WsActive(), hook.Queued())
+	q.Clear(bit, &hint)
+	fmt.Println(q.WsActive(), hook.Queued())
+	// Output:
+	// 1 true
+	// rerun hctx
+	// 0 false
+}
+
+func ExampleNewQueue_options() {
+	// A v6.1-era queue: countdown wake-ups, min batch 4 at depth >= 32.
+	q, err := sbitmap.NewQueue(64, sbitmap.QueueOptions{
+		WakeScheme: sbitmap.WakeCountdown,
+		RecalcEra:  sbitmap.Recalc5_17,
+	})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(q.WakeBatch())
+	q.RecalculateWakeBatch(4)
+	fmt.Println(q.WakeBatch())
+	_, err = sbitmap.NewQueue(0, sbitmap.QueueOptions{})
+	fmt.Println(err)
+	// Output:
+	// 8
+	// 4
+	// sbitmap: depth 0 out of range [1, 16777216]
+}

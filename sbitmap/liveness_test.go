@@ -94,12 +94,16 @@ func mustResize(t *testing.T, q *sbitmap.Queue, d int) {
 // R04: a depth-1..3 device whose wake batch is recalculated after a second queue
 // comes and goes.
 func TestR04SmallDepthRecalc(t *testing.T) {
-	for _, era := range []sbitmap.RecalcEra{sbitmap.Recalc6_2, sbitmap.Recalc5_17} {
+	// v5.17-rc2 … v6.1 ran the countdown scheme; v6.2+ the global counters.
+	for _, era := range []struct {
+		recalc sbitmap.RecalcEra
+		scheme sbitmap.WakeScheme
+	}{{sbitmap.Recalc6_2, sbitmap.WakeGlobal}, {sbitmap.Recalc5_17, sbitmap.WakeCountdown}, {sbitmap.Recalc5_17, sbitmap.WakeGlobal}} {
 		for _, depth := range []int{1, 2, 3} {
 			for _, subs := range []int{1, 2, 3, 4} {
-				name := fmt.Sprintf("R04/era=%d/depth=%d/submitters=%d", era, depth, subs)
+				name := fmt.Sprintf("R04/era=%d/scheme=%v/depth=%d/submitters=%d", era.recalc, era.scheme, depth, subs)
 				t.Run(name, func(t *testing.T) {
-					stranded, wb := runR04(t, era, depth, subs)
+					stranded, wb := runR04(t, era.recalc, era.scheme, depth, subs)
 					if wb > max(1, depth/8) {
 						t.Errorf("wake_batch %d > max(1, depth/8) at depth %d", wb, depth)
 					}
@@ -117,7 +121,7 @@ func TestR04SmallDepthRecalc(t *testing.T) {
 func TestR04Before10825410b956(t *testing.T) {
 	for _, depth := range []int{1, 2, 3} {
 		t.Run(fmt.Sprintf("depth=%d", depth), func(t *testing.T) {
-			stranded, wb := runR04(t, sbitmap.Recalc5_17rc1, depth, depth+1)
+			stranded, wb := runR04(t, sbitmap.Recalc5_17rc1, sbitmap.WakeCountdown, depth, depth+1)
 			if wb != 4 || stranded == 0 {
 				t.Errorf("wake_batch %d, stranded %d; want the bad outcome: batch 4 and a sleeper left", wb, stranded)
 			}
@@ -125,15 +129,15 @@ func TestR04Before10825410b956(t *testing.T) {
 	}
 }
 
-func runR04(t *testing.T, era sbitmap.RecalcEra, depth, subs int) (stranded, wb int) {
+func runR04(t *testing.T, era sbitmap.RecalcEra, scheme sbitmap.WakeScheme, depth, subs int) (stranded, wb int) {
 	t.Helper()
-	q, err := sbitmap.NewQueue(depth, sbitmap.QueueOptions{RecalcEra: era})
+	q, err := sbitmap.NewQueue(depth, sbitmap.QueueOptions{RecalcEra: era, WakeScheme: scheme})
 	if err != nil {
 		t.Fatal(err)
 	}
 	q.RecalculateWakeBatch(2) // a second queue becomes active...
 	q.RecalculateWakeBatch(1) // ...and idle again
-	r := newRig(t, q, subs, 5)
+	r := newRig(t, q, subs, 41) // 41 I/Os each: the tail is not a multiple of the batch
 	r.completerFirst = true // synchronous readers: the completer resubmits at once
 	r.startAll()
 	r.drain(maxSteps)
