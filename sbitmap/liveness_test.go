@@ -135,10 +135,10 @@ func runR04(t *testing.T, era sbitmap.RecalcEra, scheme sbitmap.WakeScheme, dept
 	if err != nil {
 		t.Fatal(err)
 	}
-	q.RecalculateWakeBatch(2) // a second queue becomes active...
-	q.RecalculateWakeBatch(1) // ...and idle again
+	q.RecalculateWakeBatch(2)   // a second queue becomes active...
+	q.RecalculateWakeBatch(1)   // ...and idle again
 	r := newRig(t, q, subs, 41) // 41 I/Os each: the tail is not a multiple of the batch
-	r.completerFirst = true // synchronous readers: the completer resubmits at once
+	r.completerFirst = true     // synchronous readers: the completer resubmits at once
 	r.startAll()
 	r.drain(maxSteps)
 	return r.sleepers(), q.WakeBatch()
