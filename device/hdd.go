@@ -296,9 +296,14 @@ func (d *HDD) InFlight() int { return d.inFlight }
 func (d *HDD) Params() HDDParams { return d.p }
 
 // Submit accepts cmd unless MaxQueue commands are held (Busy). The command is ready for
-// the media after CommandOverhead (commands are processed one at a time).
+// the media after CommandOverhead (commands are processed one at a time). It panics if
+// the command reaches beyond CapacityBytes (a programming error, like a malformed
+// command).
 func (d *HDD) Submit(cmd *Command) Status {
 	checkCommand(d.p.Name, cmd)
+	if cmd.Offset+cmd.Length > d.p.CapacityBytes {
+		panic(fmt.Sprintf("device %s: command ID %d [%d, %d) beyond CapacityBytes %d", d.p.Name, cmd.ID, cmd.Offset, cmd.Offset+cmd.Length, d.p.CapacityBytes))
+	}
 	if d.p.MaxQueue > 0 && d.inFlight >= d.p.MaxQueue {
 		return Busy
 	}
