@@ -286,3 +286,32 @@ func TestDefaultElevator(t *testing.T) {
 		})
 	}
 }
+
+// TestUnmappedHctxs: more hardware queues than CPUs leaves hctxs without CPUs; they
+// are never run and I/O still completes, with and without an elevator.
+func TestUnmappedHctxs(t *testing.T) {
+	for _, elv := range []string{"none", "mq-deadline"} {
+		t.Run(elv, func(t *testing.T) {
+			rig := newRig(t, HostConfig{NrCPUs: 2, NrHwQueues: 4, CanQueue: 8, HostTagset: true},
+				LUNConfig{QueueDepth: 1, Elevator: elv}, device.NullParams{Name: "null", CompletionNsec: 10 * sim.Microsecond})
+			var tasks []*loopTask
+			for i := 0; i < 4; i++ {
+				l := newLoopTask(rig, []int{i % 2}, uint64(i))
+				l.limit = 50
+				tasks = append(tasks, l)
+				l.submit()
+			}
+			rig.eng.RunUntil(sim.Second)
+			for i, l := range tasks {
+				if l.done != 50 {
+					t.Errorf("task %d completed %d of 50", i, l.done)
+				}
+			}
+			for _, h := range rig.q.hctxs[2:] {
+				if h.Stats().Runs != 0 {
+					t.Errorf("unmapped hctx %d ran %d times", h.Index(), h.Stats().Runs)
+				}
+			}
+		})
+	}
+}

@@ -136,8 +136,8 @@ func (w *runWork) modify(t sim.Time) {
 // async ⇒ queue the kblockd work with delay 0; else dispatch inline (callers run on a
 // CPU of the hctx).
 func (h *Hctx) runHwQueue(async bool) {
-	if !h.hasPending() {
-		return
+	if len(h.cpus) == 0 || !h.hasPending() {
+		return // an unmapped hctx (more hw queues than CPUs) is never run
 	}
 	if async {
 		h.runAsync()
@@ -167,6 +167,9 @@ func (h *Hctx) delayRun() {
 // runHwQueueNow is __blk_mq_run_hw_queue: one dispatch run
 // (blk_mq_sched_dispatch_requests).
 func (h *Hctx) runHwQueueNow() {
+	if len(h.cpus) == 0 {
+		return
+	}
 	h.stats.Runs++
 	h.q.stats.Runs++
 	h.schedDispatchRequests()

@@ -92,9 +92,10 @@ func (p *Plug) flush(cpu int, fromSchedule bool) {
 		}
 	}
 	for rq := list.popFront(); rq != nil; rq = list.popFront() {
+		h := rq.hctx // rq may be merged away and freed by the insert
 		rq.q.insertRequest(rq, false)
-		if list.head == nil || list.head.hctx != rq.hctx {
-			rq.hctx.runHwQueue(fromSchedule)
+		if list.head == nil || list.head.hctx != h {
+			h.runHwQueue(fromSchedule)
 		}
 	}
 }

@@ -182,6 +182,9 @@ func (q *Queue) allocRequest(b *Bio, cpu int, nowait bool, tw *TagWaiter) *Reque
 	if tw == nil {
 		panic("dispatch: blocking SubmitBio without a TagWaiter")
 	}
+	if tw.sleeping {
+		panic("dispatch: SubmitBio with a TagWaiter whose task is already sleeping")
+	}
 	tw.q, tw.bio = q, b
 	return q.getTagWait(tw, cpu)
 }
