@@ -83,6 +83,10 @@ type Result struct {
 	Dirs [NrDirs]DirStats
 	// Latency is the completion-latency distribution over all directions.
 	Latency LatencyDist
+	// Options are the job's options as written (Spec.Options), for the
+	// JSON "global options" and "job options"; a merged result keeps its
+	// first job's.
+	Options []Option
 
 	cfg statsConfig
 }
@@ -115,6 +119,7 @@ type Collector struct {
 	name           string
 	groupID        int
 	groupReporting bool
+	options        []Option
 	cfg            statsConfig
 	start, end     int64 // record window [start, end), ns
 	dirs           [NrDirs]DirStats
@@ -130,6 +135,7 @@ func NewCollector(s *Spec) *Collector {
 		name:           s.Name,
 		groupID:        s.GroupID,
 		groupReporting: s.GroupReporting,
+		options:        s.Options,
 		cfg: statsConfig{clat: s.ClatPercentiles, slat: s.SlatPercentiles, lat: s.LatPercentiles,
 			percentiles: cloneSlice(s.PercentileList)},
 		end: math.MaxInt64,
@@ -205,7 +211,7 @@ func (c *Collector) Finish(windowStart, windowEnd int64) *Result {
 		c.iops[d].finish(c.start, windowEnd, false, &c.dirs[d].IOPSSamples)
 	}
 	r := &Result{Name: c.name, GroupID: c.groupID, Jobs: 1, GroupReporting: c.groupReporting,
-		Window: time.Duration(windowEnd - windowStart), Dirs: c.dirs, Latency: c.lat, cfg: c.cfg}
+		Window: time.Duration(windowEnd - windowStart), Dirs: c.dirs, Latency: c.lat, Options: c.options, cfg: c.cfg}
 	for i := range r.Dirs {
 		d := &r.Dirs[i]
 		if d.TotalIOs > 0 {
@@ -226,7 +232,8 @@ func Merge(rs ...*Result) *Result {
 	if len(rs) == 0 {
 		panic("fio: Merge of no results")
 	}
-	m := &Result{Name: rs[0].Name, GroupID: rs[0].GroupID, GroupReporting: rs[0].GroupReporting, cfg: rs[0].cfg}
+	m := &Result{Name: rs[0].Name, GroupID: rs[0].GroupID, GroupReporting: rs[0].GroupReporting,
+		Options: rs[0].Options, cfg: rs[0].cfg}
 	for _, r := range rs {
 		m.Jobs += r.Jobs
 		m.Window = max(m.Window, r.Window)

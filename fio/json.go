@@ -172,7 +172,8 @@ type OutputOptions struct {
 	// Time is the run's start, written as timestamp, timestamp_ms and time;
 	// the zero Time writes the Unix epoch, keeping output deterministic.
 	Time time.Time
-	// GlobalOptions is written as "global options" when non-nil.
+	// GlobalOptions is written as "global options"; nil = the global
+	// options of the first job entry (Result.Options).
 	GlobalOptions map[string]string
 }
 
@@ -192,6 +193,9 @@ func (r *Report) Output(o OutputOptions) *Output {
 	}
 	if out.FioVersion == "" {
 		out.FioVersion = DefaultFioVersion
+	}
+	if out.GlobalOptions == nil && len(r.Jobs) > 0 {
+		out.GlobalOptions = optionMap(r.Jobs[0].Options, true)
 	}
 	for _, res := range r.Jobs {
 		out.Jobs = append(out.Jobs, r.jobOutput(res, o.Plus))
@@ -214,6 +218,7 @@ func (rep *Report) jobOutput(r *Result, plus bool) JobOutput {
 	return JobOutput{
 		JobName:    r.Name,
 		GroupID:    r.GroupID,
+		JobOptions: optionMap(r.Options, false),
 		Elapsed:    int64(math.Ceil(r.Window.Seconds())),
 		Read:       dirOutput(&r.Dirs[DirRead], rep.bwAggPercent(r, DirRead), plus),
 		Write:      dirOutput(&r.Dirs[DirWrite], rep.bwAggPercent(r, DirWrite), plus),
@@ -268,4 +273,20 @@ func latOutput(l *LatStats, plus bool) LatOutput {
 		}
 	}
 	return o
+}
+
+// optionMap returns the global (or the job's own) options as fio's JSON
+// object of strings, a later setting replacing an earlier one; nil if none.
+func optionMap(opts []Option, global bool) map[string]string {
+	var m map[string]string
+	for _, o := range opts {
+		if o.Global != global {
+			continue
+		}
+		if m == nil {
+			m = map[string]string{}
+		}
+		m[o.Key] = o.Value
+	}
+	return m
 }

@@ -218,6 +218,7 @@ func (j *jobBuilder) clone() *jobBuilder {
 	c.spec.CPUsAllowed = cloneSlice(j.spec.CPUsAllowed)
 	c.spec.PercentileList = cloneSlice(j.spec.PercentileList)
 	c.spec.Ignored = cloneSlice(j.spec.Ignored)
+	c.spec.Options = cloneSlice(j.spec.Options)
 	for k, v := range j.where {
 		c.where[k] = v
 	}
@@ -245,6 +246,7 @@ func (j *jobBuilder) applyOptions(all []rawOption, secName string) error {
 			return optErr(o, secName, err)
 		}
 		j.where[d.name] = o
+		j.spec.Options = append(j.spec.Options, Option{Key: o.key, Value: o.value, Global: secName == "global"})
 	}
 	return nil
 }

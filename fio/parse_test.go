@@ -188,6 +188,11 @@ rw=randwrite
 	want.LatPercentiles = true
 	want.PercentileList = []float64{50, 99.9}
 	want.Ignored = []string{"invalidate", "thread"}
+	for _, kv := range strings.Split(strings.TrimSpace(job), "\n") {
+		if k, v, _ := strings.Cut(kv, "="); kv != "" && kv[0] != '[' {
+			want.Options = append(want.Options, fio.Option{Key: k, Value: v, Global: k != "rw"})
+		}
+	}
 	if diff := cmp.Diff([]fio.Spec{want}, specs); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

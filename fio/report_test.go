@@ -209,3 +209,15 @@ func TestJSONPlusBins(t *testing.T) {
 		t.Errorf("timestamp %d time %q", back.Timestamp, back.Time)
 	}
 }
+
+func TestJSONOptions(t *testing.T) {
+	specs := parse(t, "[global]\nioengine=libaio\nbs=4k\n[a]\nrw=write\nbs=8k\n")
+	rep := fio.NewReport(runFake(t, specs, 1, 1000))
+	out := rep.Output(fio.OutputOptions{})
+	if diff := cmp.Diff(map[string]string{"ioengine": "libaio", "bs": "4k"}, out.GlobalOptions); diff != "" {
+		t.Errorf("global options (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]string{"rw": "write", "bs": "8k"}, out.Jobs[0].JobOptions); diff != "" {
+		t.Errorf("job options (-want +got):\n%s", diff)
+	}
+}

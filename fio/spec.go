@@ -244,6 +244,17 @@ type Spec struct {
 	// Ignored lists, in first-seen order, the options accepted but not
 	// modelled (invalidate, thread, norandommap, ...).
 	Ignored []string
+	// Options lists the options as written that apply to the job, in
+	// order: first those of the [global] sections above it (Global true),
+	// then its own; fio's JSON prints them as "global options" and
+	// "job options".
+	Options []Option
+}
+
+// Option is one option as written in a job file or on the command line.
+type Option struct {
+	Key, Value string
+	Global     bool // from a [global] section (or before the first --name)
 }
 
 // DefaultSpec returns a job instance named name with fio's defaults (fio
