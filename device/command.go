@@ -30,13 +30,13 @@ func (o Op) String() string {
 // driver's queue_rq). The caller owns it; a device holds the pointer from an Accepted
 // Submit until it calls Done.Complete, and the caller must not modify it meanwhile.
 type Command struct {
-	Op     Op
-	Offset int64 // bytes from the start of the device; must be >= 0
-	Length int64 // bytes; must be > 0
-	Sync   bool  // REQ_SYNC: informational for devices; used by the block layer
-	Done   Completer
-	ID     uint64 // caller's identifier; devices never interpret it
-	Priv   any    // caller's data; devices never touch it
+	Op     Op        // data direction
+	Offset int64     // bytes from the start of the device; must be >= 0
+	Length int64     // bytes; must be > 0
+	Sync   bool      // REQ_SYNC: informational for devices; used by the block layer
+	Done   Completer // receives the completion; must not be nil
+	ID     uint64    // caller's identifier; devices never interpret it
+	Priv   any       // caller's data; devices never touch it
 
 	// Submitted is set by the device that accepts the command to the virtual time of
 	// acceptance (ns).
@@ -107,3 +107,12 @@ func checkCommand(dev string, cmd *Command) {
 
 // ceilDiv returns ceil(a/b) for a >= 0, b > 0.
 func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
+
+// Every model implements Device.
+var (
+	_ Device = (*Null)(nil)
+	_ Device = (*Throttled)(nil)
+	_ Device = (*SSD)(nil)
+	_ Device = (*HDD)(nil)
+	_ Device = (*HostLUN)(nil)
+)

@@ -12,7 +12,7 @@ import (
 // zone), rotational position tracked against virtual time, a per-command overhead, an
 // optional write-back cache and optional queued reordering (tagged command queueing).
 type HDDParams struct {
-	Name string
+	Name string // reported by the device's Name method
 
 	// RPM is the spindle speed (revolutions per minute, > 0).
 	RPM int

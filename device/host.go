@@ -11,7 +11,7 @@ import (
 // the controller accepts scsi_ml_can_queue commands; the Dec 2020 proposal answers
 // SCSI_MLQUEUE_HOST_BUSY above it).
 type HostParams struct {
-	Name string
+	Name string // reported by the device's Name method
 	// CanQueue is the number of commands the adapter holds at once across its LUNs
 	// (Scsi_Host can_queue, >= 1). Above it Submit answers HostBusy.
 	CanQueue int

@@ -11,7 +11,7 @@ import (
 // after a fixed delay, like null_blk (drivers/block/null_blk) or scsi_debug
 // (drivers/scsi/scsi_debug.c) without a backing store.
 type NullParams struct {
-	Name string
+	Name string // reported by the device's Name method
 
 	// CompletionNsec is the delay from acceptance to completion (ns, >= 0). null_blk's
 	// completion_nsec (default 10,000 ns, used with irqmode=2); scsi_debug's ndelay, or

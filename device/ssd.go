@@ -14,7 +14,7 @@ import (
 // link costs are per byte, merging small requests into large commands raises throughput
 // until the link or the media bandwidth binds — the effect source 002 measures.
 type SSDParams struct {
-	Name string
+	Name string // reported by the device's Name method
 
 	// ParallelUnits is the number of media units that serve chunks concurrently (>= 1).
 	ParallelUnits int

@@ -11,7 +11,7 @@ import (
 // by an IOPS token bucket and a bandwidth token bucket, as on Azure managed disks (the
 // storvsc disk of source 000) or AWS EBS volumes.
 type ThrottledParams struct {
-	Name string
+	Name string // reported by the device's Name method
 
 	// IOPS is the I/O-per-second cap (tokens per second, > 0).
 	IOPS float64
