@@ -150,8 +150,9 @@ func NewCollector(s *Spec) *Collector {
 // SetWindow sets the record window to [start, end) in ns: an I/O counts iff
 // it completes inside it. start is typically the job's start plus
 // ramp_time; end its start plus ramp_time plus runtime (the drain after
-// that is not measured), or math.MaxInt64 while unknown. It panics if
-// end < start.
+// that is not measured), or math.MaxInt64 while unknown. Call it before the
+// first Record: the bandwidth and IOPS sampling intervals start at start.
+// It panics if end < start.
 func (c *Collector) SetWindow(start, end int64) {
 	if end < start {
 		panic(fmt.Sprintf("fio: Collector.SetWindow: end %d before start %d", end, start))
