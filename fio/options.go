@@ -86,7 +86,7 @@ var notModelled = []string{
 	"verify", "rate", "rate_min", "rate_iops_min", "bssplit", "bsrange", "blocksize_range",
 	"rw_sequencer", "zonemode", "zonesize", "thinktime", "trim_percentage", "fsync",
 	"fdatasync", "sync", "random_distribution", "number_ios", "io_size", "io_limit",
-	"iodepth_batch_complete_omit", "include", "flow", "wait_for", "startdelay_range",
+	"include", "flow", "wait_for",
 }
 
 func init() {
