@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/blkmq/blkmq/budget"
+	"github.com/google/go-cmp/cmp"
 )
 
 // fakeClock is a tiny discrete-event loop: events run in (time, insertion) order.
@@ -144,4 +145,12 @@ func TestR14StarvedListOrder(t *testing.T) {
 		}
 		t.Logf("completions per LUN: fixed %v, pre-fix %v; longest gap pre-fix %v", good, done, maxWait)
 	})
+}
+
+func TestR14Deterministic(t *testing.T) {
+	a, wa := r14Run(t, budget.Options{StarvedReorderOnAttempt: true})
+	b, wb := r14Run(t, budget.Options{StarvedReorderOnAttempt: true})
+	if diff := cmp.Diff(a, b); diff != "" || wa != wb {
+		t.Errorf("two runs with the same seed differ (-first +second):\n%s gaps %v %v", diff, wa, wb)
+	}
 }

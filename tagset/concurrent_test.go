@@ -166,3 +166,53 @@ func TestGetTagContext(t *testing.T) {
 		t.Errorf("reserved GetTag without reserved tags: %v, want ErrNoTag", err)
 	}
 }
+
+// TestConcurrentMarkTagWait dispatches from goroutines that, lacking a driver
+// tag, hook their hctx on the tag wait queue and wait for OnTagWake, the way
+// a dispatcher relies on the wake-up to rerun.
+func TestConcurrentMarkTagWait(t *testing.T) {
+	const workers = 4
+	ops := 3000
+	if testing.Short() {
+		ops = 300
+	}
+	s := mustSet(t, tagset.Config{NrHwQueues: workers, QueueDepth: 2, HostTagset: true, NrCPUs: workers})
+	qa := mustQueue(t, s, tagset.QueueConfig{Elevator: true})
+	mustQueue(t, s, tagset.QueueConfig{Elevator: true}) // make the set TAG_QUEUE_SHARED
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(cpu int) {
+			defer wg.Done()
+			h := qa.Hctx(cpu)
+			run := make(chan struct{}, 1)
+			h.OnTagWake = func(*tagset.Hctx) {
+				select {
+				case run <- struct{}{}:
+				default:
+				}
+			}
+			for i := 0; i < ops; i++ {
+				for {
+					tag := h.GetDriverTag(cpu, false)
+					if tag < 0 {
+						var res tagset.TagWaitResult
+						tag, res = h.MarkTagWait(cpu, false)
+						if res == tagset.TagWaitHooked || res == tagset.TagWaitAlreadyHooked {
+							<-run // rerun when a tag frees
+							continue
+						}
+					}
+					if tag >= 0 {
+						h.PutDriverTag(tag, cpu)
+						break
+					}
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	if b := s.Tags(0).Busy(); b != 0 {
+		t.Errorf("tags busy after all puts = %d", b)
+	}
+}

@@ -35,19 +35,20 @@ func (h *Hctx) MarkTagWait(cpu int, reserved bool) (tag int, res TagWaitResult) 
 		}
 		return -1, TagWaitRestart
 	}
-	if h.dispatchWait.Queued() {
-		return -1, TagWaitAlreadyHooked
-	}
 	bt := h.tags.bt(reserved)
 	if bt == nil {
 		return -1, TagWaitRestart
 	}
+	// hctx->dispatch_wait_lock: one registration at a time per hctx.
 	h.hookMu.Lock()
+	defer h.hookMu.Unlock()
+	if h.dispatchWait.Queued() {
+		return -1, TagWaitAlreadyHooked
+	}
 	if h.hookedOn != nil && h.hookedOn != bt {
 		h.dispatchWait = sbitmap.Waiter{Wake: h.dispatchWake}
 	}
 	h.hookedOn = bt
-	h.hookMu.Unlock()
 	if !bt.AddWaitHook(&h.dispatchWait, h.btWaitIndex()) {
 		return -1, TagWaitAlreadyHooked
 	}
