@@ -26,6 +26,9 @@ func TestStorvscDebug(t *testing.T) {
 		fmt.Printf("  wal: n %d tagwait %.1f ms queued %.1f ms device %.1f ms; slept %d (%.0f ms) direct %.1f ms; wouldblock %d merged %d cpu %d\n",
 			w.N, w.TagWait/1e6, w.Queued/1e6, w.Device/1e6, w.Slept, w.SleptLatency/1e6, w.DirectLatency/1e6, w.WouldBlock, w.Merged, f.Wal.CPU)
 		fmt.Printf("  q %+v sched %v\n", f.Result.Queues[0], f.Result.Schedulers)
+		for i, h := range f.Result.Hctxs[0] {
+			fmt.Printf("  hctx %d dispatched %d maxdispatch %d runs %d\n", i, h.Dispatched, h.MaxDispatch, h.Runs)
+		}
 		for _, j := range f.Result.Jobs[:2] {
 			fmt.Printf("  hog %s iops %.0f clat %.0fus wait %+v\n", j.Spec.Instance(), j.Fio.Read().IOPS, j.Fio.Read().Clat.Mean/1e3, j.Wait)
 		}
