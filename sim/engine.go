@@ -37,19 +37,13 @@ const (
 	maxSeq   = 1<<(64-slotBits) - 1
 )
 
-// entry is one heap element: the event time and key = seq<<slotBits | slot, where seq is
-// the insertion sequence (so ordering by (at, key) is ordering by (at, seq)) and slot
-// holds the handler. The entry is live while its slot still carries the same key;
-// cancelled and fired entries are stale and are discarded when they reach the root.
+// entry is one heap element: the event time, key = seq<<slotBits | slot (seq is the
+// insertion sequence, so ordering by (at, key) is ordering by (at, seq)), and the
+// handler. Keeping the handler in the entry means firing touches only the heap root.
 type entry struct {
 	at  Time
 	key uint64
-}
-
-// slot holds a scheduled handler and the key of the entry it belongs to (0 = free).
-type slot struct {
 	h   Handler
-	key uint64
 }
 
 // Engine is a discrete-event engine with a virtual clock. The zero value is not usable;
@@ -65,10 +59,11 @@ type slot struct {
 type Engine struct {
 	now     Time
 	seq     uint64
-	heap    []entry // heap[rootIndex] is the root
-	slots   []slot
-	free    []uint32
-	live    int
+	heap    []entry  // heap[rootIndex] is the root
+	keys    []uint64 // per slot: key of its live event, 0 when fired or cancelled
+	live    []uint64 // bitset per slot: its heap entry is live
+	free    []uint32 // slots with no heap entry
+	nlive   int
 	stopped bool
 	fired   uint64
 }
@@ -83,7 +78,7 @@ func NewEngine() *Engine {
 func (e *Engine) Now() Time { return e.now }
 
 // Pending returns the number of scheduled, not yet fired or cancelled, events.
-func (e *Engine) Pending() int { return e.live }
+func (e *Engine) Pending() int { return e.nlive }
 
 // Fired returns the number of events fired so far.
 func (e *Engine) Fired() uint64 { return e.fired }
@@ -106,11 +101,13 @@ func (e *Engine) At(t Time, h Handler) EventID {
 	e.seq++
 	s := e.allocSlot()
 	key := e.seq<<slotBits | uint64(s)
-	e.slots[s] = slot{h: h, key: key}
-	e.live++
-	x := entry{at: t, key: key}
+	e.keys[s] = key
+	e.live[s>>6] |= 1 << (s & 63)
+	e.nlive++
+	x := entry{at: t, key: key, h: h}
 	if len(e.heap) > rootIndex && e.stale(&e.heap[rootIndex]) {
 		// Usually the event that is firing: put the new one in its place.
+		e.free = append(e.free, uint32(e.heap[rootIndex].key&slotMask))
 		e.siftDown(rootIndex, x)
 	} else {
 		e.heap = append(e.heap, x)
@@ -134,12 +131,11 @@ func (e *Engine) Cancel(id EventID) bool {
 		return false
 	}
 	s := uint32(id & slotMask)
-	if int(s) >= len(e.slots) || e.slots[s].key != uint64(id) {
+	if int(s) >= len(e.keys) || e.keys[s] != uint64(id) {
 		return false
 	}
-	e.releaseSlot(s)
-	e.live--
-	if n := len(e.heap) - rootIndex; n > 64 && n > 2*e.live {
+	e.kill(s)
+	if n := len(e.heap) - rootIndex; n > 64 && n > 2*e.nlive {
 		e.compact()
 	}
 	return true
@@ -152,13 +148,10 @@ func (e *Engine) Step() bool {
 	if !ok {
 		return false
 	}
-	s := uint32(top.key & slotMask)
-	h := e.slots[s].h
-	e.releaseSlot(s) // the root is now stale; At or the next peek replaces it
-	e.live--
+	e.kill(uint32(top.key & slotMask)) // the root is now stale; At or the next peek replaces it
 	e.now = top.at
 	e.fired++
-	h.Fire(top.at)
+	top.h.Fire(top.at)
 	return true
 }
 
@@ -199,16 +192,29 @@ func (e *Engine) peek() (entry, bool) {
 		if !e.stale(&e.heap[rootIndex]) {
 			return e.heap[rootIndex], true
 		}
+		e.free = append(e.free, uint32(e.heap[rootIndex].key&slotMask))
 		e.popRoot()
 	}
 	return entry{}, false
 }
 
-func (e *Engine) stale(x *entry) bool { return e.slots[x.key&slotMask].key != x.key }
+func (e *Engine) stale(x *entry) bool {
+	s := x.key & slotMask
+	return e.live[s>>6]&(1<<(s&63)) == 0
+}
+
+// kill marks slot s's event fired or cancelled; the slot is freed when its heap entry
+// is dropped.
+func (e *Engine) kill(s uint32) {
+	e.keys[s] = 0
+	e.live[s>>6] &^= 1 << (s & 63)
+	e.nlive--
+}
 
 func (e *Engine) popRoot() {
 	last := len(e.heap) - 1
 	x := e.heap[last]
+	e.heap[last] = entry{}
 	e.heap = e.heap[:last]
 	if last > rootIndex {
 		e.siftDown(rootIndex, x)
@@ -221,8 +227,11 @@ func (e *Engine) compact() {
 	for _, x := range e.heap[rootIndex:] {
 		if !e.stale(&x) {
 			h = append(h, x)
+		} else {
+			e.free = append(e.free, uint32(x.key&slotMask))
 		}
 	}
+	clear(e.heap[len(h):]) // drop handler references
 	e.heap = h
 	for i := parent(len(h) - 1); i >= rootIndex; i-- {
 		e.siftDown(i, h[i])
@@ -235,16 +244,14 @@ func (e *Engine) allocSlot() uint32 {
 		e.free = e.free[:n-1]
 		return s
 	}
-	if len(e.slots) > slotMask {
+	if len(e.keys) > slotMask {
 		panic("sim: more than 2^24 events pending")
 	}
-	e.slots = append(e.slots, slot{})
-	return uint32(len(e.slots) - 1)
-}
-
-func (e *Engine) releaseSlot(s uint32) {
-	e.slots[s] = slot{}
-	e.free = append(e.free, s)
+	e.keys = append(e.keys, 0)
+	if len(e.keys) > 64*len(e.live) {
+		e.live = append(e.live, 0)
+	}
+	return uint32(len(e.keys) - 1)
 }
 
 // less orders entries by time, then insertion sequence.
