@@ -32,7 +32,7 @@ func TestR07(t *testing.T) {
 				Timing:  Timing{KblockdMin: fixed, KblockdMax: fixed, WakeupMin: fixed, WakeupMax: fixed}},
 				LUNConfig{QueueDepth: 2, Elevator: "mq-deadline"},
 				device.NullParams{Name: "scsi_debug", CompletionNsec: 200 * sim.Nanosecond})
-			if tag := rig.q.hctxs[0].tags.get(0, 0); tag < 0 { // leave one driver tag
+			if tag := rig.q.hctxs[0].th.Tags().Get(0, false); tag < 0 { // leave one driver tag
 				t.Fatal("no tag to hold")
 			}
 			var c counter
@@ -177,7 +177,7 @@ func TestR16(t *testing.T) {
 			eng.RunUntil(20 * sim.Microsecond)
 			y := Bio{Op: device.OpWrite, Offset: 1 << 20, Length: 1 << 20, Sync: true, End: &c}
 			h0 := q.hctxs[0]
-			rq := q.initRequest(h0, 0, h0.tags.get(0, 0), &y)
+			rq := q.initRequest(h0, 0, h0.th.GetDriverTag(0, false), &y)
 			h0.dispatch.pushBack(rq)
 			h0.runHwQueue(false) // refused by the LLD while X is in flight
 			eng.RunUntil(sim.Second)

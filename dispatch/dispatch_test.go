@@ -165,7 +165,7 @@ func TestDispatchOrder(t *testing.T) {
 			var c counter
 			add := func(cpu int, off int64) *Request {
 				b := &Bio{Op: device.OpRead, Offset: off * 4096, Length: 4096, Sync: true, End: &c}
-				tag := h.tags.get(cpu, 0)
+				tag := h.th.GetDriverTag(cpu, false)
 				return q.initRequest(h, cpu, tag, b)
 			}
 			for cpu := 0; cpu < 2; cpu++ {
@@ -245,7 +245,7 @@ func TestAddLUNErrors(t *testing.T) {
 		want string
 	}{
 		{"queue-depth", LUNConfig{Device: null, QueueDepth: 33}, "dispatch: lun 0: queue_depth 33 out of range [1, 32]"},
-		{"nr-requests-none", LUNConfig{Device: null, QueueDepth: 8, Elevator: "none", NrRequests: 64}, "dispatch: lun 0: nr_requests 64 out of range [1, 32]"},
+		{"nr-requests-none", LUNConfig{Device: null, QueueDepth: 8, Elevator: "none", NrRequests: 64}, "dispatch: lun 0: tagset: nr_requests 64 out of range [1, 32]"},
 		{"elevator", LUNConfig{Device: null, QueueDepth: 8, Elevator: "bfq"}, "dispatch: lun 0: elevator \"bfq\" not one of \"\", \"none\", \"mq-deadline\""},
 		{"max-sectors", LUNConfig{Device: null, QueueDepth: 8, MaxSectorsKB: 2}, "dispatch: lun 0: max_sectors_kb 2 out of range [4, 32767]"},
 	}

@@ -70,7 +70,7 @@ func (h *Hctx) dispatchRqList(list *rqList, nrBudgets int, cpu int) bool {
 		h.dispatchBusy = updateDispatchBusy(h.dispatchBusy, false)
 		return queued != 0
 	}
-	noTag := prep == prepNoTag && (q.host.shared || q.host.cfg.HostTagset)
+	noTag := prep == prepNoTag && q.tagsShared()
 	if nrBudgets > 0 { // blk_mq_release_budgets: only caller-taken budgets remain
 		for rq := list.head; rq != nil; rq = rq.next {
 			if rq.budgetToken >= 0 {
@@ -85,7 +85,7 @@ func (h *Hctx) dispatchRqList(list *rqList, nrBudgets int, cpu int) bool {
 		needsResource = true
 	}
 	switch {
-	case !h.schedRestart || noTag && !h.waitHook.queued && !h.waitHook.pendingAdd:
+	case !h.schedRestart || noTag && !h.WaitHookQueued() && !h.waitHook.pendingAdd:
 		h.runHwQueue(true)
 	case needsResource:
 		h.delayRun()

@@ -3,6 +3,7 @@ package dispatch
 import (
 	"github.com/blkmq/blkmq/sbitmap"
 	"github.com/blkmq/blkmq/sim"
+	"github.com/blkmq/blkmq/tagset"
 )
 
 // Hctx is a hardware queue (struct blk_mq_hw_ctx): its software queues, dispatch list,
@@ -14,18 +15,15 @@ type Hctx struct {
 	ctxs         []*Ctx
 	ctxMap       []bool // hctx->ctx_map: ctx has queued requests
 	nrCtxPending int
-	dispatch     rqList // hctx->dispatch
-	dispatchFrom int    // index of the ctx to serve next (hctx->dispatch_from)
-	dispatchBusy int    // EWMA (blk_mq_update_dispatch_busy)
-	schedRestart bool   // BLK_MQ_S_SCHED_RESTART
-	tags         *Tags
-	schedTags    *Tags
-	waitIndex    int  // hctx->wait_index (bt_wait_ptr)
-	nrActive     int  // requests holding a driver tag (fair sharing)
-	tagActive    bool // BLK_MQ_S_TAG_ACTIVE
+	dispatch     rqList       // hctx->dispatch
+	dispatchFrom int          // index of the ctx to serve next (hctx->dispatch_from)
+	dispatchBusy int          // EWMA (blk_mq_update_dispatch_busy)
+	schedRestart bool         // BLK_MQ_S_SCHED_RESTART
+	th           *tagset.Hctx // tag state: driver/sched tags, activity, dispatch_wait
 	runWork      runWork
-	waitHook     dispatchWait
-	nextCPU      int // async runs rotate over cpus every 8 runs
+	waitHook     dispatchWait // dispatch_wait of the R07 pre-barrier era only
+	waitIndex    int          // wait_index of that hook
+	nextCPU      int          // async runs rotate over cpus every 8 runs
 	nextCPUBatch int
 
 	stats HctxStats
@@ -50,11 +48,14 @@ func (h *Hctx) DispatchBusy() int { return h.dispatchBusy }
 // DispatchLen returns the length of hctx->dispatch.
 func (h *Hctx) DispatchLen() int { return h.dispatch.n }
 
-// Tags returns the driver tags.
-func (h *Hctx) Tags() *Tags { return h.tags }
+// Tags returns the driver tags (hctx->tags).
+func (h *Hctx) Tags() *tagset.Tags { return h.th.Tags() }
 
 // SchedTags returns the scheduler tags (nil without elevator).
-func (h *Hctx) SchedTags() *Tags { return h.schedTags }
+func (h *Hctx) SchedTags() *tagset.Tags { return h.th.SchedTags() }
+
+// TagState returns the hctx's tag-side state in the tagset package.
+func (h *Hctx) TagState() *tagset.Hctx { return h.th }
 
 // Stats returns the hctx counters.
 func (h *Hctx) Stats() HctxStats { return h.stats }
@@ -66,7 +67,7 @@ func (h *Hctx) SchedRestart() bool { return h.schedRestart }
 func (h *Hctx) RunPending() bool { return h.runWork.pending }
 
 // WaitHookQueued reports whether the hctx's dispatch-wait hook is on a tag waitqueue.
-func (h *Hctx) WaitHookQueued() bool { return h.waitHook.queued }
+func (h *Hctx) WaitHookQueued() bool { return h.th.DispatchWaitQueued() || h.waitHook.queued }
 
 // hasPending is blk_mq_hctx_has_pending: dispatch list, a marked ctx, or elevator work.
 func (h *Hctx) hasPending() bool {

@@ -7,6 +7,7 @@ import (
 	"github.com/blkmq/blkmq/device"
 	"github.com/blkmq/blkmq/sbitmap"
 	"github.com/blkmq/blkmq/sim"
+	"github.com/blkmq/blkmq/tagset"
 )
 
 // Timing holds the latencies of kernel mechanisms that are not modelled step by step.
@@ -87,9 +88,8 @@ type Host struct {
 	opts   Options
 	timing Timing
 	rnd    *sim.Rand
-	tags   []*Tags // per hctx index; all the same object with HostTagset
+	ts     *tagset.TagSet // blk_mq_tag_set: driver tags, sharing, fair share
 	queues []*Queue
-	shared bool // BLK_MQ_F_TAG_QUEUE_SHARED: two or more request queues
 
 	bhost    *budget.Host   // SCSI host admission state
 	target   *budget.Target // one target, not single-LUN, no can_queue
@@ -111,17 +111,9 @@ func NewHost(eng *sim.Engine, cfg HostConfig) (*Host, error) {
 	if h.target, err = h.bhost.NewTarget(0, false); err != nil {
 		return nil, fmt.Errorf("dispatch: %w", err)
 	}
-	h.tags = make([]*Tags, cfg.NrHwQueues)
-	for i := range h.tags {
-		if cfg.HostTagset && i > 0 {
-			h.tags[i] = h.tags[0]
-			continue
-		}
-		t, err := newTags(cfg.CanQueue, cfg.NrCPUs, h.queueOptions())
-		if err != nil {
-			return nil, err
-		}
-		h.tags[i] = t
+	if h.ts, err = tagset.New(tagset.Config{NrHwQueues: cfg.NrHwQueues, QueueDepth: cfg.CanQueue,
+		HostTagset: cfg.HostTagset, NrCPUs: cfg.NrCPUs, Seed: cfg.Seed, Queue: h.queueOptions()}); err != nil {
+		return nil, fmt.Errorf("dispatch: %w", err)
 	}
 	return h, nil
 }
@@ -139,8 +131,8 @@ func (h *Host) Config() HostConfig { return h.cfg }
 // Queues returns the request queues (LUNs) added so far.
 func (h *Host) Queues() []*Queue { return h.queues }
 
-// DriverTags returns the driver tags of hctx index i.
-func (h *Host) DriverTags(i int) *Tags { return h.tags[i] }
+// TagSet returns the host's tag set (driver tags, sharing state).
+func (h *Host) TagSet() *tagset.TagSet { return h.ts }
 
 func (h *Host) kblockdDelay() sim.Time {
 	return h.rnd.Uniform(h.timing.KblockdMin, h.timing.KblockdMax)

@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/blkmq/blkmq/device"
+	"github.com/blkmq/blkmq/sbitmap"
 	"github.com/blkmq/blkmq/sim"
 )
 
@@ -60,11 +61,11 @@ func (dd *MQDeadline) SingleQueue() bool { return true }
 // min_shallow_depth (v5.14+ dd_depth_updated).
 func (dd *MQDeadline) DepthUpdated(nr int) {
 	dd.asyncDepth = max(1, 3*nr/4)
-	seen := map[*Tags]bool{}
+	seen := map[*sbitmap.Queue]bool{}
 	for _, h := range dd.q.hctxs {
-		if h.schedTags != nil && !seen[h.schedTags] {
-			seen[h.schedTags] = true
-			_ = h.schedTags.bitmap.SetMinShallowDepth(dd.asyncDepth)
+		if t := h.th.SchedTags(); t != nil && !seen[t.Bitmap()] {
+			seen[t.Bitmap()] = true
+			_ = t.Bitmap().SetMinShallowDepth(dd.asyncDepth)
 		}
 	}
 }

@@ -25,7 +25,7 @@ func TestMQDeadlineOrder(t *testing.T) {
 	h := q.hctxs[0]
 	insert := func(op device.Op, sector int64) {
 		b := &Bio{Op: op, Offset: sector * 4096, Length: 4096, Sync: true, End: &c}
-		tag := h.schedTags.get(0, 0)
+		tag := h.th.SchedTags().Get(0, false)
 		rq := q.initRequest(h, 0, tag, b)
 		dd.InsertRequest(rq, false)
 	}
@@ -69,7 +69,7 @@ func TestMQDeadlineBatchSorted(t *testing.T) {
 	h := q.hctxs[0]
 	for i := int64(0); i < 20; i++ {
 		b := &Bio{Op: device.OpRead, Offset: (100 + 2*i) * 4096, Length: 4096, Sync: true, End: &c}
-		dd.InsertRequest(q.initRequest(h, 0, h.schedTags.get(0, 0), b), false)
+		dd.InsertRequest(q.initRequest(h, 0, h.th.SchedTags().Get(0, false), b), false)
 	}
 	h.runHwQueue(false)
 	rig.eng.Run()
@@ -113,7 +113,7 @@ func TestMQDeadlineMerges(t *testing.T) {
 			if dd.Queued() != tt.wantRqs {
 				t.Errorf("queued requests %d, want %d", dd.Queued(), tt.wantRqs)
 			}
-			if used := q.hctxs[0].schedTags.InUse(); used != tt.wantRqs+1 {
+			if used := q.hctxs[0].th.SchedTags().Busy(); used != tt.wantRqs+1 {
 				t.Errorf("sched tags in use %d, want %d", used, tt.wantRqs+1)
 			}
 			var got []int64

@@ -28,8 +28,8 @@ type Queue struct {
 	requeueWork requeueWork
 	pool        []*Request // free requests
 
-	activeShared   bool // QUEUE_FLAG_HCTX_ACTIVE (host-wide tags)
-	nrActiveShared int
+	tq          *tagset.RequestQueue // tag state of the request queue (sched tags, activity)
+	nowaitAlloc tagset.TagAlloc      // scratch for REQ_NOWAIT allocations
 
 	stats QueueStats
 }
@@ -83,7 +83,7 @@ func (h *Host) AddLUN(cfg LUNConfig) (*Queue, error) {
 	}
 	q.requeueWork.q = q
 	h.byDevice[q.sdev] = q
-	if err := q.setNrRequests(cfg.NrRequests, elv != ""); err != nil {
+	if err := q.initTags(cfg.NrRequests, elv != ""); err != nil {
 		return nil, fmt.Errorf("dispatch: lun %d: %w", len(h.queues), err)
 	}
 	if q.cpuHctx, err = MapQueues(h.cfg.NrCPUs, h.cfg.NrHwQueues, h.opts.MapQueues); err != nil {
@@ -91,9 +91,6 @@ func (h *Host) AddLUN(cfg LUNConfig) (*Queue, error) {
 	}
 	q.buildHctxs()
 	if elv == "mq-deadline" {
-		if err := q.initSchedTags(); err != nil {
-			return nil, err
-		}
 		if cfg.NewElevator != nil {
 			q.elevator = cfg.NewElevator(q)
 		} else {
@@ -101,9 +98,6 @@ func (h *Host) AddLUN(cfg LUNConfig) (*Queue, error) {
 		}
 	}
 	h.queues = append(h.queues, q)
-	if len(h.queues) == 2 {
-		h.shared = true // BLK_MQ_F_TAG_QUEUE_SHARED on every hctx of every queue
-	}
 	return q, nil
 }
 
@@ -123,32 +117,23 @@ func (h *Host) pickElevator(name string) (string, error) {
 	return "", fmt.Errorf("elevator %q not one of \"\", \"none\", \"mq-deadline\"", name)
 }
 
-// setNrRequests applies the nr_requests default and range (blk_mq_update_nr_requests).
-func (q *Queue) setNrRequests(n int, elevator bool) error {
-	if n == 0 {
-		n = tagset.DefaultNrRequests(q.host.cfg.CanQueue, elevator)
+// initTags attaches the queue to the host's tag set (blk_mq_init_allocated_queue):
+// scheduler tags with an elevator (per hctx, or one pool per queue with host-wide
+// tags), and nr_requests (0 = the kernel default); without an elevator a smaller
+// nr_requests shrinks the driver tags (blk_mq_update_nr_requests), for every queue of
+// the host when tags are host-wide.
+func (q *Queue) initTags(nr int, elevator bool) error {
+	tq, err := q.host.ts.AddQueue(tagset.QueueConfig{Elevator: elevator, NrRequests: nr})
+	if err != nil {
+		return err
 	}
-	hi := q.host.cfg.CanQueue
-	if elevator {
-		hi = tagset.MaxSchedRQ
-	}
-	if n < 1 || n > hi {
-		return fmt.Errorf("nr_requests %d out of range [1, %d]", n, hi)
-	}
-	q.nrReq = n
-	if !elevator {
-		// Without an elevator nr_requests shrinks the driver tags of every hctx (or
-		// the one shared bitmap, for every queue of the host).
-		done := map[*Tags]bool{}
-		for _, t := range q.host.tags {
-			if !done[t] && n < t.Depth() {
-				if err := t.resize(n); err != nil {
-					return err
-				}
-			}
-			done[t] = true
+	if !elevator && tq.NrRequests() < q.host.cfg.CanQueue {
+		if err := tq.UpdateNrRequests(tq.NrRequests()); err != nil {
+			return err
 		}
 	}
+	q.tq = tq
+	q.nrReq = tq.NrRequests()
 	return nil
 }
 
@@ -156,9 +141,10 @@ func (q *Queue) buildHctxs() {
 	h := q.host
 	q.hctxs = make([]*Hctx, h.cfg.NrHwQueues)
 	for i := range q.hctxs {
-		x := &Hctx{q: q, index: i, tags: h.tags[i]}
+		x := &Hctx{q: q, index: i, th: q.tq.Hctx(i)}
 		x.runWork.h = x
 		x.waitHook.h = x
+		x.th.OnTagWake = func(*tagset.Hctx) { x.runAsync() } // blk_mq_dispatch_wake
 		q.hctxs[i] = x
 	}
 	q.ctxs = make([]*Ctx, h.cfg.NrCPUs)
@@ -172,24 +158,6 @@ func (q *Queue) buildHctxs() {
 	for _, x := range q.hctxs {
 		x.ctxMap = make([]bool, len(x.ctxs))
 	}
-}
-
-// initSchedTags allocates scheduler tags: per hctx of depth nr_requests, or one object
-// per request queue with host-wide tags (q->sched_shared_tags).
-func (q *Queue) initSchedTags() error {
-	var shared *Tags
-	for _, x := range q.hctxs {
-		if q.host.cfg.HostTagset && shared != nil {
-			x.schedTags = shared
-			continue
-		}
-		t, err := newTags(q.nrReq, q.host.cfg.NrCPUs, q.host.queueOptions())
-		if err != nil {
-			return err
-		}
-		x.schedTags, shared = t, t
-	}
-	return nil
 }
 
 // ID returns the LUN index on its host.

@@ -3,8 +3,8 @@ package dispatch
 import (
 	"fmt"
 
-	"github.com/blkmq/blkmq/sbitmap"
 	"github.com/blkmq/blkmq/sim"
+	"github.com/blkmq/blkmq/tagset"
 )
 
 // SubmitResult is the outcome of SubmitBio.
@@ -49,21 +49,25 @@ type Sleeper interface {
 	Unblocked(b *Bio, now sim.Time)
 }
 
-// TagWaiter is the wait-queue entry of one task (the struct sbq_wait on its stack). A
-// task owns one and passes it to every blocking SubmitBio; it must not be reused while
-// Sleeping.
+// TagWaiter is a task's blocking tag allocation (blk_mq_get_tag with its struct
+// sbq_wait): a tagset.TagAlloc whose wake-up schedules the task after the scheduler's
+// wake-up latency. A task owns one and passes it to every blocking SubmitBio; it must
+// not be reused while Sleeping.
 type TagWaiter struct {
 	S Sleeper
 	// Plug is the task's plug, flushed (from schedule) before the task sleeps; nil
 	// for none.
 	Plug *Plug
 
-	w        sbitmap.Waiter
-	wakeFn   func(*sbitmap.Waiter)
+	alloc    tagset.TagAlloc
 	q        *Queue
 	bio      *Bio
-	bt       *Tags
 	sleeping bool
+
+	// callbacks bound once (no allocation per wait)
+	runHctx     func(*tagset.Hctx)
+	currentHctx func() (*tagset.Hctx, int)
+	woken       func(*tagset.TagAlloc)
 }
 
 // Sleeping reports whether the task sleeps in blk_mq_get_tag.
@@ -150,34 +154,27 @@ func ctxBioMerge(list *rqList, b *Bio, maxBytes int64) bool {
 	return false
 }
 
-// allocTags returns the bitmap a request of hctx h is allocated from and the shallow
-// depth (blk_mq_limit_depth).
-func (q *Queue) allocTags(h *Hctx, b *Bio) (*Tags, int) {
+// limitDepth is blk_mq_limit_depth's elevator part: the shallow depth for the sched
+// tag (0 = none).
+func (q *Queue) limitDepth(b *Bio) int {
 	if q.elevator != nil {
-		return h.schedTags, q.elevator.LimitDepth(b)
+		return q.elevator.LimitDepth(b)
 	}
-	h.tagBusy()
-	return h.tags, 0
+	return 0
 }
 
-// tryGetTag is __blk_mq_get_tag: fair share first for driver tags, then the bitmap.
-func (q *Queue) tryGetTag(h *Hctx, t *Tags, shallow, cpu int) int {
-	if q.elevator == nil && !h.mayQueue() {
-		return -1
-	}
-	return t.get(cpu, shallow)
-}
-
-// allocRequest is __blk_mq_alloc_requests + blk_mq_get_tag (§3.4–3.5). It returns nil
-// when nowait and no tag is free, or when the task now sleeps on tw.
+// allocRequest is __blk_mq_alloc_requests + blk_mq_get_tag (§3.4–3.5, tagset.TagAlloc):
+// a sched tag with an elevator, else a driver tag (tag busy, fair share). It returns
+// nil when nowait and no tag is free, or when the task now sleeps on tw.
 func (q *Queue) allocRequest(b *Bio, cpu int, nowait bool, tw *TagWaiter) *Request {
 	h := q.HctxOf(cpu)
-	t, shallow := q.allocTags(h, b)
-	if tag := q.tryGetTag(h, t, shallow, cpu); tag >= 0 {
-		return q.initRequest(h, cpu, tag, b)
-	}
 	if nowait {
-		return nil
+		a := &q.nowaitAlloc
+		*a = tagset.TagAlloc{Hctx: h.th, CPU: cpu, NoWait: true, ShallowDepth: q.limitDepth(b)}
+		if a.Start() != tagset.AllocGot {
+			return nil
+		}
+		return q.initRequest(h, cpu, a.Tag, b)
 	}
 	if tw == nil {
 		panic("dispatch: blocking SubmitBio without a TagWaiter")
@@ -185,34 +182,39 @@ func (q *Queue) allocRequest(b *Bio, cpu int, nowait bool, tw *TagWaiter) *Reque
 	if tw.sleeping {
 		panic("dispatch: SubmitBio with a TagWaiter whose task is already sleeping")
 	}
-	tw.q, tw.bio = q, b
-	return q.getTagWait(tw, cpu)
+	tw.bind(q, b)
+	a := &tw.alloc
+	*a = tagset.TagAlloc{Hctx: h.th, CPU: cpu, ShallowDepth: q.limitDepth(b),
+		RunHctx: tw.runHctx, CurrentHctx: tw.currentHctx, Woken: tw.woken}
+	return tw.afterAlloc(a.Start(), cpu)
 }
 
-// getTagWait is one pass of blk_mq_get_tag's wait loop for the task of tw on cpu: run
-// the hctx, retry, register as an exclusive waiter, retry, and sleep.
-func (q *Queue) getTagWait(tw *TagWaiter, cpu int) *Request {
-	b := tw.bio
-	h := q.HctxOf(cpu)
-	t, shallow := q.allocTags(h, b)
-	ws := h.nextWaitIndex()
-	h.runHwQueue(false)
-	if tag := q.tryGetTag(h, t, shallow, cpu); tag >= 0 {
-		return q.initRequest(h, cpu, tag, b)
+// bind sets the waiter's queue, bio and callbacks.
+func (tw *TagWaiter) bind(q *Queue, b *Bio) {
+	tw.bio = b
+	if tw.q == q && tw.runHctx != nil {
+		return
 	}
-	if tw.bt != t {
-		// sbitmap binds a Waiter to one Queue for life: a task that migrated to
-		// another hctx's tags waits with a fresh entry (it is not queued anywhere).
-		if tw.wakeFn == nil {
-			tw.wakeFn = tw.wake
-		}
-		tw.w = sbitmap.Waiter{Wake: tw.wakeFn}
+	tw.q = q
+	// blk_mq_run_hw_queue(data->hctx, false) before each sleep
+	tw.runHctx = func(th *tagset.Hctx) { q.hctxs[th.Index()].runHwQueue(false) }
+	// re-map CPU → ctx → hctx after waking
+	tw.currentHctx = func() (*tagset.Hctx, int) {
+		cpu := tw.S.WakeCPU(q.eng.Now())
+		return q.HctxOf(cpu).th, cpu
 	}
-	tw.bt = t
-	t.bitmap.PrepareWait(&tw.w, ws)
-	if tag := q.tryGetTag(h, t, shallow, cpu); tag >= 0 {
-		t.bitmap.FinishWait(&tw.w)
-		return q.initRequest(h, cpu, tag, b)
+	// the task becomes runnable and runs after the wake-up latency
+	tw.woken = func(*tagset.TagAlloc) { q.eng.After(q.host.wakeupDelay(), tw) }
+}
+
+// afterAlloc turns the allocation status into a request, or puts the task to sleep
+// (flushing its plug, as io_schedule does).
+func (tw *TagWaiter) afterAlloc(st tagset.AllocStatus, cpu int) *Request {
+	q := tw.q
+	a := &tw.alloc
+	if st == tagset.AllocGot {
+		tw.sleeping = false
+		return q.initRequest(q.hctxs[a.Hctx.Index()], a.CPU, a.Tag, tw.bio)
 	}
 	if tw.Plug.Active() {
 		tw.Plug.flush(cpu, true) // io_schedule → blk_flush_plug(from_schedule)
@@ -221,34 +223,21 @@ func (q *Queue) getTagWait(tw *TagWaiter, cpu int) *Request {
 	return nil
 }
 
-// wake is the waiter's wake function: the task becomes runnable and runs after the
-// scheduler's wake-up latency.
-func (tw *TagWaiter) wake(*sbitmap.Waiter) {
-	tw.q.eng.After(tw.q.host.wakeupDelay(), tw)
-}
-
-// Fire runs the woken task: finish the wait, re-map to the hctx of the CPU it now runs
-// on (sending a compensating wake-up to the old bitmap if that changed), and retry.
+// Fire runs the woken task: tagset.TagAlloc.Resume finishes the wait, re-maps to the
+// hctx of the CPU it now runs on (passing a wake-up to the old bitmap if that changed)
+// and retries; on success the bio is queued and the Sleeper told.
 func (tw *TagWaiter) Fire(now sim.Time) {
 	q := tw.q
-	old := tw.bt
-	old.bitmap.FinishWait(&tw.w)
-	cpu := tw.S.WakeCPU(now)
-	h := q.HctxOf(cpu)
-	if t, _ := q.allocTags(h, tw.bio); t != old {
-		old.bitmap.WakeUp(1)
-	}
-	rq := q.getTagWait(tw, cpu)
+	rq := tw.afterAlloc(tw.alloc.Resume(), tw.alloc.CPU)
 	if rq == nil {
 		return
 	}
-	tw.sleeping = false
 	b := tw.bio
 	tw.bio = nil
 	if tw.Plug.Active() {
-		tw.Plug.add(rq, cpu)
+		tw.Plug.add(rq, rq.ctx.cpu)
 	} else {
-		q.queueNewRequest(rq, b, cpu)
+		q.queueNewRequest(rq, b, rq.ctx.cpu)
 	}
 	tw.S.Unblocked(b, now)
 }
@@ -260,11 +249,8 @@ func (q *Queue) initRequest(h *Hctx, cpu, tag int, b *Bio) *Request {
 	rq.allocTime = q.eng.Now()
 	if q.elevator != nil {
 		rq.internalTag = tag
-		h.schedTags.rqs[tag] = rq
 	} else {
-		rq.tag = tag
-		h.tags.rqs[tag] = rq
-		h.incActive()
+		rq.tag = tag // an active request for fair sharing (counted by tagset)
 	}
 	rq.initFromBio(b)
 	b.AllocatedAt = rq.allocTime

@@ -6,87 +6,23 @@ import (
 	"github.com/blkmq/blkmq/tagset"
 )
 
-// tagBusy is blk_mq_tag_busy: with a shared tag set, mark the hctx (or, with host-wide
-// tags, the request queue) active and recalculate the wake batch for the new number of
-// users. Queues never go idle in this model (the kernel waits for the timeout scan,
-// tens of seconds; §3.6).
-func (h *Hctx) tagBusy() {
-	host := h.q.host
-	if !host.shared {
-		return
-	}
-	if host.cfg.HostTagset {
-		if h.q.activeShared {
-			return
-		}
-		h.q.activeShared = true
-	} else {
-		if h.tagActive {
-			return
-		}
-		h.tagActive = true
-	}
-	h.tags.activeQueues++
-	h.tags.bitmap.RecalculateWakeBatch(h.tags.activeQueues)
-}
-
-// nrActiveRequests returns the active-request count fair sharing compares.
-func (h *Hctx) nrActiveRequests() int {
-	if h.q.host.cfg.HostTagset {
-		return h.q.nrActiveShared
-	}
-	return h.nrActive
-}
-
-// mayQueue is hctx_may_queue for the driver tags.
-func (h *Hctx) mayQueue() bool {
-	host := h.q.host
-	if !host.shared || h.tags.Depth() == 1 {
-		return true
-	}
-	if host.cfg.HostTagset && !h.q.activeShared || !host.cfg.HostTagset && !h.tagActive {
-		return true
-	}
-	users := h.tags.activeQueues
-	if users == 0 {
-		return true
-	}
-	return h.nrActiveRequests() < tagset.FairShareDepth(h.tags.Depth(), users)
-}
-
-func (h *Hctx) incActive() {
-	if h.q.host.shared {
-		h.nrActive++
-		h.q.nrActiveShared++
-	}
-}
-
-func (h *Hctx) decActive() {
-	if h.q.host.shared {
-		h.nrActive--
-		h.q.nrActiveShared--
-	}
-}
+// tagsShared reports whether the host's driver tags are shared between request queues
+// (BLK_MQ_F_TAG_QUEUE_SHARED) or between hctxs (host-wide tags): the test of
+// blk_mq_mark_tag_wait and of the "no tag" re-run rule of blk_mq_dispatch_rq_list.
+func (q *Queue) tagsShared() bool { return q.host.ts.QueueShared() || q.host.cfg.HostTagset }
 
 // getDriverTag is blk_mq_get_driver_tag: a request allocated from sched tags takes a
-// driver tag at dispatch (fair share first, one non-blocking attempt).
+// driver tag at dispatch (tagset: tag busy, fair share, one non-blocking attempt).
 func (q *Queue) getDriverTag(rq *Request) bool {
 	if rq.tag != noTag {
 		return true
 	}
-	h := rq.hctx
-	h.tagBusy()
-	if !h.mayQueue() {
-		return false
-	}
-	tag := h.tags.get(rq.ctx.cpu, 0)
+	tag := rq.hctx.th.GetDriverTag(rq.ctx.cpu, false)
 	if tag < 0 {
 		q.stats.DriverTagFails++
 		return false
 	}
 	rq.tag = tag
-	h.tags.rqs[tag] = rq
-	h.incActive()
 	return true
 }
 
@@ -96,40 +32,44 @@ func (q *Queue) putDriverTag(rq *Request) {
 	if rq.tag == noTag || rq.internalTag == noTag {
 		return
 	}
-	rq.hctx.decActive()
-	rq.hctx.tags.put(rq.tag, rq.ctx.cpu)
+	rq.hctx.th.PutDriverTag(rq.tag, rq.ctx.cpu)
 	rq.tag = noTag
 }
 
 // markTagWait is blk_mq_mark_tag_wait: after a failed driver-tag attempt, arrange to be
-// re-run when a tag frees, then retry once. It returns true if the retry got a tag.
+// re-run when a tag frees (SCHED_RESTART for unshared tags, else the hctx's
+// dispatch_wait hook on the tag waitqueue), then retry once. It returns true if the
+// retry got a tag.
 func (q *Queue) markTagWait(rq *Request) bool {
 	h := rq.hctx
-	if !q.host.shared && !q.host.cfg.HostTagset {
+	if !q.tagsShared() {
 		h.schedRestart = true
-		return q.getDriverTag(rq)
+	} else if q.opts.NoTagWaitBarrier {
+		return q.markTagWaitNoBarrier(rq)
 	}
-	if h.waitHook.queued || h.waitHook.pendingAdd {
-		return false // only one hook per hctx at a time
-	}
-	bt := h.tags.bitmap
-	ws := h.nextWaitIndex()
-	if q.opts.NoTagWaitBarrier {
-		// Case R07 before 5266caaf5660: the retry runs before the hook is visible to
-		// the freeing side; the hook lands a store-buffer drain later.
-		if q.getDriverTag(rq) {
-			return true
-		}
-		h.waitHook.pendingAdd = true
-		h.waitHook.addAt = ws
-		q.eng.After(tagWaitVisibilityDelay, &h.waitHook)
-		return false
-	}
-	h.waitHook.add(bt, ws)
-	if q.getDriverTag(rq) {
-		h.waitHook.remove()
+	tag, res := h.th.MarkTagWait(rq.ctx.cpu, false)
+	if res == tagset.TagWaitGot {
+		rq.tag = tag
 		return true
 	}
+	return false
+}
+
+// markTagWaitNoBarrier is blk_mq_mark_tag_wait before 5266caaf5660 (case R07): the
+// retry runs before the hook is visible to the freeing side; the hook lands a
+// store-buffer drain later.
+func (q *Queue) markTagWaitNoBarrier(rq *Request) bool {
+	h := rq.hctx
+	if h.WaitHookQueued() || h.waitHook.pendingAdd {
+		return false // only one hook per hctx at a time
+	}
+	if q.getDriverTag(rq) {
+		return true
+	}
+	h.waitHook.pendingAdd = true
+	h.waitHook.addAt = h.waitIndex
+	h.waitIndex = (h.waitIndex + 1) % sbitmap.WaitQueues
+	q.eng.After(tagWaitVisibilityDelay, &h.waitHook)
 	return false
 }
 
@@ -138,39 +78,24 @@ func (q *Queue) markTagWait(rq *Request) bool {
 // to nanoseconds of virtual time so the race has a window in the model).
 const tagWaitVisibilityDelay = 500 * sim.Nanosecond
 
-// nextWaitIndex is bt_wait_ptr: the hctx's wait_index, advanced by one.
-func (h *Hctx) nextWaitIndex() int {
-	i := h.waitIndex
-	h.waitIndex = (h.waitIndex + 1) % sbitmap.WaitQueues
-	return i
-}
-
 // add hooks the entry on bt's wait queue ws.
 func (d *dispatchWait) add(bt *sbitmap.Queue, ws int) {
 	if d.w.Wake == nil {
 		d.w.Wake = d.wake
 	}
 	d.bt = bt
-	d.queued = true
-	bt.AddWaitHook(&d.w, ws)
-}
-
-// remove unhooks the entry.
-func (d *dispatchWait) remove() {
-	if d.queued {
-		d.bt.RemoveWaitHook(&d.w)
-		d.queued = false
-	}
+	d.queued = bt.AddWaitHook(&d.w, ws)
 }
 
 // Fire makes a delayed (R07 bad-era) registration visible.
 func (d *dispatchWait) Fire(sim.Time) {
 	d.pendingAdd = false
-	d.add(d.h.tags.bitmap, d.addAt)
+	d.add(d.h.th.Tags().Bitmap(), d.addAt)
 }
 
-// freeRequest is __blk_mq_free_request: drop the active count, put the driver and
-// sched tags (waking waiters), tell the elevator, then blk_mq_sched_restart.
+// freeRequest is __blk_mq_free_request: put the driver tag (dropping the active
+// count) and the sched tag, waking waiters, tell the elevator, then
+// blk_mq_sched_restart.
 func (q *Queue) freeRequest(rq *Request) {
 	h := rq.hctx
 	cpu := rq.ctx.cpu
@@ -178,11 +103,10 @@ func (q *Queue) freeRequest(rq *Request) {
 		q.elevator.FinishRequest(rq)
 	}
 	if rq.tag != noTag {
-		h.decActive()
-		h.tags.put(rq.tag, cpu)
+		h.th.PutDriverTag(rq.tag, cpu)
 	}
 	if rq.internalTag != noTag {
-		h.schedTags.put(rq.internalTag, cpu)
+		h.th.PutSchedTag(rq.internalTag, cpu)
 	}
 	q.freeRequestStruct(rq)
 	h.schedRestartRun()
