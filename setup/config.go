@@ -1,0 +1,117 @@
+package setup
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Description is a machine described the way engineers describe it: a kernel
+// release, the CPU count, a host and devices in module-parameter style, and
+// sysfs-style settings. It is also the layout of a --config TOML file:
+//
+//	kernel  = "5.17"
+//	cpus    = 16
+//	host    = "storvsc"
+//	devices = ["cloud iops=5000 mbps=200"]
+//	set     = ["queue/nr_requests=56", "device/queue_depth=15"]
+type Description struct {
+	// Kernel is the release "MAJOR.MINOR" in [4.15, 6.19] or "current"; "" = not set.
+	Kernel string `toml:"kernel,omitempty"`
+	// CPUs is system/nr_cpus, [1, 4096]; 0 = not set (DefaultCPUs).
+	CPUs int `toml:"cpus,omitempty"`
+	// Host is "KIND key=value ..." with KIND storvsc or generic; "" = the device
+	// kind's default host (a driver kind such as scsi_debug is its own host).
+	Host string `toml:"host,omitempty"`
+	// Devices are "KIND key=value ..." descriptions, one LUN each (a driver kind
+	// may create several: max_luns, nr_devices). KIND: scsi_debug, null_blk, cloud,
+	// ssd, hdd. Empty = DefaultDevice.
+	Devices []string `toml:"devices,omitempty"`
+	// Set are "key=value" assignments of Keys (e.g. "queue/nr_requests=56").
+	Set []string `toml:"set,omitempty"`
+}
+
+// MaxConfigBytes caps a --config file.
+const MaxConfigBytes = 1 << 20
+
+// LoadConfig reads a TOML description from path and returns it as a Layer named
+// "config PATH". Errors name the file, the line when known, and the unknown key
+// with the allowed ones.
+func LoadConfig(path string) (Layer, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Layer{}, fmt.Errorf("setup: config: %w", err)
+	}
+	if len(data) > MaxConfigBytes {
+		return Layer{}, fmt.Errorf("setup: config %s: larger than %d bytes", path, MaxConfigBytes)
+	}
+	return ParseConfig(data, path)
+}
+
+// ParseConfig parses TOML text as LoadConfig does; name is used in errors.
+func ParseConfig(data []byte, name string) (Layer, error) {
+	var d Description
+	md, err := toml.Decode(string(data), &d)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return Layer{}, fmt.Errorf("setup: config %s:%d: %s", name, pe.Position.Line, pe.Message)
+		}
+		return Layer{}, fmt.Errorf("setup: config %s: %v (allowed keys: kernel, cpus, host, devices, set)", name, err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		k := und[0].String()
+		return Layer{}, fmt.Errorf("setup: config %s:%d: unknown key %q; allowed: kernel, cpus, host, devices, set",
+			name, lineOf(data, und[0][0]), k)
+	}
+	l := Layer{Name: "config " + name, Desc: d, Lines: map[string]int{}}
+	for _, a := range d.Set {
+		l.Lines[a] = lineOf(data, a)
+	}
+	return l, nil
+}
+
+// lineOf returns the 1-based line of the first occurrence of s in data (1 if absent).
+func lineOf(data []byte, s string) int {
+	i := bytes.Index(data, []byte(s))
+	if i < 0 {
+		return 1
+	}
+	return bytes.Count(data[:i], []byte("\n")) + 1
+}
+
+// EncodeTOML returns the description as a --config file.
+func (d Description) EncodeTOML() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString("# blkmq machine description (blkmq run --config)\n")
+	if err := toml.NewEncoder(&b).Encode(d); err != nil {
+		return nil, fmt.Errorf("setup: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+// String returns the description as command-line flags.
+func (d Description) String() string {
+	var f []string
+	if d.Kernel != "" {
+		f = append(f, "--kernel "+d.Kernel)
+	}
+	if d.CPUs != 0 {
+		f = append(f, "--cpus "+strconv.Itoa(d.CPUs))
+	}
+	if d.Host != "" {
+		f = append(f, "--host "+strconv.Quote(d.Host))
+	}
+	for _, dv := range d.Devices {
+		f = append(f, "--device "+strconv.Quote(dv))
+	}
+	for _, a := range d.Set {
+		f = append(f, "--set "+a)
+	}
+	return strings.Join(f, " ")
+}

@@ -1,0 +1,68 @@
+package setup
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestConfigRoundTrip(t *testing.T) {
+	d := Description{Kernel: "5.17", CPUs: 16, Host: "storvsc storvsc_max_hw_queues=8",
+		Devices: []string{"cloud iops=5000 mbps=200", "cloud iops=500"},
+		Set:     []string{"queue/nr_requests=56", "device/queue_depth=15", "tags=shared"}}
+	b, err := d.EncodeTOML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "m.toml")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := LoadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(d, l.Desc); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s\n%s", diff, b)
+	}
+	a, err := d.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := ResolveLayers(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(summary(a), summary(c)); diff != "" {
+		t.Errorf("resolved differently (-flags +config):\n%s", diff)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	tests := []struct {
+		name, text, want string
+	}{
+		{"unknown-key", "kernel = \"6.1\"\nnr_requests = 56\n",
+			`setup: config m.toml:2: unknown key "nr_requests"; allowed: kernel, cpus, host, devices, set`},
+		{"syntax", "kernel = \"6.1\"\ncpus = = 3\n",
+			`setup: config m.toml:2: expected value but found '=' instead`},
+		{"bad-set-line", "kernel = \"6.1\"\nset = [\n  \"device/queue_depth=15\",\n  \"queue/nr_requests=9999\",\n]\n",
+			`setup: config m.toml:4: queue/nr_requests=9999: allowed: an integer in [0, 2048]`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l, err := ParseConfig([]byte(tc.text), "m.toml")
+			if err == nil {
+				_, err = ResolveLayers(l)
+			}
+			if err == nil {
+				t.Fatalf("no error, want %q", tc.want)
+			}
+			if diff := cmp.Diff(tc.want, err.Error()); diff != "" {
+				t.Errorf("error (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,388 @@
+package setup
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/blkmq/blkmq/device"
+	"github.com/blkmq/blkmq/sim"
+)
+
+// lun is one resolved LUN: its name (what fio jobs target) and device builder.
+type lun struct {
+	name  string
+	kind  string
+	build func(eng *sim.Engine) (device.Device, error)
+}
+
+// deviceKind describes one --device KIND.
+type deviceKind struct {
+	doc string
+	// driver kinds (scsi_debug, null_blk) are their own host: they set host/ keys
+	// and must be the only device.
+	driver bool
+	// host is the --host kind used when none is given (non-driver kinds).
+	host string
+	// parse applies the description to s (LUNs, host keys) with source where.
+	parse func(s *state, pairs [][2]string, where, source string) error
+}
+
+var deviceKinds = map[string]deviceKind{
+	"scsi_debug": {doc: "scsi_debug RAM disk (drivers/scsi/scsi_debug.c)", driver: true, parse: parseScsiDebug},
+	"null_blk":   {doc: "null_blk (drivers/block/null_blk)", driver: true, parse: parseNullBlk},
+	"cloud":      {doc: "throttled cloud disk (device.Throttled; default the seed-000 Azure P30)", host: "storvsc", parse: parseCloud},
+	"ssd":        {doc: "SSD / storage target (device.SSD; default the seed-002 SRP target)", host: "generic", parse: parseSSD},
+	"hdd":        {doc: "hard disk (device.HDD; model=cheetah-15k7 default, or cheetah-15k3)", host: "generic", parse: parseHDD},
+}
+
+// DeviceKinds returns the --device kinds, sorted.
+func DeviceKinds() []string {
+	var out []string
+	for k := range deviceKinds {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// setDerived sets a host/queue key from a driver's parameters, recording source.
+func (s *state) setDerived(name string, v int, source string) {
+	k := keys[name]
+	_ = k.set(s, fmt.Sprint(v))
+	s.src[name] = source
+}
+
+// scsiDebugInert are scsi_debug module parameters (modinfo, Debian 6.1) that do not
+// change what the model simulates.
+var scsiDebugInert = []string{"ato", "cdb_len", "clustering", "dev_size_mb", "dif", "dix", "dsense",
+	"fake_rw", "guard", "host_lock", "inq_product", "inq_rev", "inq_vendor", "lbprz", "lbpu", "lbpws",
+	"lbpws10", "lowest_aligned", "lun_format", "no_lun_0", "no_rwlock", "no_uld", "num_parts",
+	"opt_blks", "opt_xferlen_exp", "per_host_store", "physblk_exp", "ptype", "removable", "scsi_level",
+	"sector_size", "statistics", "strict", "tur_ms_to_ready", "unmap_alignment", "unmap_granularity",
+	"unmap_max_blocks", "unmap_max_desc", "uuid_ctl", "virtual_gb", "vpd_use_hostno", "wp",
+	"write_same_length"}
+
+// sdebugCanQueue is SDEBUG_CANQUEUE: 3 words of 64 bits (the max_queue limit and
+// default, and DEF_CMD_PER_LUN).
+const sdebugCanQueue = 192
+
+// parseScsiDebug models scsi_debug's host and LUNs: can_queue = host_max_queue if set
+// (which also sets host_tagset, as sdebug_driver_probe does) else max_queue;
+// nr_hw_queues = submit_queues (capped at the CPUs); cmd_per_lun = 192; each LUN a
+// Null device completing after delay jiffies (at system/hz) or ndelay ns.
+func parseScsiDebug(s *state, pairs [][2]string, where, source string) error {
+	delay, ndelay, maxQueue, hostMax, subQ, maxLuns, numTgts, addHost := 1, 0, sdebugCanQueue, 0, 1, 1, 1, 1
+	random, every := false, 0
+	ps := &paramSet{kind: "scsi_debug", inert: scsiDebugInert}
+	ps.intP("delay", -2, 1000000, &delay)
+	ps.intP("ndelay", 0, 999999999, &ndelay)
+	ps.intP("max_queue", 1, sdebugCanQueue, &maxQueue)
+	ps.intP("host_max_queue", 0, sdebugCanQueue, &hostMax)
+	ps.intP("submit_queues", 1, 4096, &subQ)
+	ps.intP("max_luns", 1, 256, &maxLuns)
+	ps.intP("num_tgts", 1, 16, &numTgts)
+	ps.intP("add_host", 1, 1, &addHost)
+	ps.boolP("random", &random)
+	ps.intP("every_nth", 0, 0, &every)
+	if err := ps.apply(pairs, s, where, source); err != nil {
+		return err
+	}
+	if random {
+		return fmt.Errorf("%s: scsi_debug parameter random=1: not modelled (fixed delays only); allowed: 0", where)
+	}
+	if subQ > s.cpus {
+		s.warn = append(s.warn, fmt.Sprintf("scsi_debug: submit_queues %d > %d CPUs: capped, as the driver does", subQ, s.cpus))
+		subQ = s.cpus
+	}
+	canQueue := maxQueue
+	if hostMax > 0 {
+		canQueue = hostMax
+		s.setDerived("host/host_tagset", 1, source+" (host_max_queue)")
+	}
+	s.setDerived("host/can_queue", canQueue, source)
+	s.setDerived("host/nr_hw_queues", subQ, source)
+	s.setDerived("host/cmd_per_lun", sdebugCanQueue, source)
+	var compl sim.Time
+	if delay > 0 || ndelay > 0 {
+		compl = device.ScsiDebugDelay(delay, sim.Time(ndelay), s.hz)
+	}
+	if delay < 0 && ndelay == 0 {
+		s.warn = append(s.warn, fmt.Sprintf("scsi_debug: delay=%d (tiny delay) modelled as an immediate completion", delay))
+	}
+	p := device.NullParams{CompletionNsec: compl, MaxQueue: canQueue * subQ, HostBusyWhenFull: true}
+	for i := range numTgts * maxLuns {
+		q := p
+		q.Name = sdName(len(s.luns))
+		s.luns = append(s.luns, lun{name: q.Name, kind: "scsi_debug",
+			build: func(eng *sim.Engine) (device.Device, error) { return device.NewNull(eng, q) }})
+		_ = i
+	}
+	return nil
+}
+
+// sdName is the sd disk name of the n-th SCSI disk: /dev/sda ... /dev/sdz, /dev/sdaa ...
+func sdName(n int) string {
+	name := ""
+	for n++; n > 0; n = (n - 1) / 26 {
+		name = string(rune('a'+(n-1)%26)) + name
+	}
+	return "/dev/sd" + name
+}
+
+var nullBlkInert = []string{"virt_boundary", "poll_queues", "home_node", "gb", "bs", "use_per_node_hctx",
+	"memory_backed", "discard", "cache_size"}
+
+// parseNullBlk models null_blk with queue_mode=2 (blk-mq): hw_queue_depth is the tag
+// set depth (can_queue), submit_queues nr_hw_queues, shared_tag_bitmap host-wide
+// tags; irqmode=2 completes after completion_nsec, irqmode 0 or 1 at once (the
+// kernel ignores completion_nsec then). null_blk has no SCSI budget: the LUN
+// queue_depth is set to hw_queue_depth, so the model caps a device's commands in
+// flight at hw_queue_depth even with several hctxs (the kernel allows
+// hw_queue_depth per hctx).
+func parseNullBlk(s *state, pairs [][2]string, where, source string) error {
+	compl, irq, depth, subQ, nrDev, mbps, qmode, maxSectors := 10000, 1, 64, 1, 1, 0, 2, 0
+	var sharedTags, sharedBitmap, noSched, blocking, zoned bool
+	ps := &paramSet{kind: "null_blk", inert: nullBlkInert}
+	ps.intP("completion_nsec", 0, 10_000_000_000, &compl)
+	ps.intP("irqmode", 0, 2, &irq)
+	ps.intP("hw_queue_depth", 1, 10240, &depth)
+	ps.intP("submit_queues", 1, 4096, &subQ)
+	ps.intP("nr_devices", 1, 64, &nrDev)
+	ps.boolP("shared_tags", &sharedTags)
+	ps.boolP("shared_tag_bitmap", &sharedBitmap)
+	ps.boolP("no_sched", &noSched)
+	ps.intP("mbps", 0, 1<<20, &mbps)
+	ps.intP("queue_mode", 2, 2, &qmode)
+	ps.intP("max_sectors", 0, 65535, &maxSectors)
+	ps.boolP("blocking", &blocking)
+	ps.boolP("zoned", &zoned)
+	if err := ps.apply(pairs, s, where, source); err != nil {
+		return err
+	}
+	switch {
+	case nrDev > 1 && !sharedTags:
+		return fmt.Errorf("%s: null_blk nr_devices=%d needs shared_tags=1: the model has one tag set; allowed: nr_devices=1, or shared_tags=1", where, nrDev)
+	case blocking:
+		return fmt.Errorf("%s: null_blk parameter blocking=1: not modelled; allowed: 0", where)
+	case zoned:
+		return fmt.Errorf("%s: null_blk parameter zoned=1: not modelled; allowed: 0", where)
+	}
+	if subQ > s.cpus {
+		s.warn = append(s.warn, fmt.Sprintf("null_blk: submit_queues %d > %d CPUs: capped, as the driver does", subQ, s.cpus))
+		subQ = s.cpus
+	}
+	var delay sim.Time
+	if irq == 2 {
+		delay = sim.Time(compl)
+	} else if has(pairs, "completion_nsec") {
+		s.warn = append(s.warn, fmt.Sprintf("null_blk: completion_nsec has no effect with irqmode=%d (the driver uses it only with irqmode=2): commands complete at once", irq))
+	}
+	s.setDerived("host/can_queue", depth, source)
+	s.setDerived("host/nr_hw_queues", subQ, source)
+	s.setDerived("host/cmd_per_lun", depth, source+" (no budget: queue_depth = hw_queue_depth)")
+	if sharedBitmap {
+		s.setDerived("host/host_tagset", 1, source+" (shared_tag_bitmap)")
+	}
+	if noSched {
+		_ = keys["queue/scheduler"].set(s, "none")
+		s.src["queue/scheduler"] = source + " (no_sched)"
+	}
+	if maxSectors > 0 {
+		s.setDerived("queue/max_sectors_kb", max(maxSectors/2, 4), source+" (max_sectors)")
+	}
+	for range nrDev {
+		p := device.NullParams{Name: fmt.Sprintf("/dev/nullb%d", len(s.luns)), CompletionNsec: delay, MBps: int64(mbps)}
+		s.luns = append(s.luns, lun{name: p.Name, kind: "null_blk",
+			build: func(eng *sim.Engine) (device.Device, error) { return device.NewNull(eng, p) }})
+	}
+	return nil
+}
+
+func has(pairs [][2]string, name string) bool {
+	for _, kv := range pairs {
+		if kv[0] == name {
+			return true
+		}
+	}
+	return false
+}
+
+// parseCloud is a throttled cloud disk; defaults device.Storvsc000Params.
+func parseCloud(s *state, pairs [][2]string, where, source string) error {
+	p := device.Storvsc000Params()
+	unitKB := float64(p.IOPSUnitBytes >> 10)
+	mbps, burstMB := p.BandwidthBytesPerSec/1e6, p.BandwidthBurstBytes/1e6
+	ps := &paramSet{kind: "cloud"}
+	ps.floatP("iops", 1, 1e9, 1, &p.IOPS)
+	ps.floatP("iops_burst", 1, 1e9, 1, &p.IOPSBurst)
+	ps.floatP("iops_unit_kb", 0, 1<<20, 1, &unitKB)
+	ps.floatP("mbps", 0.001, 1e6, 1, &mbps)
+	ps.floatP("burst_mb", 0.001, 1e6, 1, &burstMB)
+	ps.timeP("latency_us", 0, 1e7, sim.Microsecond, &p.BaseLatency)
+	ps.intP("max_outstanding", 0, 1<<20, &p.MaxOutstanding)
+	if err := ps.apply(pairs, s, where, source); err != nil {
+		return err
+	}
+	p.IOPSUnitBytes = int64(unitKB * 1024)
+	p.BandwidthBytesPerSec, p.BandwidthBurstBytes = mbps*1e6, burstMB*1e6
+	p.Name = sdName(len(s.luns))
+	if err := p.Validate(); err != nil {
+		return fmt.Errorf("%s: %w", where, err)
+	}
+	s.luns = append(s.luns, lun{name: p.Name, kind: "cloud",
+		build: func(eng *sim.Engine) (device.Device, error) { return device.NewThrottled(eng, p) }})
+	return nil
+}
+
+// parseSSD is an SSD; defaults device.SRP002Params.
+func parseSSD(s *state, pairs [][2]string, where, source string) error {
+	p := device.SRP002Params()
+	ps := &paramSet{kind: "ssd"}
+	ps.intP("parallel_units", 1, 1<<16, &p.ParallelUnits)
+	ps.timeP("controller_us", 0, 1e6, sim.Microsecond, &p.ControllerOverhead)
+	ps.timeP("read_us", 0, 1e7, sim.Microsecond, &p.ReadLatency)
+	ps.timeP("write_us", 0, 1e7, sim.Microsecond, &p.WriteLatency)
+	ps.int64P("chunk_kb", 1, 1<<20, 1024, &p.ChunkBytes)
+	ps.floatP("internal_mbps", 0.001, 1e7, 1e6, &p.InternalBytesPerSec)
+	ps.floatP("link_mbps", 0.001, 1e7, 1e6, &p.LinkBytesPerSec)
+	ps.intP("max_queue", 0, 1<<20, &p.MaxQueue)
+	if err := ps.apply(pairs, s, where, source); err != nil {
+		return err
+	}
+	p.Name = sdName(len(s.luns))
+	if err := p.Validate(); err != nil {
+		return fmt.Errorf("%s: %w", where, err)
+	}
+	s.luns = append(s.luns, lun{name: p.Name, kind: "ssd",
+		build: func(eng *sim.Engine) (device.Device, error) { return device.NewSSD(eng, p) }})
+	return nil
+}
+
+// parseHDD is a hard disk; model= picks the preset (applied before the other keys).
+func parseHDD(s *state, pairs [][2]string, where, source string) error {
+	p := device.Cheetah15K7Params()
+	var rest [][2]string
+	for _, kv := range pairs {
+		if kv[0] != "model" {
+			rest = append(rest, kv)
+			continue
+		}
+		switch kv[1] {
+		case "cheetah-15k7":
+			p = device.Cheetah15K7Params()
+		case "cheetah-15k3":
+			p = device.Cheetah15K3Params()
+		default:
+			return fmt.Errorf("%s: hdd parameter model=%s: allowed: cheetah-15k7, cheetah-15k3", where, kv[1])
+		}
+		s.extra = append(s.extra, Setting{Key: "hdd.model", Value: kv[1], Source: source})
+	}
+	capGB := float64(p.CapacityBytes) / 1e9
+	cacheMB := float64(p.WriteCacheBytes) / (1 << 20)
+	ps := &paramSet{kind: "hdd"}
+	ps.add("model", "cheetah-15k7, cheetah-15k3", func(string) error { return nil })
+	ps.intP("rpm", 1, 100000, &p.RPM)
+	ps.floatP("capacity_gb", 0.001, 1e6, 1, &capGB)
+	ps.timeP("track_seek_us", 0.001, 1e6, sim.Microsecond, &p.TrackToTrackSeek)
+	ps.timeP("avg_seek_us", 0.001, 1e6, sim.Microsecond, &p.AverageSeek)
+	ps.timeP("full_seek_us", 0.001, 1e6, sim.Microsecond, &p.FullStrokeSeek)
+	ps.timeP("write_seek_extra_us", 0, 1e6, sim.Microsecond, &p.WriteSeekExtra)
+	ps.floatP("outer_mbps", 0.001, 1e5, 1e6, &p.OuterBytesPerSec)
+	ps.floatP("inner_mbps", 0.001, 1e5, 1e6, &p.InnerBytesPerSec)
+	ps.intP("zones", 1, 1000, &p.Zones)
+	ps.timeP("overhead_us", 0, 1e6, sim.Microsecond, &p.CommandOverhead)
+	ps.boolP("write_cache", &p.WriteCache)
+	ps.floatP("cache_mb", 0.001, 1e6, 1, &cacheMB)
+	ps.floatP("interface_mbps", 0.001, 1e6, 1e6, &p.InterfaceBytesPerSec)
+	ps.boolP("tcq", &p.QueuedReordering)
+	ps.timeP("aging_ms", 0, 1e6, sim.Millisecond, &p.AgingLimit)
+	ps.intP("max_queue", 0, 1<<16, &p.MaxQueue)
+	if err := ps.apply(rest, s, where, source); err != nil {
+		return err
+	}
+	p.CapacityBytes = int64(capGB * 1e9)
+	p.WriteCacheBytes = int64(cacheMB * (1 << 20))
+	p.Name = sdName(len(s.luns))
+	if err := p.Validate(); err != nil {
+		return fmt.Errorf("%s: %w", where, err)
+	}
+	s.luns = append(s.luns, lun{name: p.Name, kind: "hdd",
+		build: func(eng *sim.Engine) (device.Device, error) { return device.NewHDD(eng, p) }})
+	return nil
+}
+
+// hostKind is one --host KIND: it sets host/ keys.
+type hostKind struct {
+	doc   string
+	parse func(s *state, pairs [][2]string, where, source string) error
+}
+
+var hostKinds = map[string]hostKind{
+	"storvsc": {doc: "Hyper-V storvsc (drivers/scsi/storvsc_drv.c)", parse: parseStorvsc},
+	"generic": {doc: "a SCSI HBA described by its Scsi_Host fields", parse: parseGenericHost},
+}
+
+// HostKinds returns the --host kinds, sorted.
+func HostKinds() []string {
+	var out []string
+	for k := range hostKinds {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// storvscPerChannel is the assumed max_outstanding_req_per_channel × 90 %: the
+// kernel derives it from the ring buffer size ("a few hundred", kernel-behaviour.md
+// §8.1); 256 gives can_queue 1024 on 16 CPUs (4 channels), the bench assumption.
+const storvscPerChannel = 256
+
+// parseStorvsc: nr_hw_queues = storvsc_max_hw_queues or the CPUs; can_queue =
+// 256 × ((CPUs − 1) / storvsc_vcpus_per_sub_channel + 1) (assumed per-channel
+// figure); cmd_per_lun = 2048; per-hctx tags (upstream has no host_tagset).
+func parseStorvsc(s *state, pairs [][2]string, where, source string) error {
+	maxHW, perSub, ring, low, logLevel := 0, 4, 128*1024, 10, 0
+	ps := &paramSet{kind: "storvsc"}
+	ps.intP("storvsc_max_hw_queues", 0, 4096, &maxHW)
+	ps.intP("storvsc_vcpus_per_sub_channel", 1, 4096, &perSub)
+	ps.intP("storvsc_ringbuffer_size", 4096, 1<<30, &ring)
+	ps.intP("ring_avail_percent_lowater", 0, 100, &low)
+	ps.intP("logging_level", 0, 2, &logLevel)
+	if err := ps.apply(pairs, s, where, source); err != nil {
+		return err
+	}
+	nhw := s.cpus
+	if maxHW > 0 {
+		nhw = min(maxHW, s.cpus)
+	}
+	s.setDerived("host/nr_hw_queues", nhw, source)
+	s.setDerived("host/can_queue", min(storvscPerChannel*((s.cpus-1)/perSub+1), 10240), source+" (assumed 256 per channel)")
+	s.setDerived("host/cmd_per_lun", 2048, source)
+	return nil
+}
+
+// parseGenericHost sets the Scsi_Host fields directly.
+func parseGenericHost(s *state, pairs [][2]string, where, source string) error {
+	ps := &paramSet{kind: "generic"}
+	for _, name := range []string{"can_queue", "nr_hw_queues", "cmd_per_lun", "host_tagset"} {
+		k := keys["host/"+name]
+		ps.add(name, k.allowed, func(v string) error {
+			if err := k.set(s, v); err != nil {
+				return err
+			}
+			s.src[k.name] = source
+			return nil
+		})
+	}
+	return ps.apply(pairs, s, where, source)
+}
+
+func kindNames[T any](m map[string]T) string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return strings.Join(out, ", ")
+}

@@ -1,0 +1,98 @@
+// Package setup turns a machine described the way storage engineers describe it —
+// module parameters for the driver and disk, sysfs-style settings, a kernel
+// release — into a stack.Config, and says where every value came from.
+//
+//	d := setup.Description{
+//		Kernel:  "5.17",
+//		CPUs:    16,
+//		Devices: []string{"scsi_debug delay=0 max_queue=192 submit_queues=16"},
+//		Set:     []string{"queue/nr_requests=56", "device/queue_depth=15"},
+//	}
+//	r, err := d.Resolve() // r.Config is a stack.Config; r.Explain() lists sources
+//
+// # Devices (--device "KIND key=value ...")
+//
+// Driver kinds are their own SCSI host (or blk-mq driver) and set host/ keys:
+//
+//   - scsi_debug (drivers/scsi/scsi_debug.c): delay (jiffies at system/hz, default
+//     1 = 4 ms at HZ=250; 0 = immediate), ndelay (ns, overrides delay), max_queue
+//     (can_queue, [1, 192]), host_max_queue (can_queue and host-wide tags, as the
+//     driver sets host_tagset), submit_queues (nr_hw_queues, capped at the CPUs),
+//     max_luns and num_tgts (LUNs /dev/sda, /dev/sdb, ...), add_host (1 only);
+//     cmd_per_lun is 192, so queue_depth = min(192, can_queue). The other modinfo
+//     parameters (no_rwlock, virtual_gb, dif, ...) are accepted and change nothing
+//     the model simulates (it holds no data).
+//   - null_blk (drivers/block/null_blk, queue_mode=2 only): completion_nsec (used
+//     only with irqmode=2, as the driver does; irqmode 0/1 complete at once),
+//     hw_queue_depth (tag set depth), submit_queues, shared_tag_bitmap (host-wide
+//     tags), shared_tags with nr_devices (LUNs /dev/nullb0, ...), no_sched, mbps,
+//     max_sectors. null_blk has no SCSI budget; the model's LUN queue_depth is
+//     hw_queue_depth, which caps a device at hw_queue_depth commands in flight even
+//     with several hctxs (the kernel allows that many per hctx).
+//
+// Disk kinds sit behind a host (--host, default in parentheses), one LUN each:
+//
+//   - cloud (storvsc): the throttled disk of seed 000 (device.Storvsc000Params):
+//     iops, iops_burst, iops_unit_kb, mbps (10^6 B/s), burst_mb, latency_us,
+//     max_outstanding.
+//   - ssd (generic): device.SRP002Params: parallel_units, controller_us, read_us,
+//     write_us, chunk_kb, internal_mbps, link_mbps, max_queue.
+//   - hdd (generic): model=cheetah-15k7 (default) or cheetah-15k3, then rpm,
+//     capacity_gb, track_seek_us, avg_seek_us, full_seek_us, write_seek_extra_us,
+//     outer_mbps, inner_mbps, zones, overhead_us, write_cache, cache_mb,
+//     interface_mbps, tcq, aging_ms, max_queue.
+//
+// Hosts (--host "KIND key=value ..."): storvsc (storvsc_max_hw_queues,
+// storvsc_vcpus_per_sub_channel, ...: nr_hw_queues = the CPUs, can_queue = 256 per
+// VMBus channel — an assumption, the kernel derives it from the ring size —
+// cmd_per_lun 2048) and generic (can_queue, nr_hw_queues, cmd_per_lun,
+// host_tagset; defaults 256, 1, 64, 0 — assumptions).
+//
+// An unknown kind or parameter is an error naming it and listing the allowed ones.
+//
+// # Settings (--set key=value)
+//
+// system/nr_cpus (default 4, fixed so results do not depend on the machine
+// computing them), system/hz (250), host/can_queue, host/nr_hw_queues,
+// host/cmd_per_lun, host/host_tagset, tags (per-hctx | shared: host/host_tagset),
+// device/queue_depth, queue/nr_requests, queue/scheduler (none | mq-deadline),
+// queue/max_sectors_kb, kernel, and every era switch below. Keys lists them with
+// their ranges. Precedence, lowest first: default, era (kernel), host, device,
+// then --set entries in order (a --config file's before the command line's).
+//
+// # Kernel eras (--kernel MAJOR.MINOR, [4.15, 6.19])
+//
+// A release selects every era switch at once (dispatch.Kernel, plus the sbitmap
+// wake-up era the stack derives); each may then be overridden with --set. Releases
+// before 4.15 have no SCSI budget and are not modelled by the blk-mq stack (the
+// legacy package models the single-queue path). Value before → value since:
+//
+//	switch                          before            since  from then on
+//	era/sw_queue_dequeue            one-by-one        4.19   by-dispatch-busy
+//	era/host_busy_check             1                 5.5    0 (can_queue only via tag depth)
+//	era/no_budget_rerun             1                 5.8    0 (delayed re-run on budget contention)
+//	era/scsi_restart                every-completion  5.10   counter (sdev->restarts)
+//	era/no_sched_batch              1                 5.10   0 (elevator dispatch in batches)
+//	era/run_all_hctxs_with_sq_sched 1                 5.12   0 (run only the local hctx)
+//	era/device_busy_counter         1                 5.13   0 (budget map sbitmap)
+//	era/default_elevator            single-queue      5.16   single-queue-or-shared-tags
+//	era/max_plug_requests           16                5.16   32
+//	sbitmap/wake_scheme             countdown         6.2    global
+//	sbitmap/wake_batch_recalc       5.17 (min 4)      6.2    6.2 (min 1)
+//	era/map_queues                  modulo            6.3    group-evenly
+//	era/no_tag_wait_barrier         1                 6.8    0 (CVE-2024-26671 fix)
+//	era/dev_resource                if-blocked in every era (if-busy, if-other-budget: case R16)
+//	era/budget_map_skip             0 in every era (2025 proposal of seed 003)
+//
+// So 4.15 has every "before" value; 5.10 adds the restarts counter, elevator
+// batching and budget re-runs; 5.17 and 6.1 also have the budget map, local-hctx
+// runs, mq-deadline by default with shared tags and 32-request plugs, but still the
+// countdown wake-up, modulo CPU mapping and the tag-wait race; 6.8 and later are
+// the current kernel. The sbitmap rows cannot be set separately: the stack derives
+// them from the release (and uses the 5.17 formula for every release before 6.2).
+//
+// # Config files
+//
+// A --config TOML file holds a Description (kernel, cpus, host, devices, set);
+// LoadConfig reads it and EncodeTOML writes one.
+package setup

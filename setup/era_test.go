@@ -1,0 +1,87 @@
+package setup
+
+import "testing"
+
+// eraChanges is the package documentation's era table: the value of each switch
+// before and from the release that changed it.
+var eraChanges = []struct {
+	key, before, since, after string
+}{
+	{"era/sw_queue_dequeue", "one-by-one", "4.19", "by-dispatch-busy"},
+	{"era/host_busy_check", "1", "5.5", "0"},
+	{"era/no_budget_rerun", "1", "5.8", "0"},
+	{"era/scsi_restart", "every-completion", "5.10", "counter"},
+	{"era/no_sched_batch", "1", "5.10", "0"},
+	{"era/run_all_hctxs_with_sq_sched", "1", "5.12", "0"},
+	{"era/device_busy_counter", "1", "5.13", "0"},
+	{"era/default_elevator", "single-queue", "5.16", "single-queue-or-shared-tags"},
+	{"era/max_plug_requests", "16", "5.16", "32"},
+	{"sbitmap/wake_scheme", "countdown (v4.10-v6.1)", "6.2", "global (v6.2+)"},
+	{"era/map_queues", "modulo", "6.3", "group-evenly"},
+	{"era/no_tag_wait_barrier", "1", "6.8", "0"},
+}
+
+// prevRelease is the release before v ("5.10" -> "5.9", "5.0" -> "4.20").
+func prevRelease(v string) string {
+	switch v {
+	case "5.0":
+		return "4.20"
+	case "6.0":
+		return "5.19"
+	}
+	maj, mn := v[:1], v[2:]
+	n := 0
+	for _, c := range mn {
+		n = n*10 + int(c-'0')
+	}
+	return maj + "." + itoa(n-1)
+}
+
+func itoa(n int) string {
+	if n < 10 {
+		return string(rune('0' + n))
+	}
+	return itoa(n/10) + string(rune('0'+n%10))
+}
+
+func eraValue(t *testing.T, kernel, key string) string {
+	t.Helper()
+	sw, err := EraSwitches(kernel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range sw {
+		if s.Key == key {
+			return s.Value
+		}
+	}
+	t.Fatalf("no switch %s", key)
+	return ""
+}
+
+func TestEraTable(t *testing.T) {
+	for _, c := range eraChanges {
+		t.Run(c.key+"@"+c.since, func(t *testing.T) {
+			if got := eraValue(t, prevRelease(c.since), c.key); got != c.before {
+				t.Errorf("%s at %s = %q, want %q", c.key, prevRelease(c.since), got, c.before)
+			}
+			if got := eraValue(t, c.since, c.key); got != c.after {
+				t.Errorf("%s at %s = %q, want %q", c.key, c.since, got, c.after)
+			}
+			if got := eraValue(t, "", c.key); got != c.after {
+				t.Errorf("%s current = %q, want %q", c.key, got, c.after)
+			}
+		})
+	}
+	// Switches that no release changes.
+	for _, k := range []struct{ key, v string }{{"era/dev_resource", "if-blocked"}, {"era/budget_map_skip", "0"}} {
+		for _, rel := range []string{"4.15", "5.10", "6.1", ""} {
+			if got := eraValue(t, rel, k.key); got != k.v {
+				t.Errorf("%s at %q = %q, want %q", k.key, rel, got, k.v)
+			}
+		}
+	}
+	if _, err := EraSwitches("4.14"); err == nil {
+		t.Error("EraSwitches(4.14): no error")
+	}
+}

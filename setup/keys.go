@@ -1,0 +1,322 @@
+package setup
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/blkmq/blkmq/dispatch"
+)
+
+// state is the machine being resolved: every setting as a typed value plus where
+// it came from.
+type state struct {
+	kernel     string
+	cpus       int
+	hz         int
+	canQueue   int
+	nrHwQueues int
+	cmdPerLun  int
+	hostTagset bool
+
+	queueDepth   int // 0 = cmd_per_lun
+	nrRequests   int // 0 = kernel default
+	scheduler    string
+	maxSectorsKB int
+
+	opts dispatch.Options
+
+	luns  []lun
+	src   map[string]string // key -> source
+	notes map[string]string // key -> note
+	extra []Setting         // device and host parameters as given
+	warn  []string
+}
+
+// key is one setting addressable with --set (sysfs-style path).
+type key struct {
+	name    string
+	doc     string
+	allowed string
+	// early keys are applied before the host and device descriptions, whose
+	// derived values depend on them.
+	early bool
+	set   func(s *state, v string) error
+	get   func(s *state) string
+}
+
+var keys = map[string]*key{}
+
+// keyOrder is the display order of --explain and of error listings.
+var keyOrder []string
+
+func addKey(k *key) {
+	keys[k.name] = k
+	keyOrder = append(keyOrder, k.name)
+}
+
+// errRange is the error of a value outside its allowed values.
+type errRange struct{ allowed string }
+
+func (e errRange) Error() string { return "allowed: " + e.allowed }
+
+func parseInt(v string, lo, hi int) (int, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < lo || n > hi {
+		return 0, errRange{fmt.Sprintf("an integer in [%d, %d]", lo, hi)}
+	}
+	return n, nil
+}
+
+func parseBool(v string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "1", "y", "yes", "true", "on":
+		return true, nil
+	case "0", "n", "no", "false", "off":
+		return false, nil
+	}
+	return false, errRange{"0 or 1 (also y/n, true/false)"}
+}
+
+func fmtBool(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+func intKey(name, doc string, lo, hi int, early bool, field func(*state) *int) *key {
+	return &key{name: name, doc: doc, allowed: fmt.Sprintf("[%d, %d]", lo, hi), early: early,
+		set: func(s *state, v string) error {
+			n, err := parseInt(v, lo, hi)
+			if err == nil {
+				*field(s) = n
+			}
+			return err
+		},
+		get: func(s *state) string { return strconv.Itoa(*field(s)) }}
+}
+
+func boolKey(name, doc string, field func(*state) *bool) *key {
+	return &key{name: name, doc: doc, allowed: "0, 1",
+		set: func(s *state, v string) error {
+			b, err := parseBool(v)
+			if err == nil {
+				*field(s) = b
+			}
+			return err
+		},
+		get: func(s *state) string { return fmtBool(*field(s)) }}
+}
+
+// enumKey is a key whose values are names mapped to a small integer type.
+func enumKey[T ~uint8](name, doc string, names []string, field func(*state) *T) *key {
+	return &key{name: name, doc: doc, allowed: strings.Join(names, ", "),
+		set: func(s *state, v string) error {
+			for i, n := range names {
+				if strings.TrimSpace(v) == n {
+					*field(s) = T(i)
+					return nil
+				}
+			}
+			return errRange{strings.Join(names, ", ")}
+		},
+		get: func(s *state) string {
+			i := int(*field(s))
+			if i < len(names) {
+				return names[i]
+			}
+			return strconv.Itoa(i)
+		}}
+}
+
+func init() {
+	addKey(&key{name: "kernel", doc: "kernel release whose rules apply (selects every era/ switch)",
+		allowed: "MAJOR.MINOR in [4.15, 6.19], or current", early: true,
+		set: func(s *state, v string) error {
+			v = strings.TrimSpace(v)
+			if v == "" || v == "current" {
+				s.kernel = ""
+				return nil
+			}
+			if _, err := dispatch.Kernel(v); err != nil {
+				return errRange{"MAJOR.MINOR in [4.15, 6.19] (the blk-mq SCSI budget era), or current"}
+			}
+			s.kernel = v
+			return nil
+		},
+		get: func(s *state) string {
+			if s.kernel == "" {
+				return "current"
+			}
+			return s.kernel
+		}})
+	addKey(intKey("system/nr_cpus", "online CPUs (one software queue each)", 1, 4096, true,
+		func(s *state) *int { return &s.cpus }))
+	addKey(intKey("system/hz", "CONFIG_HZ: jiffies per second (scsi_debug delay)", 1, 10000, true,
+		func(s *state) *int { return &s.hz }))
+	addKey(intKey("host/can_queue", "Scsi_Host can_queue = tag set queue_depth", 1, 10240, false,
+		func(s *state) *int { return &s.canQueue }))
+	addKey(intKey("host/nr_hw_queues", "hardware queues (hctxs) of the tag set", 1, 4096, false,
+		func(s *state) *int { return &s.nrHwQueues }))
+	addKey(intKey("host/cmd_per_lun", "initial LUN queue_depth (capped at can_queue)", 1, 10240, false,
+		func(s *state) *int { return &s.cmdPerLun }))
+	addKey(boolKey("host/host_tagset", "host-wide tags (BLK_MQ_F_TAG_HCTX_SHARED; storvsc RFC hctx_share_tags)",
+		func(s *state) *bool { return &s.hostTagset }))
+	addKey(&key{name: "tags", doc: "shorthand for host/host_tagset", allowed: "per-hctx, shared",
+		set: func(s *state, v string) error {
+			switch strings.TrimSpace(v) {
+			case "per-hctx":
+				s.hostTagset = false
+			case "shared":
+				s.hostTagset = true
+			default:
+				return errRange{"per-hctx, shared"}
+			}
+			return nil
+		},
+		get: func(s *state) string {
+			if s.hostTagset {
+				return "shared"
+			}
+			return "per-hctx"
+		}})
+	addKey(&key{name: "device/queue_depth", doc: "LUN queue_depth (SCSI budget), 0 = cmd_per_lun",
+		allowed: "[0, 10000]",
+		set: func(s *state, v string) error {
+			n, err := parseInt(v, 0, 10000)
+			if err == nil {
+				s.queueDepth = n
+			}
+			return err
+		},
+		get: func(s *state) string { return strconv.Itoa(s.effectiveQueueDepth()) }})
+	addKey(&key{name: "queue/nr_requests", doc: "request-queue nr_requests (per hctx unless host-wide tags), 0 = kernel default",
+		allowed: "[0, 2048]",
+		set: func(s *state, v string) error {
+			n, err := parseInt(v, 0, 2048)
+			if err == nil {
+				s.nrRequests = n
+			}
+			return err
+		},
+		get: func(s *state) string {
+			if s.nrRequests == 0 {
+				return fmt.Sprintf("%d (kernel default)", s.defaultNrRequests())
+			}
+			return strconv.Itoa(s.nrRequests)
+		}})
+	addKey(&key{name: "queue/scheduler", doc: "I/O scheduler (elevator)", allowed: "none, mq-deadline, default",
+		set: func(s *state, v string) error {
+			switch v = strings.Trim(strings.TrimSpace(v), "[]"); v {
+			case "none", "mq-deadline":
+				s.scheduler = v
+			case "default", "":
+				s.scheduler = ""
+			default:
+				return errRange{"none, mq-deadline, default"}
+			}
+			return nil
+		},
+		get: func(s *state) string {
+			if s.scheduler == "" {
+				return s.defaultScheduler() + " (kernel default)"
+			}
+			return s.scheduler
+		}})
+	addKey(intKey("queue/max_sectors_kb", "largest merged request (KiB)", 4, 32767, false,
+		func(s *state) *int { return &s.maxSectorsKB }))
+	addEraKeys()
+}
+
+// effectiveQueueDepth is the LUN queue_depth the stack will use.
+func (s *state) effectiveQueueDepth() int {
+	if s.queueDepth > 0 {
+		return s.queueDepth
+	}
+	return min(max(s.cmdPerLun, 1), s.canQueue, 10000)
+}
+
+// defaultScheduler is elevator_get_default for this tag set and era.
+func (s *state) defaultScheduler() string {
+	if s.nrHwQueues == 1 || s.hostTagset && s.opts.DefaultElevator == dispatch.ElevatorSingleQueueOrSharedTags {
+		return "mq-deadline"
+	}
+	return "none"
+}
+
+// defaultNrRequests is blk_mq_init_sched / tag set default nr_requests.
+func (s *state) defaultNrRequests() int {
+	sched := s.scheduler
+	if sched == "" {
+		sched = s.defaultScheduler()
+	}
+	if sched == "mq-deadline" {
+		return 2 * min(s.canQueue, 128)
+	}
+	return s.canQueue
+}
+
+// set applies one key=value, recording its source.
+func (s *state) set(name, value, source string) error {
+	k, ok := keys[name]
+	if !ok {
+		return fmt.Errorf("unknown key %q; allowed: %s", name, strings.Join(sortedKeys(), ", "))
+	}
+	if err := k.set(s, value); err != nil {
+		return fmt.Errorf("%s=%s: %w", name, value, err)
+	}
+	if name == "tags" {
+		name = "host/host_tagset"
+		source += " (tags=" + strings.TrimSpace(value) + ")"
+	}
+	s.src[name] = source
+	return nil
+}
+
+func sortedKeys() []string {
+	out := append([]string(nil), keyOrder...)
+	sort.Strings(out)
+	return out
+}
+
+// SplitAssignment splits "key=value" and returns an error naming the text when
+// there is no '=' or the key is empty.
+func SplitAssignment(a string) (key, value string, err error) {
+	key, value, err = splitAssign(a)
+	if err != nil {
+		return "", "", fmt.Errorf("setup: %w", err)
+	}
+	return key, value, nil
+}
+
+func splitAssign(a string) (key, value string, err error) {
+	k, v, ok := strings.Cut(a, "=")
+	k = strings.TrimSpace(k)
+	if !ok || k == "" {
+		return "", "", fmt.Errorf("%q: want key=value (e.g. queue/nr_requests=56)", a)
+	}
+	return k, strings.TrimSpace(v), nil
+}
+
+// Keys returns every key accepted by --set and Description.Set, sorted, with its
+// allowed values and meaning, for help texts.
+func Keys() []KeyInfo {
+	var out []KeyInfo
+	for _, n := range sortedKeys() {
+		k := keys[n]
+		out = append(out, KeyInfo{Name: n, Allowed: k.allowed, Doc: k.doc})
+	}
+	return out
+}
+
+// KeyInfo describes one settable key.
+type KeyInfo struct {
+	// Name is the sysfs-style path, e.g. "queue/nr_requests".
+	Name string
+	// Allowed lists the allowed values or range.
+	Allowed string
+	// Doc says what the key models.
+	Doc string
+}

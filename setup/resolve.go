@@ -1,0 +1,277 @@
+package setup
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/blkmq/blkmq/dispatch"
+	"github.com/blkmq/blkmq/sim"
+	"github.com/blkmq/blkmq/stack"
+)
+
+// Defaults of a machine nobody described (assumptions, stated in --explain as
+// "default").
+const (
+	// DefaultCPUs is system/nr_cpus when not given: fixed, not this machine's count, so
+	// results do not depend on where they are computed.
+	DefaultCPUs = 4
+	// DefaultHZ is system/hz: CONFIG_HZ=250 (Debian, Ubuntu generic kernels).
+	DefaultHZ = 250
+	// DefaultDevice is the device when none is given.
+	DefaultDevice = "null_blk"
+)
+
+// Layer is one source of settings: the command line or a config file. Later layers
+// override earlier ones: a non-empty Kernel, CPUs or Host replaces, non-empty Devices
+// replace the whole device list, Set entries apply in order.
+type Layer struct {
+	// Name is the source shown by --explain and in errors, e.g. "flags" or
+	// "config storvsc.toml".
+	Name string
+	// Desc is the layer's description.
+	Desc Description
+	// Lines, when non-nil, maps a Set entry (as written) to its line in the layer's
+	// file, for error messages.
+	Lines map[string]int
+}
+
+// Setting is one resolved value and where it came from.
+type Setting struct {
+	// Key is the --set key (e.g. "queue/nr_requests"), or KIND.PARAM for a device
+	// or host module parameter as given.
+	Key string
+	// Value is the resolved value.
+	Value string
+	// Source is "default", "era X.Y", "device KIND", "host KIND", or a layer name
+	// (e.g. "flags", "config FILE").
+	Source string
+	// Note explains a value the model treats specially ("" usually).
+	Note string
+}
+
+// Resolved is a described machine turned into a stack.Config.
+type Resolved struct {
+	// Config is ready for stack.Run (Seed 0: set it).
+	Config stack.Config
+	// Settings lists every setting with its value and source, in display order.
+	Settings []Setting
+	// Warnings are non-fatal remarks (a parameter the kernel itself ignores, a value
+	// capped as the driver caps it).
+	Warnings []string
+	// LUNs are the LUN names fio jobs target (filename=/directory=) when there are
+	// several.
+	LUNs []string
+}
+
+func newState() *state {
+	return &state{cpus: DefaultCPUs, hz: DefaultHZ, canQueue: 256, nrHwQueues: 1, cmdPerLun: 64,
+		maxSectorsKB: 1280, src: map[string]string{}, notes: map[string]string{}}
+}
+
+// Resolve turns a single description into a stack.Config; see ResolveLayers.
+func (d Description) Resolve() (*Resolved, error) {
+	return ResolveLayers(Layer{Name: "flags", Desc: d})
+}
+
+// ResolveLayers merges the layers and resolves them, in this order: defaults; the
+// early keys (kernel, system/nr_cpus, system/hz) from the Kernel and CPUs fields and
+// any Set; the era switches of the kernel release; the host description; the device
+// descriptions (which set the host/ keys of their driver); then every Set entry in
+// layer order. Errors name the layer, the key or parameter and the allowed values.
+func ResolveLayers(layers ...Layer) (*Resolved, error) {
+	s := newState()
+	var merged Description
+	hostFrom, devFrom := "", ""
+	type set struct{ k, v, from, at string }
+	var sets []set
+	for _, l := range layers {
+		d := l.Desc
+		if d.Kernel != "" {
+			if err := s.set("kernel", d.Kernel, l.Name); err != nil {
+				return nil, fmt.Errorf("setup: %s: %w", l.Name, err)
+			}
+		}
+		if d.CPUs != 0 {
+			if err := s.set("system/nr_cpus", fmt.Sprint(d.CPUs), l.Name); err != nil {
+				return nil, fmt.Errorf("setup: %s: cpus: %w", l.Name, err)
+			}
+		}
+		if d.Host != "" {
+			merged.Host, hostFrom = d.Host, l.Name
+		}
+		if len(d.Devices) > 0 {
+			merged.Devices, devFrom = d.Devices, l.Name
+		}
+		for _, a := range d.Set {
+			at := l.Name
+			if line, ok := l.Lines[a]; ok {
+				at = fmt.Sprintf("%s:%d", l.Name, line)
+			}
+			k, v, err := splitAssign(a)
+			if err != nil {
+				return nil, fmt.Errorf("setup: %s: %w", at, err)
+			}
+			sets = append(sets, set{k, v, l.Name, at})
+		}
+	}
+	for _, st := range sets {
+		if k, ok := keys[st.k]; ok && k.early {
+			if err := s.set(st.k, st.v, st.from); err != nil {
+				return nil, fmt.Errorf("setup: %s: %w", st.at, err)
+			}
+		}
+	}
+	s.applyEra()
+	if err := s.applyDevices(merged, hostFrom, devFrom); err != nil {
+		return nil, err
+	}
+	for _, st := range sets {
+		if k, ok := keys[st.k]; !ok || !k.early {
+			if err := s.set(st.k, st.v, st.from); err != nil {
+				return nil, fmt.Errorf("setup: %s: %w", st.at, err)
+			}
+		}
+	}
+	return s.resolved()
+}
+
+// applyDevices applies the host and device descriptions.
+func (s *state) applyDevices(d Description, hostFrom, devFrom string) error {
+	devs := d.Devices
+	if len(devs) == 0 {
+		devs, devFrom = []string{DefaultDevice}, "default"
+	}
+	var kinds []deviceKind
+	var names []string
+	var pairsOf [][][2]string
+	for _, desc := range devs {
+		where := fmt.Sprintf("%s: --device %q", devFrom, desc)
+		kind, pairs, err := splitDescription(desc, where)
+		if err != nil {
+			return fmt.Errorf("setup: %w", err)
+		}
+		k, ok := deviceKinds[kind]
+		if !ok {
+			return fmt.Errorf("setup: %s: unknown device kind %q; allowed: %s", where, kind, kindNames(deviceKinds))
+		}
+		if k.driver && len(devs) > 1 {
+			return fmt.Errorf("setup: %s: %s is its own host driver and must be the only --device (use its max_luns/nr_devices for more LUNs)", where, kind)
+		}
+		kinds, names, pairsOf = append(kinds, k), append(names, kind), append(pairsOf, pairs)
+	}
+	host := d.Host
+	if host != "" && kinds[0].driver {
+		return fmt.Errorf("setup: %s: --host %q: %s is its own host; describe it with its module parameters or --set host/...", hostFrom, host, names[0])
+	}
+	if host == "" && !kinds[0].driver {
+		host, hostFrom = kinds[0].host, "default for "+names[0]
+	}
+	if host != "" {
+		where := fmt.Sprintf("%s: --host %q", hostFrom, host)
+		kind, pairs, err := splitDescription(host, where)
+		if err != nil {
+			return fmt.Errorf("setup: %w", err)
+		}
+		hk, ok := hostKinds[kind]
+		if !ok {
+			return fmt.Errorf("setup: %s: unknown host kind %q; allowed: %s", where, kind, kindNames(hostKinds))
+		}
+		if err := hk.parse(s, pairs, where, "host "+kind+" ("+hostFrom+")"); err != nil {
+			return fmt.Errorf("setup: %w", err)
+		}
+	}
+	for i, k := range kinds {
+		where := fmt.Sprintf("%s: --device %q", devFrom, devs[i])
+		if err := k.parse(s, pairsOf[i], where, "device "+names[i]+" ("+devFrom+")"); err != nil {
+			return fmt.Errorf("setup: %w", err)
+		}
+	}
+	return nil
+}
+
+// resolved builds the stack.Config and the settings list.
+func (s *state) resolved() (*Resolved, error) {
+	if s.nrHwQueues > s.cpus {
+		s.warn = append(s.warn, fmt.Sprintf("host/nr_hw_queues %d > %d CPUs: hctxs without a CPU get no I/O", s.nrHwQueues, s.cpus))
+	}
+	qd := s.effectiveQueueDepth()
+	if qd > min(s.canQueue, 10000) {
+		return nil, fmt.Errorf("setup: device/queue_depth=%d: allowed: [1, min(host/can_queue %d, 10000)]", qd, s.canQueue)
+	}
+	if s.nrRequests > 0 && s.scheduler == "none" && s.nrRequests > s.canQueue {
+		return nil, fmt.Errorf("setup: queue/nr_requests=%d: without a scheduler allowed: [1, host/can_queue %d] (driver tags only shrink)", s.nrRequests, s.canQueue)
+	}
+	opts := s.opts
+	cfg := stack.Config{
+		NrCPUs: s.cpus,
+		Host: stack.Host{CanQueue: s.canQueue, NrHwQueues: s.nrHwQueues, CmdPerLun: s.cmdPerLun,
+			HostTagset: s.hostTagset},
+		Kernel:  s.kernel,
+		Options: &opts,
+	}
+	r := &Resolved{Warnings: s.warn}
+	for _, l := range s.luns {
+		cfg.LUNs = append(cfg.LUNs, stack.LUN{Name: l.name, Device: l.build, QueueDepth: s.queueDepth,
+			NrRequests: s.nrRequests, Scheduler: s.scheduler, MaxSectorsKB: s.maxSectorsKB})
+		r.LUNs = append(r.LUNs, l.name)
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("setup: %w", err)
+	}
+	r.Config = cfg
+	for _, name := range keyOrder {
+		if name == "tags" {
+			continue
+		}
+		src := s.src[name]
+		if src == "" {
+			src = "default"
+		}
+		r.Settings = append(r.Settings, Setting{Key: name, Value: keys[name].get(s), Source: src, Note: s.notes[name]})
+	}
+	w, rc := sbitmapEra(s.kernel)
+	eraSrc := "default"
+	if s.kernel != "" {
+		eraSrc = "era " + s.kernel
+	}
+	r.Settings = append(r.Settings,
+		Setting{Key: "sbitmap/wake_scheme", Value: w, Source: eraSrc, Note: "from kernel only"},
+		Setting{Key: "sbitmap/wake_batch_recalc", Value: rc, Source: eraSrc, Note: "from kernel only"})
+	for _, l := range s.luns {
+		r.Settings = append(r.Settings, Setting{Key: "lun " + l.name, Value: l.kind, Source: "device " + l.kind})
+	}
+	r.Settings = append(r.Settings, s.extra...)
+	return r, nil
+}
+
+// Options returns the dispatch switches of the resolved configuration.
+func (r *Resolved) Options() dispatch.Options { return *r.Config.Options }
+
+// WithSeed returns a copy of the Config with Seed set and a watchdog of limit model
+// time (0 keeps the stack default).
+func (r *Resolved) WithSeed(seed uint64, limit sim.Time) stack.Config {
+	c := r.Config
+	c.Seed = seed
+	c.Watchdog = limit
+	return c
+}
+
+// Explain writes the settings as aligned "key = value  (source)" lines.
+func (r *Resolved) Explain() string {
+	w := 0
+	for _, st := range r.Settings {
+		w = max(w, len(st.Key))
+	}
+	var b strings.Builder
+	for _, st := range r.Settings {
+		fmt.Fprintf(&b, "%-*s = %s  (%s", w, st.Key, st.Value, st.Source)
+		if st.Note != "" {
+			fmt.Fprintf(&b, "; %s", st.Note)
+		}
+		b.WriteString(")\n")
+	}
+	for _, wn := range r.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", wn)
+	}
+	return b.String()
+}

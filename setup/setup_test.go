@@ -1,0 +1,192 @@
+package setup
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/blkmq/blkmq/device"
+	"github.com/blkmq/blkmq/sim"
+	"github.com/blkmq/blkmq/stack"
+	"github.com/google/go-cmp/cmp"
+)
+
+// hostOf is the parts of a resolved config the parsing tests compare.
+type hostOf struct {
+	CPUs       int
+	Host       stack.Host
+	QueueDepth int
+	NrRequests int
+	Scheduler  string
+	MaxSectors int
+	LUNs       []string
+	Kernel     string
+}
+
+func summary(r *Resolved) hostOf {
+	c := r.Config
+	return hostOf{CPUs: c.NrCPUs, Host: c.Host, QueueDepth: c.LUNs[0].QueueDepth, NrRequests: c.LUNs[0].NrRequests,
+		Scheduler: c.LUNs[0].Scheduler, MaxSectors: c.LUNs[0].MaxSectorsKB, LUNs: r.LUNs, Kernel: c.Kernel}
+}
+
+func TestResolveGood(t *testing.T) {
+	tests := []struct {
+		name string
+		d    Description
+		want hostOf
+	}{
+		{"default/null_blk", Description{},
+			hostOf{CPUs: 4, Host: stack.Host{CanQueue: 64, NrHwQueues: 1, CmdPerLun: 64}, MaxSectors: 1280, LUNs: []string{"/dev/nullb0"}}},
+		{"scsi_debug/003-host_max_queue", Description{CPUs: 2, Devices: []string{"scsi_debug delay=0 no_rwlock=1 host_max_queue=192 submit_queues=2"}},
+			hostOf{CPUs: 2, Host: stack.Host{CanQueue: 192, NrHwQueues: 2, CmdPerLun: 192, HostTagset: true}, MaxSectors: 1280, LUNs: []string{"/dev/sda"}}},
+		{"scsi_debug/modprobe-prefix-and-luns", Description{CPUs: 16, Devices: []string{"modprobe scsi_debug scsi_debug.max_queue=64 max_luns=2 submit_queues=32"}},
+			hostOf{CPUs: 16, Host: stack.Host{CanQueue: 64, NrHwQueues: 16, CmdPerLun: 192}, MaxSectors: 1280, LUNs: []string{"/dev/sda", "/dev/sdb"}}},
+		{"null_blk/shared", Description{CPUs: 8, Devices: []string{"null_blk completion_nsec=200000 irqmode=2 hw_queue_depth=32 submit_queues=4 shared_tags=1 nr_devices=2 shared_tag_bitmap=1 no_sched=1 max_sectors=256"}},
+			hostOf{CPUs: 8, Host: stack.Host{CanQueue: 32, NrHwQueues: 4, CmdPerLun: 32, HostTagset: true}, Scheduler: "none", MaxSectors: 128, LUNs: []string{"/dev/nullb0", "/dev/nullb1"}}},
+		{"storvsc/000", Description{Kernel: "5.17", CPUs: 16, Devices: []string{"cloud"}, Set: []string{"queue/nr_requests=56", "device/queue_depth=15"}},
+			hostOf{CPUs: 16, Host: stack.Host{CanQueue: 1024, NrHwQueues: 16, CmdPerLun: 2048}, QueueDepth: 15, NrRequests: 56, MaxSectors: 1280, LUNs: []string{"/dev/sda"}, Kernel: "5.17"}},
+		{"storvsc/tags=shared", Description{CPUs: 16, Devices: []string{"cloud iops=5000 mbps=200"}, Set: []string{"tags=shared", "queue/scheduler=mq-deadline", "queue/max_sectors_kb=512"}},
+			hostOf{CPUs: 16, Host: stack.Host{CanQueue: 1024, NrHwQueues: 16, CmdPerLun: 2048, HostTagset: true}, Scheduler: "mq-deadline", MaxSectors: 512, LUNs: []string{"/dev/sda"}}},
+		{"generic/hdd+ssd", Description{Host: "generic can_queue=128 nr_hw_queues=2", Devices: []string{"hdd model=cheetah-15k3 tcq=1 aging_ms=250", "ssd parallel_units=8"}, Set: []string{"host/host_tagset=1", "host/cmd_per_lun=32"}},
+			hostOf{CPUs: 4, Host: stack.Host{CanQueue: 128, NrHwQueues: 2, CmdPerLun: 32, HostTagset: true}, MaxSectors: 1280, LUNs: []string{"/dev/sda", "/dev/sdb"}}},
+		{"set/overrides-device", Description{Devices: []string{"scsi_debug max_queue=100"}, Set: []string{"host/can_queue=50", "system/nr_cpus=3"}},
+			hostOf{CPUs: 3, Host: stack.Host{CanQueue: 50, NrHwQueues: 1, CmdPerLun: 192}, MaxSectors: 1280, LUNs: []string{"/dev/sda"}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := tc.d.Resolve()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, summary(r)); diff != "" {
+				t.Errorf("config (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestResolveBad(t *testing.T) {
+	tests := []struct {
+		name string
+		d    Description
+		want string
+	}{
+		{"unknown-key", Description{Set: []string{"queue/nr_reqs=56"}},
+			`setup: flags: unknown key "queue/nr_reqs"; allowed: device/queue_depth, era/budget_map_skip, era/default_elevator, era/dev_resource, era/device_busy_counter, era/host_busy_check, era/map_queues, era/max_plug_requests, era/no_budget_rerun, era/no_sched_batch, era/no_tag_wait_barrier, era/run_all_hctxs_with_sq_sched, era/scsi_restart, era/sw_queue_dequeue, host/can_queue, host/cmd_per_lun, host/host_tagset, host/nr_hw_queues, kernel, queue/max_sectors_kb, queue/nr_requests, queue/scheduler, system/hz, system/nr_cpus, tags`},
+		{"no-equals", Description{Set: []string{"queue/nr_requests"}},
+			`setup: flags: "queue/nr_requests": want key=value (e.g. queue/nr_requests=56)`},
+		{"nr_requests-range", Description{Set: []string{"queue/nr_requests=5000"}},
+			`setup: flags: queue/nr_requests=5000: allowed: an integer in [0, 2048]`},
+		{"scheduler", Description{Set: []string{"queue/scheduler=bfq"}},
+			`setup: flags: queue/scheduler=bfq: allowed: none, mq-deadline, default`},
+		{"tags", Description{Set: []string{"tags=global"}},
+			`setup: flags: tags=global: allowed: per-hctx, shared`},
+		{"kernel-4.14", Description{Kernel: "4.14"},
+			`setup: flags: kernel=4.14: allowed: MAJOR.MINOR in [4.15, 6.19] (the blk-mq SCSI budget era), or current`},
+		{"era-enum", Description{Set: []string{"era/scsi_restart=sometimes"}},
+			`setup: flags: era/scsi_restart=sometimes: allowed: counter, every-completion`},
+		{"device-kind", Description{Devices: []string{"nvme queues=4"}},
+			`setup: flags: --device "nvme queues=4": unknown device kind "nvme"; allowed: cloud, hdd, null_blk, scsi_debug, ssd`},
+		{"scsi_debug-unknown", Description{Devices: []string{"scsi_debug maxqueue=64"}},
+			`setup: flags: --device "scsi_debug maxqueue=64": unknown scsi_debug parameter "maxqueue"; allowed: delay, ndelay, max_queue, host_max_queue, submit_queues, max_luns, num_tgts, add_host, random, every_nth`},
+		{"scsi_debug-range", Description{Devices: []string{"scsi_debug max_queue=500"}},
+			`setup: flags: --device "scsi_debug max_queue=500": scsi_debug parameter max_queue=500: allowed: an integer in [1, 192]`},
+		{"null_blk-unknown", Description{Devices: []string{"null_blk completion=5"}},
+			`setup: flags: --device "null_blk completion=5": unknown null_blk parameter "completion"; allowed: completion_nsec, irqmode, hw_queue_depth, submit_queues, nr_devices, shared_tags, shared_tag_bitmap, no_sched, mbps, queue_mode, max_sectors, blocking, zoned`},
+		{"null_blk-nr_devices", Description{Devices: []string{"null_blk nr_devices=2"}},
+			`setup: flags: --device "null_blk nr_devices=2": null_blk nr_devices=2 needs shared_tags=1: the model has one tag set; allowed: nr_devices=1, or shared_tags=1`},
+		{"driver-not-alone", Description{Devices: []string{"scsi_debug", "cloud"}},
+			`setup: flags: --device "scsi_debug": scsi_debug is its own host driver and must be the only --device (use its max_luns/nr_devices for more LUNs)`},
+		{"driver-with-host", Description{Host: "storvsc", Devices: []string{"null_blk"}},
+			`setup: flags: --host "storvsc": null_blk is its own host; describe it with its module parameters or --set host/...`},
+		{"host-kind", Description{Host: "megaraid", Devices: []string{"hdd"}},
+			`setup: flags: --host "megaraid": unknown host kind "megaraid"; allowed: generic, storvsc`},
+		{"hdd-model", Description{Devices: []string{"hdd model=ibm"}},
+			`setup: flags: --device "hdd model=ibm": hdd parameter model=ibm: allowed: cheetah-15k7, cheetah-15k3`},
+		{"cloud-validate", Description{Devices: []string{"cloud iops_burst=1 iops=0"}},
+			`setup: flags: --device "cloud iops_burst=1 iops=0": cloud parameter iops=0: allowed: a number in [1, 1e+09]`},
+		{"queue_depth-above-can_queue", Description{Devices: []string{"scsi_debug max_queue=32"}, Set: []string{"device/queue_depth=64"}},
+			`setup: device/queue_depth=64: allowed: [1, min(host/can_queue 32, 10000)]`},
+		{"bad-pair", Description{Devices: []string{"null_blk irqmode"}},
+			`setup: flags: --device "null_blk irqmode": "irqmode": want key=value`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := tc.d.Resolve()
+			if err == nil {
+				t.Fatalf("no error, want %q", tc.want)
+			}
+			if diff := cmp.Diff(tc.want, err.Error()); diff != "" {
+				t.Errorf("error (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestScsiDebugDelay checks the jiffies/ndelay semantics through the built device.
+func TestScsiDebugDelay(t *testing.T) {
+	tests := []struct {
+		name string
+		dev  string
+		set  []string
+		want sim.Time
+	}{
+		{"default-1-jiffy-HZ250", "scsi_debug", nil, 4 * sim.Millisecond},
+		{"delay=0-immediate", "scsi_debug delay=0", nil, 0},
+		{"delay=5", "scsi_debug delay=5", nil, 20 * sim.Millisecond},
+		{"HZ=1000", "scsi_debug delay=2", []string{"system/hz=1000"}, 2 * sim.Millisecond},
+		{"ndelay-overrides", "scsi_debug delay=5 ndelay=30000", nil, 30 * sim.Microsecond},
+		{"null_blk-irqmode2", "null_blk completion_nsec=200000 irqmode=2", nil, 200 * sim.Microsecond},
+		{"null_blk-softirq-ignores", "null_blk completion_nsec=200000", nil, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Description{Devices: []string{tc.dev}, Set: tc.set}.Resolve()
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := r.Config.LUNs[0].Device(sim.NewEngine())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := d.(*device.Null).Params().CompletionNsec; got != tc.want {
+				t.Errorf("CompletionNsec = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestExplainSources(t *testing.T) {
+	r, err := ResolveLayers(
+		Layer{Name: "config a.toml", Desc: Description{Kernel: "5.10", Set: []string{"queue/nr_requests=32"}}},
+		Layer{Name: "flags", Desc: Description{Devices: []string{"scsi_debug host_max_queue=64 no_rwlock=1"}, Set: []string{"device/queue_depth=15", "era/no_sched_batch=0"}}},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, s := range r.Settings {
+		got[s.Key] = s.Value + " | " + s.Source
+	}
+	want := map[string]string{
+		"kernel":               "5.10 | config a.toml",
+		"system/nr_cpus":       "4 | default",
+		"host/can_queue":       "64 | device scsi_debug (flags)",
+		"host/host_tagset":     "1 | device scsi_debug (flags) (host_max_queue)",
+		"device/queue_depth":   "15 | flags",
+		"queue/nr_requests":    "32 | config a.toml",
+		"queue/scheduler":      "mq-deadline (kernel default) | default",
+		"era/scsi_restart":     "counter | era 5.10",
+		"era/no_sched_batch":   "0 | flags",
+		"era/default_elevator": "single-queue | era 5.10",
+		"scsi_debug.no_rwlock": "1 | device scsi_debug (flags)",
+		"sbitmap/wake_scheme":  "countdown (v4.10-v6.1) | era 5.10",
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("%s = %q, want %q", k, got[k], w)
+		}
+	}
+	if !strings.Contains(r.Explain(), "scsi_debug.no_rwlock") {
+		t.Errorf("Explain lacks the inert parameter:\n%s", r.Explain())
+	}
+}
