@@ -47,3 +47,25 @@ func ExampleNull() {
 	// accepted host-busy
 	// done at 4ms
 }
+
+func ExampleHost() {
+	eng := sim.NewEngine()
+	// An adapter that takes 2 commands across its LUNs (can_queue = 2).
+	hba, _ := device.NewHost(eng, device.HostParams{Name: "pqi", CanQueue: 2, CommandCost: sim.Microsecond})
+	lun0, _ := device.NewNull(eng, device.NullParams{Name: "sda", CompletionNsec: 100 * sim.Microsecond})
+	lun1, _ := device.NewNull(eng, device.NullParams{Name: "sdb", CompletionNsec: 100 * sim.Microsecond})
+	a, b := hba.Attach(lun0), hba.Attach(lun1)
+	done := device.CompleterFunc(func(cmd *device.Command, now sim.Time) { fmt.Println("cmd", cmd.ID, "done at", now) })
+	cmds := []device.Command{{ID: 0}, {ID: 1}, {ID: 2}}
+	for i := range cmds {
+		cmds[i].Length, cmds[i].Done = 4096, done
+	}
+	fmt.Println(a.Submit(&cmds[0]), b.Submit(&cmds[1]), a.Submit(&cmds[2]))
+	eng.Run()
+	fmt.Println("peak offered", hba.PeakOffered(), "held", hba.PeakHeld())
+	// Output:
+	// accepted accepted host-busy
+	// cmd 0 done at 101µs
+	// cmd 1 done at 102µs
+	// peak offered 3 held 2
+}

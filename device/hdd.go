@@ -199,7 +199,9 @@ type hddJob struct {
 
 // HDD is a hard-disk model. See HDDParams. Media operations run one at a time; the
 // head's track and the platter's angle (from virtual time) decide each operation's
-// positioning time.
+// positioning time. Not modelled: read-ahead and reads served from the buffer (every
+// read goes to the media), head and cylinder switches within a sequential transfer
+// (assumed hidden by track skew), and seek-time variation.
 type HDD struct {
 	p        HDDParams
 	eng      *sim.Engine
