@@ -315,3 +315,44 @@ func TestUnmappedHctxs(t *testing.T) {
 		})
 	}
 }
+
+// TestLazyIdleFairShare (§3.6): two LUNs share a host's 16 driver tags. After LUN A's
+// last I/O, A stays "active" until its timeout scan, so LUN B is held to the fair
+// share ceil(16/2) = 8 tags; after the scan (the request timeout, 30 s) B may use all 16.
+func TestLazyIdleFairShare(t *testing.T) {
+	eng := sim.NewEngine()
+	h, err := NewHost(eng, HostConfig{NrCPUs: 2, NrHwQueues: 1, CanQueue: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var luns [2]*Queue
+	var devs [2]*device.Null
+	for i := range luns {
+		devs[i], _ = device.NewNull(eng, device.NullParams{Name: "null", CompletionNsec: 2 * sim.Millisecond})
+		if luns[i], err = h.AddLUN(LUNConfig{Device: devs[i], QueueDepth: 16, Elevator: "none"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rigA := &testRig{eng: eng, host: h, q: luns[0]}
+	rigB := &testRig{eng: eng, host: h, q: luns[1]}
+	a := newLoopTask(rigA, []int{0}, 1)
+	a.limit = 10
+	a.submit()
+	eng.RunUntil(50 * sim.Millisecond)
+	for i := 0; i < 32; i++ {
+		newLoopTask(rigB, []int{1}, uint64(10+i)).submit()
+	}
+	maxInFlight := func(until sim.Time) int {
+		m := 0
+		for eng.Now() < until && eng.Step() {
+			m = max(m, devs[1].InFlight())
+		}
+		return m
+	}
+	if got := maxInFlight(20 * sim.Second); got != 8 {
+		t.Errorf("LUN B in flight while A is still active = %d, want the fair share 8", got)
+	}
+	if got := maxInFlight(45 * sim.Second); got != 16 {
+		t.Errorf("LUN B in flight after A's timeout scan = %d, want 16", got)
+	}
+}

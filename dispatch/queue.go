@@ -26,6 +26,7 @@ type Queue struct {
 	sdev        *budget.Device
 	budgetHints []uint32
 	requeueWork requeueWork
+	timeout     timeoutWork
 	pool        []*Request // free requests
 
 	tq          *tagset.RequestQueue // tag state of the request queue (sched tags, activity)
@@ -82,6 +83,7 @@ func (h *Host) AddLUN(cfg LUNConfig) (*Queue, error) {
 		q.budgetHints[i] = q.sdev.InitHint(uint64(i))
 	}
 	q.requeueWork.q = q
+	q.timeout.q = q
 	h.byDevice[q.sdev] = q
 	if err := q.initTags(cfg.NrRequests, elv != ""); err != nil {
 		return nil, fmt.Errorf("dispatch: lun %d: %w", len(h.queues), err)

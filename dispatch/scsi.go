@@ -121,6 +121,7 @@ func (q *Queue) queueRq(rq *Request, cpu int) queueStatus {
 		for b := rq.bios; b != nil; b = b.next {
 			b.IssuedAt = now
 		}
+		q.timeout.requestStarted(now)
 		return stsOK
 	case device.Busy:
 		reject = budget.DeviceBusy
