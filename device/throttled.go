@@ -179,3 +179,8 @@ func (d *Throttled) finish(cmd *Command, now sim.Time) {
 	d.inFlight--
 	cmd.Done.Complete(cmd, now)
 }
+
+// SetStuck holds all completions (on) or releases them (off), like Null.SetStuck: a
+// disk that stops answering. Held commands stay in flight; on release those already due
+// complete at the release time, in order.
+func (d *Throttled) SetStuck(on bool) { d.done.hold(on) }

@@ -101,3 +101,22 @@ func TestThrottledOutstandingLimit(t *testing.T) {
 		t.Errorf("IOPS %.1f, want 5000 ± 1%%", g.iops())
 	}
 }
+
+func TestThrottledStuck(t *testing.T) {
+	eng := sim.NewEngine()
+	d, _ := device.NewThrottled(eng, device.Storvsc000Params())
+	g := newLoad(eng, d, 8, 1)
+	g.run(0, 100*sim.Millisecond)
+	d.SetStuck(true)
+	before := g.done
+	g.winEnd = sim.MaxTime
+	eng.RunUntil(eng.Now() + 50*sim.Millisecond)
+	if g.done != before || d.InFlight() != 8 {
+		t.Fatalf("stuck disk completed %d, in flight %d", g.done-before, d.InFlight())
+	}
+	d.SetStuck(false)
+	eng.RunUntil(eng.Now() + sim.Millisecond)
+	if g.done < before+8 {
+		t.Fatalf("after release only %d completions, want the 8 held ones", g.done-before)
+	}
+}
