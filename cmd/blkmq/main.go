@@ -49,6 +49,6 @@ discussions from the modelled mechanisms.`,
 		SilenceErrors: true,
 		Version:       version(),
 	}
-	root.AddCommand(newClaimsCmd(), newVersionCmd())
+	root.AddCommand(newClaimsCmd(), newVersionCmd(), newRunCmd(), newSweepCmd())
 	return root
 }

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+)
+
+var metricLabels = map[string]string{
+	"iops":         "IOPS",
+	"bw":           "bandwidth (KiB/s)",
+	"clat-mean-us": "mean completion latency (µs)",
+	"clat-p99-us":  "p99 completion latency (µs)",
+}
+
+// plotSweep draws metric against the first numeric axis (or the first axis as
+// categories), one line per job and value of the other axis.
+func plotSweep(path string, axes []axis, points []*sweepPoint, metric, job string) error {
+	xi := 0
+	for i, a := range axes {
+		if a.numeric() {
+			xi = i
+			break
+		}
+	}
+	xa := axes[xi]
+	numeric := xa.numeric()
+	xOf := func(v string, idx int) float64 {
+		if numeric {
+			f, _ := strconv.ParseFloat(v, 64)
+			return f
+		}
+		return float64(idx)
+	}
+	// series key: job, plus the other axis' value.
+	type key struct{ job, other string }
+	var order []key
+	series := map[key]plotter.XYs{}
+	for _, p := range points {
+		other := ""
+		if len(axes) == 2 {
+			other = axes[1-xi].key + "=" + p.vals[1-xi]
+		}
+		idx := indexOf(xa.values, p.vals[xi])
+		for _, r := range p.rows {
+			k := key{r.job, other}
+			if _, ok := series[k]; !ok {
+				order = append(order, k)
+			}
+			series[k] = append(series[k], plotter.XY{X: xOf(p.vals[xi], idx), Y: r.value(metric)})
+		}
+	}
+	pl := plot.New()
+	pl.Title.Text = fmt.Sprintf("%s: %s vs %s", filepath.Base(job), metricLabels[metric], xa.key)
+	pl.X.Label.Text = xa.key
+	pl.Y.Label.Text = metricLabels[metric]
+	pl.Legend.Top = true
+	if numeric && powersOfTwo(xa.values) {
+		pl.X.Scale = plot.LogScale{}
+		var ticks []plot.Tick
+		for _, v := range xa.values {
+			ticks = append(ticks, plot.Tick{Value: xOf(v, 0), Label: v})
+		}
+		pl.X.Tick.Marker = plot.ConstantTicks(ticks)
+	} else if !numeric {
+		pl.NominalX(xa.values...)
+	}
+	var vs []any
+	for _, k := range order {
+		name := k.job
+		if k.other != "" {
+			name += " " + k.other
+		}
+		vs = append(vs, name, series[k])
+	}
+	if err := plotutil.AddLinePoints(pl, vs...); err != nil {
+		return fmt.Errorf("--plot: %w", err)
+	}
+	if err := pl.Save(16*vg.Centimeter, 10*vg.Centimeter, path); err != nil {
+		return fmt.Errorf("--plot %s: %w", path, err)
+	}
+	return nil
+}
+
+func indexOf(list []string, s string) int {
+	for i, x := range list {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// powersOfTwo reports whether the values are positive powers of two spanning at least
+// a factor 8 (drawn on a log scale).
+func powersOfTwo(vals []string) bool {
+	lo, hi := 0, 0
+	for i, v := range vals {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n&(n-1) != 0 {
+			return false
+		}
+		if i == 0 || n < lo {
+			lo = n
+		}
+		hi = max(hi, n)
+	}
+	return hi >= 8*lo
+}

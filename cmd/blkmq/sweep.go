@@ -1,0 +1,413 @@
+package main
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/blkmq/blkmq/fio"
+	"github.com/blkmq/blkmq/setup"
+	"github.com/blkmq/blkmq/stack"
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+// maxSweepPoints bounds the points of one sweep.
+const maxSweepPoints = 10000
+
+// axis is one varied setting and its values.
+type axis struct {
+	key    string
+	values []string
+}
+
+// parseVary parses KEY=RANGE: LO..HI (powers of two from LO, HI included), LO..HI:STEP,
+// or a comma-separated list (numbers or names).
+func parseVary(s string) (axis, error) {
+	k, v, ok := strings.Cut(s, "=")
+	k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+	if !ok || k == "" || v == "" {
+		return axis{}, fmt.Errorf("--vary %q: want KEY=LO..HI, KEY=LO..HI:STEP or KEY=V1,V2,... (e.g. queue/nr_requests=8..256)", s)
+	}
+	a := axis{key: k}
+	if lo, hi, ok := strings.Cut(v, ".."); ok {
+		step := 0
+		if h, st, ok := strings.Cut(hi, ":"); ok {
+			n, err := strconv.Atoi(st)
+			if err != nil || n < 1 {
+				return axis{}, fmt.Errorf("--vary %q: step %q: allowed: an integer >= 1", s, st)
+			}
+			hi, step = h, n
+		}
+		l, err1 := strconv.Atoi(lo)
+		h, err2 := strconv.Atoi(hi)
+		if err1 != nil || err2 != nil || l > h || (step == 0 && l < 1) {
+			return axis{}, fmt.Errorf("--vary %q: range %q: allowed: integers LO <= HI (LO >= 1 without a step)", s, v)
+		}
+		for x := l; x <= h; {
+			a.values = append(a.values, strconv.Itoa(x))
+			if len(a.values) > maxSweepPoints {
+				return axis{}, fmt.Errorf("--vary %q: more than %d values", s, maxSweepPoints)
+			}
+			if step > 0 {
+				x += step
+			} else {
+				if x*2 > h && x != h {
+					x = h
+					continue
+				}
+				x *= 2
+			}
+		}
+		return a, nil
+	}
+	for _, x := range strings.Split(v, ",") {
+		if x = strings.TrimSpace(x); x == "" {
+			return axis{}, fmt.Errorf("--vary %q: empty value in list", s)
+		}
+		a.values = append(a.values, x)
+	}
+	return a, nil
+}
+
+// numeric reports whether every value is a number.
+func (a axis) numeric() bool {
+	for _, v := range a.values {
+		if _, err := strconv.ParseFloat(v, 64); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// sweepPoint is one combination of the varied values.
+type sweepPoint struct {
+	vals []string
+	rows []metricRow // one per fio job name, in job-file order
+	err  error
+}
+
+// metricRow is the metrics of one fio job (its numjobs clones merged) at one point.
+type metricRow struct {
+	job                    string
+	iops, bwKiB, mean, p99 float64
+	clatN                  int64
+}
+
+// metrics are the --metric names and their columns.
+var metrics = []string{"iops", "bw", "clat-mean-us", "clat-p99-us"}
+
+func (r metricRow) value(metric string) float64 {
+	switch metric {
+	case "iops":
+		return r.iops
+	case "bw":
+		return r.bwKiB
+	case "clat-mean-us":
+		return r.mean
+	default:
+		return r.p99
+	}
+}
+
+// rowsOf merges each job's clones and computes the metrics: IOPS and bandwidth
+// (KiB/s) summed over directions; clat mean pooled over directions (µs); clat p99
+// of the direction with the most I/Os (µs).
+func rowsOf(out *stack.Result) []metricRow {
+	var order []string
+	byName := map[string][]*fio.Result{}
+	for _, j := range out.Jobs {
+		if _, ok := byName[j.Spec.Name]; !ok {
+			order = append(order, j.Spec.Name)
+		}
+		byName[j.Spec.Name] = append(byName[j.Spec.Name], j.Fio)
+	}
+	var rows []metricRow
+	for _, name := range order {
+		m := fio.Merge(byName[name]...)
+		iops, bw := m.Total()
+		r := metricRow{job: name, iops: iops, bwKiB: bw / 1024}
+		var sum float64
+		var best *fio.LatStats
+		for i := range m.Dirs {
+			c := &m.Dirs[i].Clat
+			sum += c.Mean * float64(c.N)
+			r.clatN += c.N
+			if c.N > 0 && (best == nil || c.N > best.N) {
+				best = c
+			}
+		}
+		if r.clatN > 0 {
+			r.mean = sum / float64(r.clatN) / 1e3
+		}
+		if best != nil {
+			r.p99 = float64(best.Percentile(99)) / 1e3
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+func newSweepCmd() *cobra.Command {
+	var (
+		m        machineFlags
+		vary     []string
+		metric   string
+		csvPath  string
+		plotPath string
+		parallel int
+	)
+	cmd := &cobra.Command{
+		Use:   "sweep JOB.fio --vary KEY=RANGE [--vary KEY=RANGE]",
+		Short: "Run an fio job file over a range of one or two settings",
+		Long: `sweep runs the job file once per combination of the varied settings (one or two
+--vary, any --set key: queue/nr_requests, device/queue_depth, tags, host/nr_hw_queues,
+kernel, era/...), on all CPUs at once, and prints per point and fio job: IOPS,
+bandwidth (KiB/s), mean and 99th-percentile completion latency (µs). --csv writes the
+same table as CSV and --plot draws the chosen --metric against the first numeric varied
+setting, one line per job (and per value of the other setting).
+
+Ranges: LO..HI doubles from LO (HI included), LO..HI:STEP steps, V1,V2,... lists.
+Every point uses the same --seed, so differences come from the settings; the output
+is identical whatever --parallel is. A progress bar shows on a terminal for long sweeps.`,
+		Example: `  blkmq sweep testdata/fio/000_storvsc.fio --kernel 5.17 --cpus 16 --device cloud \
+      --set device/queue_depth=15 --vary queue/nr_requests=8..256 --vary tags=per-hctx,shared \
+      --runtime 5s --metric iops --csv storvsc.csv --plot storvsc.png
+  blkmq sweep job.fio --device 'scsi_debug delay=0 submit_queues=4' --vary queue/nr_requests=8..64:8
+  blkmq sweep job.fio --vary kernel=4.19,5.10,5.17,6.1,6.8 --metric clat-p99-us`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(vary) < 1 || len(vary) > 2 {
+				return usageError(fmt.Errorf("--vary: give one or two (got %d)", len(vary)))
+			}
+			if !contains(metrics, metric) {
+				return usageError(fmt.Errorf("--metric %q: allowed values are %s", metric, strings.Join(metrics, ", ")))
+			}
+			if parallel < 0 {
+				return usageError(fmt.Errorf("--parallel %d: must be >= 0 (0 = all CPUs)", parallel))
+			}
+			if plotPath != "" && !strings.HasSuffix(plotPath, ".png") && !strings.HasSuffix(plotPath, ".svg") {
+				return usageError(fmt.Errorf("--plot %q: allowed extensions are .png, .svg", plotPath))
+			}
+			var axes []axis
+			for _, v := range vary {
+				a, err := parseVary(v)
+				if err != nil {
+					return usageError(err)
+				}
+				axes = append(axes, a)
+			}
+			if len(axes) == 2 && axes[0].key == axes[1].key {
+				return usageError(fmt.Errorf("--vary %s given twice", axes[0].key))
+			}
+			specs, err := m.loadJobs(args[0])
+			if err != nil {
+				return usageError(err)
+			}
+			points := combine(axes)
+			if len(points) > maxSweepPoints {
+				return usageError(fmt.Errorf("--vary: %d points, more than %d", len(points), maxSweepPoints))
+			}
+			// Resolve every point first, so a bad value fails before any run.
+			cfgs := make([]stack.Config, len(points))
+			for i, p := range points {
+				var sets []string
+				for k, a := range axes {
+					sets = append(sets, a.key+"="+p.vals[k])
+				}
+				layers, err := m.layers(sets...)
+				if err != nil {
+					return usageError(err)
+				}
+				res, err := setup.ResolveLayers(append(jobLayer(args[0], specs), layers...)...)
+				if err != nil {
+					return usageError(fmt.Errorf("point %s: %w", strings.Join(sets, " "), err))
+				}
+				cfgs[i] = res.WithSeed(m.seed, 0)
+			}
+			runPoints(cmd.ErrOrStderr(), points, cfgs, specs, parallel, m.runtimeOf(specs))
+			for _, p := range points {
+				if p.err != nil {
+					return runError(cmd, fmt.Errorf("point %s: %w", strings.Join(p.vals, " "), p.err))
+				}
+			}
+			if err := writeSweepTable(cmd.OutOrStdout(), axes, points); err != nil {
+				return err
+			}
+			if csvPath != "" {
+				if err := writeFile(csvPath, func(w io.Writer) error { return writeSweepCSV(w, axes, points) }); err != nil {
+					return usageError(err)
+				}
+			}
+			if plotPath != "" {
+				if err := plotSweep(plotPath, axes, points, metric, args[0]); err != nil {
+					return usageError(err)
+				}
+			}
+			return nil
+		},
+	}
+	m.register(cmd)
+	f := cmd.Flags()
+	f.StringArrayVar(&vary, "vary", nil, "KEY=LO..HI | KEY=LO..HI:STEP | KEY=V1,V2,... (one or two)")
+	f.StringVar(&metric, "metric", "iops", "metric plotted: "+strings.Join(metrics, ", "))
+	f.StringVar(&csvPath, "csv", "", "write the results as CSV to this file (- = stdout)")
+	f.StringVar(&plotPath, "plot", "", "draw --metric per job to this .png or .svg file")
+	f.IntVar(&parallel, "parallel", 0, "points run at once (0 = all CPUs)")
+	return cmd
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// combine returns the cartesian product of the axes, first axis outermost.
+func combine(axes []axis) []*sweepPoint {
+	pts := []*sweepPoint{{}}
+	for _, a := range axes {
+		var next []*sweepPoint
+		for _, p := range pts {
+			for _, v := range a.values {
+				next = append(next, &sweepPoint{vals: append(append([]string(nil), p.vals...), v)})
+			}
+		}
+		pts = next
+	}
+	return pts
+}
+
+// runtimeOf is the longest job runtime (for deciding whether a sweep is long).
+func (m *machineFlags) runtimeOf(specs []fio.Spec) float64 {
+	var r float64
+	for _, s := range specs {
+		r = math.Max(r, (s.Runtime + s.RampTime + s.StartDelay).Seconds())
+	}
+	return r
+}
+
+// runPoints runs every point, parallel at once (0 = all CPUs). Results land in
+// their point, so the output does not depend on the scheduling.
+func runPoints(stderr io.Writer, points []*sweepPoint, cfgs []stack.Config, specs []fio.Spec, parallel int, runtimeSec float64) {
+	if parallel == 0 {
+		parallel = runtime.NumCPU()
+	}
+	var bar *progressbar.ProgressBar
+	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) && len(points) >= 4 && float64(len(points))*runtimeSec >= 10 {
+		bar = progressbar.NewOptions(len(points), progressbar.OptionSetWriter(stderr),
+			progressbar.OptionSetDescription("sweep"), progressbar.OptionShowCount(), progressbar.OptionClearOnFinish())
+	}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, parallel)
+	for i, p := range points {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			out, err := stack.Run(cfgs[i], specs)
+			if err != nil {
+				p.err = err
+			} else {
+				p.rows = rowsOf(out)
+			}
+			if bar != nil {
+				_ = bar.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if bar != nil {
+		_ = bar.Finish()
+	}
+}
+
+func fmtF(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
+
+var sweepColumns = []string{"job", "iops", "bw_kib_s", "clat_mean_us", "clat_p99_us"}
+
+func (r metricRow) cells() []string {
+	return []string{r.job, fmtF(r.iops), fmtF(r.bwKiB), fmtF(r.mean), fmtF(r.p99)}
+}
+
+func writeSweepCSV(w io.Writer, axes []axis, points []*sweepPoint) error {
+	cw := csv.NewWriter(w)
+	var head []string
+	for _, a := range axes {
+		head = append(head, a.key)
+	}
+	if err := cw.Write(append(head, sweepColumns...)); err != nil {
+		return err
+	}
+	for _, p := range points {
+		for _, r := range p.rows {
+			if err := cw.Write(append(append([]string(nil), p.vals...), r.cells()...)); err != nil {
+				return err
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func writeSweepTable(w io.Writer, axes []axis, points []*sweepPoint) error {
+	var head []string
+	for _, a := range axes {
+		head = append(head, a.key)
+	}
+	head = append(head, sweepColumns...)
+	rows := [][]string{head}
+	for _, p := range points {
+		for _, r := range p.rows {
+			rows = append(rows, append(append([]string(nil), p.vals...), r.cells()...))
+		}
+	}
+	width := make([]int, len(head))
+	for _, r := range rows {
+		for i, c := range r {
+			width[i] = max(width[i], len(c))
+		}
+	}
+	var b strings.Builder
+	for _, r := range rows {
+		for i, c := range r {
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			if i < len(axes)+1 {
+				fmt.Fprintf(&b, "%-*s", width[i], c)
+			} else {
+				fmt.Fprintf(&b, "%*s", width[i], c)
+			}
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeFile writes through fn to path ("-" = stdout).
+func writeFile(path string, fn func(io.Writer) error) error {
+	if path == "-" {
+		return fn(os.Stdout)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := fn(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
