@@ -116,14 +116,14 @@ func TestKernel(t *testing.T) {
 		wantErr bool
 	}{
 		{"6.19", Options{}, false},
-		{"6.1", Options{MapQueues: MapModulo, NoTagWaitBarrier: true}, false},
-		{"5.17", Options{MapQueues: MapModulo, NoTagWaitBarrier: true}, false},
+		{"6.1", Options{MapQueues: MapModulo, NoTagWaitBarrier: true, DeadlineAsyncDepth: DeadlineAsyncRawPerWord}, false},
+		{"5.17", Options{MapQueues: MapModulo, NoTagWaitBarrier: true, DeadlineAsyncDepth: DeadlineAsyncRawPerWord}, false},
 		{"5.9", Options{SCSIRestart: RestartEveryCompletion, NoSchedBatch: true, DefaultElevator: ElevatorSingleQueue,
 			MaxPlugRequests: 16, RunAllHctxsWithSQSched: true, MapQueues: MapModulo, NoTagWaitBarrier: true,
-			DeviceBusyCounter: true}, false},
+			DeviceBusyCounter: true, DeadlineAsyncDepth: DeadlineAsyncNone}, false},
 		{"5.4", Options{SCSIRestart: RestartEveryCompletion, NoSchedBatch: true, DefaultElevator: ElevatorSingleQueue,
 			MaxPlugRequests: 16, RunAllHctxsWithSQSched: true, MapQueues: MapModulo, NoTagWaitBarrier: true,
-			DeviceBusyCounter: true, HostBusyCheck: true, NoBudgetRerun: true}, false},
+			DeviceBusyCounter: true, HostBusyCheck: true, NoBudgetRerun: true, DeadlineAsyncDepth: DeadlineAsyncNone}, false},
 		{"4.14", Options{}, true},
 		{"five", Options{}, true},
 	}

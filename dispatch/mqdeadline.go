@@ -38,6 +38,7 @@ type MQDeadline struct {
 	WritesStarved, FifoBatch int
 	FrontMerges              bool
 	asyncDepth               int
+	scaledDepth              int
 
 	lastMerge *Request
 }
@@ -57,26 +58,58 @@ func (dd *MQDeadline) Name() string { return "mq-deadline" }
 // SingleQueue returns true.
 func (dd *MQDeadline) SingleQueue() bool { return true }
 
-// DepthUpdated sets async_depth = max(1, 3·nr_requests/4) and the sched tags'
-// min_shallow_depth (v5.14+ dd_depth_updated).
+// DepthUpdated is dd_depth_updated, per Options.DeadlineAsyncDepth (§6.4):
+//   - DeadlineAsyncRawPerWord (v5.14–v6.9): async_depth = max(1, 3·nr_requests/4),
+//     passed raw as a per-word shallow depth, and the sched tags' min_shallow_depth set
+//     to it. With 8-bit words (per-hctx sched tags of 56) it never binds; with the one
+//     64-bit word of host-wide sched tags (allocated at MAX_SCHED_RQ, v5.16+) it keeps
+//     writes and async I/O to the first 42 of 56 tags.
+//   - DeadlineAsyncScaled (v6.10+, "Fix the tag reservation code"): async_depth =
+//     nr_requests scaled per word (a whole word: no limit by default) and
+//     min_shallow_depth 1 (which lowers the wake batch).
+//   - DeadlineAsyncNone (≤ v5.13): no limit.
 func (dd *MQDeadline) DepthUpdated(nr int) {
-	dd.asyncDepth = max(1, 3*nr/4)
+	rule := dd.q.opts.DeadlineAsyncDepth
+	minShallow := 0
+	switch rule {
+	case DeadlineAsyncRawPerWord:
+		dd.asyncDepth = max(1, 3*nr/4)
+		minShallow = dd.asyncDepth
+	case DeadlineAsyncScaled:
+		dd.asyncDepth = nr
+		minShallow = 1
+	default:
+		dd.asyncDepth = 0
+	}
 	seen := map[*sbitmap.Queue]bool{}
 	for _, h := range dd.q.hctxs {
 		if t := h.th.SchedTags(); t != nil && !seen[t.Bitmap()] {
 			seen[t.Bitmap()] = true
-			_ = t.Bitmap().SetMinShallowDepth(dd.asyncDepth)
+			if minShallow > 0 {
+				_ = t.Bitmap().SetMinShallowDepth(minShallow)
+			}
+			if rule == DeadlineAsyncScaled {
+				// ceil(async_depth · 2^shift / nr_requests): a whole word by default.
+				sh := t.Bitmap().Sbitmap().Shift()
+				dd.scaledDepth = (dd.asyncDepth<<sh + nr - 1) / nr
+			}
 		}
 	}
 }
 
 // LimitDepth is dd_limit_depth: synchronous reads are not limited; everything else is
-// allocated with shallow depth async_depth.
+// allocated with the shallow depth of Options.DeadlineAsyncDepth (0 = none).
 func (dd *MQDeadline) LimitDepth(b *Bio) int {
 	if b.Sync && b.Op == device.OpRead {
 		return 0
 	}
-	return dd.asyncDepth
+	switch dd.q.opts.DeadlineAsyncDepth {
+	case DeadlineAsyncRawPerWord:
+		return dd.asyncDepth
+	case DeadlineAsyncScaled:
+		return dd.scaledDepth
+	}
+	return 0
 }
 
 // HasWork is dd_has_work.

@@ -130,3 +130,40 @@ func TestMQDeadlineMerges(t *testing.T) {
 		})
 	}
 }
+
+// TestDeadlineAsyncDepth (§6.4): how many write requests can hold sched tags of a
+// queue with nr_requests 56 before a REQ_NOWAIT write fails. Host-wide sched tags are
+// one 64-bit word (allocated at MAX_SCHED_RQ), so the v5.14–v6.9 raw per-word limit of
+// 42 binds; per-hctx sched tags of 56 use 8-bit words and it never does.
+func TestDeadlineAsyncDepth(t *testing.T) {
+	tests := []struct {
+		name       string
+		hostTagset bool
+		rule       DeadlineAsyncRule
+		want       int
+	}{
+		{"host-wide/raw-per-word-v5.14", true, DeadlineAsyncRawPerWord, 42},
+		{"host-wide/scaled-v6.10", true, DeadlineAsyncScaled, 56},
+		{"host-wide/none-v5.13", true, DeadlineAsyncNone, 56},
+		{"per-hctx/raw-per-word-v5.14", false, DeadlineAsyncRawPerWord, 56},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rig := newRig(t, HostConfig{NrCPUs: 1, NrHwQueues: 1, CanQueue: 1024, HostTagset: tt.hostTagset,
+				Options: Options{DeadlineAsyncDepth: tt.rule}},
+				LUNConfig{QueueDepth: 1, NrRequests: 56, Elevator: "mq-deadline"},
+				device.NullParams{Name: "null", CompletionNsec: sim.Second})
+			var c counter
+			n := 0
+			for ; n < 100; n++ {
+				b := &Bio{Op: device.OpWrite, Offset: int64(n) * 1 << 20, Length: 4096, Sync: true, End: &c}
+				if rig.q.SubmitBio(b, 0, true, nil) == WouldBlock {
+					break
+				}
+			}
+			if n != tt.want {
+				t.Errorf("writes holding sched tags = %d, want %d", n, tt.want)
+			}
+		})
+	}
+}

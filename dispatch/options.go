@@ -76,6 +76,21 @@ const (
 	MapModulo
 )
 
+// DeadlineAsyncRule selects mq-deadline's limit on the sched-tag depth of writes and
+// asynchronous I/O (block/mq-deadline.c dd_limit_depth / dd_depth_updated, §6.4).
+type DeadlineAsyncRule uint8
+
+const (
+	// DeadlineAsyncScaled (v6.10+): async_depth defaults to nr_requests, scaled per
+	// word; min_shallow_depth 1.
+	DeadlineAsyncScaled DeadlineAsyncRule = iota
+	// DeadlineAsyncRawPerWord (v5.14–v6.9, Bart Van Assche): 3/4 of nr_requests passed
+	// raw as a per-word shallow depth; min_shallow_depth set to it.
+	DeadlineAsyncRawPerWord
+	// DeadlineAsyncNone (≤ v5.13): no limit.
+	DeadlineAsyncNone
+)
+
 // Options are the era switches of the dispatch layer. The zero value is the current
 // kernel. Kernel returns the switches of a given release.
 type Options struct {
@@ -115,6 +130,8 @@ type Options struct {
 	// BudgetMapSkip models the 2025 proposal of seed 003 (budget.Options.BudgetMapSkip);
 	// off in every Kernel era since it is not merged as far as known.
 	BudgetMapSkip bool
+	// DeadlineAsyncDepth: see DeadlineAsyncRule.
+	DeadlineAsyncDepth DeadlineAsyncRule
 	// MaxPlugRequests is BLK_MAX_REQUEST_COUNT: a plug holding this many requests is
 	// flushed before another is added (32 since v5.16, 16 before). 0 means 32.
 	MaxPlugRequests int
@@ -158,6 +175,12 @@ func Kernel(version string) (Options, error) {
 	}
 	if v < 603 {
 		o.MapQueues = MapModulo
+	}
+	switch {
+	case v < 514:
+		o.DeadlineAsyncDepth = DeadlineAsyncNone
+	case v < 610:
+		o.DeadlineAsyncDepth = DeadlineAsyncRawPerWord
 	}
 	if v < 608 {
 		o.NoTagWaitBarrier = true
