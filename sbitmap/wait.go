@@ -18,9 +18,10 @@ import (
 // wait queue without using a slot, and no longer counted once woken or removed); not
 // both. A Waiter may wait on one Queue at a time (it may move to another once
 // FinishWait or RemoveWaitHook returned, or its hook fired), must not be copied while
-// queued,
-// and its zero value plus a Wake function is ready to use. Wake must not be nil when
-// the waiter can be woken.
+// queued, and its zero value plus a Wake function is ready to use. Wake must not be nil when
+// the waiter can be woken. Once a wake-up has removed the waiter (Queued false,
+// FinishWait returned false), do not queue it again until its Wake has been called:
+// the waker calls Wake after releasing its locks.
 type Waiter struct {
 	// Wake is called once each time the waiter is woken; w is the waiter itself.
 	Wake func(w *Waiter)
