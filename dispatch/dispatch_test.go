@@ -120,10 +120,11 @@ func TestKernel(t *testing.T) {
 		{"5.17", Options{MapQueues: MapModulo, NoTagWaitBarrier: true, DeadlineAsyncDepth: DeadlineAsyncRawPerWord}, false},
 		{"5.9", Options{SCSIRestart: RestartEveryCompletion, NoSchedBatch: true, DefaultElevator: ElevatorSingleQueue,
 			MaxPlugRequests: 16, RunAllHctxsWithSQSched: true, MapQueues: MapModulo, NoTagWaitBarrier: true,
-			DeviceBusyCounter: true, DeadlineAsyncDepth: DeadlineAsyncNone}, false},
+			DeviceBusyCounter: true, DeadlineAsyncDepth: DeadlineAsyncNone, NoWakeBatchRecalc: true}, false},
 		{"5.4", Options{SCSIRestart: RestartEveryCompletion, NoSchedBatch: true, DefaultElevator: ElevatorSingleQueue,
 			MaxPlugRequests: 16, RunAllHctxsWithSQSched: true, MapQueues: MapModulo, NoTagWaitBarrier: true,
-			DeviceBusyCounter: true, HostBusyCheck: true, NoBudgetRerun: true, DeadlineAsyncDepth: DeadlineAsyncNone}, false},
+			DeviceBusyCounter: true, HostBusyCheck: true, NoBudgetRerun: true, DeadlineAsyncDepth: DeadlineAsyncNone,
+			NoWakeBatchRecalc: true}, false},
 		{"4.14", Options{}, true},
 		{"five", Options{}, true},
 	}

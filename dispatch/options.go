@@ -130,6 +130,14 @@ type Options struct {
 	// BudgetMapSkip models the 2025 proposal of seed 003 (budget.Options.BudgetMapSkip);
 	// off in every Kernel era since it is not merged as far as known.
 	BudgetMapSkip bool
+	// NoWakeBatchRecalc models kernels before v5.17 (180dccb0dba4): the tag bitmap's
+	// wake batch is not recalculated when the number of active queues changes
+	// (tagset.Options.NoWakeBatchRecalc, case R03).
+	NoWakeBatchRecalc bool
+	// NoMigrationWakeup models kernels before v4.18: a tag waiter that wakes on
+	// another hctx does not pass a wake-up back to the bitmap it left
+	// (tagset.Options.NoMigrationWakeup, case R02).
+	NoMigrationWakeup bool
 	// DeadlineAsyncDepth: see DeadlineAsyncRule.
 	DeadlineAsyncDepth DeadlineAsyncRule
 	// MaxPlugRequests is BLK_MAX_REQUEST_COUNT: a plug holding this many requests is
@@ -175,6 +183,12 @@ func Kernel(version string) (Options, error) {
 	}
 	if v < 603 {
 		o.MapQueues = MapModulo
+	}
+	if v < 517 {
+		o.NoWakeBatchRecalc = true
+	}
+	if v < 418 {
+		o.NoMigrationWakeup = true
 	}
 	switch {
 	case v < 514:
