@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"strconv"
 
@@ -78,6 +79,7 @@ func plotSweep(path string, axes []axis, points []*sweepPoint, metric, job strin
 		}
 		vs = append(vs, name, series[k])
 	}
+	logY(pl, series)
 	if err := plotutil.AddLinePoints(pl, vs...); err != nil {
 		return fmt.Errorf("--plot: %w", err)
 	}
@@ -85,6 +87,32 @@ func plotSweep(path string, axes []axis, points []*sweepPoint, metric, job strin
 		return fmt.Errorf("--plot %s: %w", path, err)
 	}
 	return nil
+}
+
+// logY switches the Y axis to a log scale when the positive values span more than
+// a factor 100 (e.g. the IOPS of a deep reader and a shallow writer), leaving the
+// top decade free for the legend. Values <= 0 are drawn on the bottom of the axis.
+func logY[K comparable](pl *plot.Plot, series map[K]plotter.XYs) {
+	lo, hi := math.Inf(1), 0.0
+	for _, xys := range series {
+		for _, p := range xys {
+			if p.Y > 0 {
+				lo, hi = math.Min(lo, p.Y), math.Max(hi, p.Y)
+			}
+		}
+	}
+	if hi == 0 || hi < 100*lo {
+		return
+	}
+	pl.Y.Scale = plot.LogScale{}
+	pl.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	pl.Y.Min = math.Pow(10, math.Floor(math.Log10(lo)))
+	pl.Y.Max = math.Pow(10, math.Ceil(math.Log10(hi))+1)
+	for _, xys := range series {
+		for i := range xys {
+			xys[i].Y = math.Max(xys[i].Y, pl.Y.Min)
+		}
+	}
 }
 
 func indexOf(list []string, s string) int {

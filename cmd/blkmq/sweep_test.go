@@ -1,0 +1,111 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestSweepCSVDeterministic(t *testing.T) {
+	dir := t.TempDir()
+	var csvs []string
+	for _, p := range []string{"1", "2"} {
+		path := filepath.Join(dir, "p"+p+".csv")
+		out, err := run(args("sweep", nullJob, nullDevice, "--runtime", "20ms", "--vary", "queue/nr_requests=4..16",
+			"--vary", "tags=per-hctx,shared", "--parallel", p, "--csv", path)...)
+		if err != nil {
+			t.Fatalf("--parallel %s: %v\n%s", p, err, out)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		csvs = append(csvs, string(b))
+	}
+	if diff := cmp.Diff(csvs[0], csvs[1]); diff != "" {
+		t.Errorf("CSV differs between --parallel 1 and 2 (-1 +2):\n%s", diff)
+	}
+	lines := strings.Split(strings.TrimSpace(csvs[0]), "\n")
+	if got, want := lines[0], "queue/nr_requests,tags,job,iops,bw_kib_s,clat_mean_us,clat_p99_us"; got != want {
+		t.Errorf("header %q, want %q", got, want)
+	}
+	// 3 nr_requests values × 2 tag modes × 2 jobs.
+	if len(lines) != 1+3*2*2 {
+		t.Errorf("%d lines, want 13:\n%s", len(lines), csvs[0])
+	}
+	if !strings.HasPrefix(lines[1], "4,per-hctx,reader,") || !strings.HasPrefix(lines[12], "16,shared,writer,") {
+		t.Errorf("row order:\n%s", csvs[0])
+	}
+}
+
+func TestSweepPlot(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"a.png", "b.svg"} {
+		path := filepath.Join(dir, name)
+		out, err := run(args("sweep", nullJob, nullDevice, "--runtime", "10ms", "--vary", "tags=per-hctx,shared",
+			"--metric", "clat-p99-us", "--plot", path)...)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		if st, err := os.Stat(path); err != nil || st.Size() == 0 {
+			t.Errorf("plot %s not written: %v", name, err)
+		}
+	}
+}
+
+func TestParseVary(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"queue/nr_requests=8..256", []string{"8", "16", "32", "64", "128", "256"}},
+		{"queue/nr_requests=8..100", []string{"8", "16", "32", "64", "100"}},
+		{"queue/nr_requests=8..32:8", []string{"8", "16", "24", "32"}},
+		{"queue/nr_requests=8,16,56", []string{"8", "16", "56"}},
+		{"tags=per-hctx,shared", []string{"per-hctx", "shared"}},
+		{"device/queue_depth=15..15", []string{"15"}},
+	}
+	for _, tc := range tests {
+		a, err := parseVary(tc.in)
+		if err != nil {
+			t.Errorf("%s: %v", tc.in, err)
+			continue
+		}
+		if diff := cmp.Diff(tc.want, a.values); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.in, diff)
+		}
+	}
+}
+
+func TestSweepBadInput(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no-vary", []string{"sweep", nullJob}, "--vary: give one or two (got 0)"},
+		{"three-vary", []string{"sweep", nullJob, "--vary", "a=1", "--vary", "b=1", "--vary", "c=1"}, "--vary: give one or two (got 3)"},
+		{"range", []string{"sweep", nullJob, "--vary", "queue/nr_requests=64..8"}, `range "64..8": allowed: integers LO <= HI`},
+		{"step", []string{"sweep", nullJob, "--vary", "queue/nr_requests=8..64:0"}, `step "0": allowed: an integer >= 1`},
+		{"no-equals", []string{"sweep", nullJob, "--vary", "queue/nr_requests"}, `want KEY=LO..HI, KEY=LO..HI:STEP or KEY=V1,V2,...`},
+		{"bad-key", []string{"sweep", nullJob, "--vary", "queue/nr=8..16"}, `point queue/nr=8: setup: flags: unknown key "queue/nr"`},
+		{"bad-value", []string{"sweep", nullJob, "--vary", "tags=per-hctx,global"}, `point tags=global: setup: flags: tags=global: allowed: per-hctx, shared`},
+		{"metric", []string{"sweep", nullJob, "--vary", "tags=shared", "--metric", "lat"}, `--metric "lat": allowed values are iops, bw, clat-mean-us, clat-p99-us`},
+		{"plot-ext", []string{"sweep", nullJob, "--vary", "tags=shared", "--plot", "x.jpg"}, `--plot "x.jpg": allowed extensions are .png, .svg`},
+		{"parallel", []string{"sweep", nullJob, "--vary", "tags=shared", "--parallel", "-2"}, `--parallel -2: must be >= 0`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := run(tc.args...)
+			if code := exitCode(err); code != 2 {
+				t.Fatalf("exit %d (%v), want 2\n%s", code, err, out)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q does not contain %q", err, tc.want)
+			}
+		})
+	}
+}
