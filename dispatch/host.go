@@ -44,7 +44,8 @@ func (t Timing) withDefaults() Timing {
 type HostConfig struct {
 	// NrCPUs is the number of CPUs (software queues per request queue), [1, 4096].
 	NrCPUs int
-	// NrHwQueues is shost->nr_hw_queues, [1, NrCPUs]... any value >= 1 up to 4096.
+	// NrHwQueues is shost->nr_hw_queues, [1, 4096]; hctxs beyond NrCPUs get no CPU and
+	// are never run (unmapped).
 	NrHwQueues int
 	// CanQueue is shost->can_queue = the tag-set queue_depth, [1, 10240].
 	CanQueue int
