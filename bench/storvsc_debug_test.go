@@ -23,8 +23,8 @@ func TestStorvscDebug(t *testing.T) {
 		}
 		fmt.Printf("shared=%v wal %.1f IOPS clat %.0f us hogs %.0f wall %v events %d\n", shared, f.WalIOPS, f.WalClatUs, f.HogsIOPS, time.Since(st), f.Result.Events)
 		w := f.Wal.Wait
-		fmt.Printf("  wal: n %d tagwait %.1f ms queued %.1f ms device %.1f ms; slept %d (%.0f ms) direct %.1f ms; wouldblock %d merged %d cpu %d\n",
-			w.N, w.TagWait/1e6, w.Queued/1e6, w.Device/1e6, w.Slept, w.SleptLatency/1e6, w.DirectLatency/1e6, w.WouldBlock, w.Merged, f.Wal.CPU)
+		fmt.Printf("  wal: n %d tagwait %.1f ms queued %.1f ms (dispatch list %.1f ms) device %.1f ms; slept %d (%.0f ms) direct %.1f ms; wouldblock %d merged %d cpu %d\n",
+			w.N, w.TagWait/1e6, w.Queued/1e6, w.DispatchList/1e6, w.Device/1e6, w.Slept, w.SleptLatency/1e6, w.DirectLatency/1e6, w.WouldBlock, w.Merged, f.Wal.CPU)
 		fmt.Printf("  q %+v sched %v\n", f.Result.Queues[0], f.Result.Schedulers)
 		for i, h := range f.Result.Hctxs[0] {
 			fmt.Printf("  hctx %d dispatched %d maxdispatch %d runs %d\n", i, h.Dispatched, h.MaxDispatch, h.Runs)

@@ -79,6 +79,10 @@ func (h *Hctx) dispatchRqList(list *rqList, nrBudgets int, cpu int) bool {
 			}
 		}
 	}
+	now := q.eng.Now()
+	for rq := list.head; rq != nil; rq = rq.next {
+		rq.markDispatchList(now)
+	}
 	h.dispatch.spliceTail(list)
 	h.stats.MaxDispatch = max(h.stats.MaxDispatch, h.dispatch.n)
 	if prep == prepNoBudget {

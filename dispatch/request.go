@@ -32,6 +32,9 @@ type Bio struct {
 	// device. With the submission and completion times they split the latency into
 	// tag wait, queueing (ctx / elevator / dispatch list / budget) and device time.
 	AllocatedAt, IssuedAt sim.Time
+	// DispatchListAt is when the bio's request first entered hctx->dispatch (0 if it
+	// never did): from then on it waited for budget, a driver tag or the device.
+	DispatchListAt sim.Time
 
 	next *Bio // chain inside a request
 }
@@ -61,6 +64,7 @@ type Request struct {
 	q           *Queue
 
 	allocTime  sim.Time // when the request was allocated (ns)
+	listTime   sim.Time // when it first entered hctx->dispatch (ns), 0 if never
 	fifoTime   sim.Time // mq-deadline deadline (ns)
 	dispatched bool     // handed to the device at least once
 
@@ -79,6 +83,13 @@ func (r *Request) NrBios() int { return r.nrBios }
 
 // end returns the byte offset just after the request.
 func (r *Request) end() int64 { return r.Offset + r.Length }
+
+// markDispatchList records the first entry into hctx->dispatch.
+func (r *Request) markDispatchList(now sim.Time) {
+	if r.listTime == 0 {
+		r.listTime = max(now, 1)
+	}
+}
 
 // initFromBio makes r a request of exactly one bio (blk_mq_bio_to_request).
 func (r *Request) initFromBio(b *Bio) {

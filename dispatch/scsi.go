@@ -120,6 +120,7 @@ func (q *Queue) queueRq(rq *Request, cpu int) queueStatus {
 		now := q.eng.Now()
 		for b := rq.bios; b != nil; b = b.next {
 			b.IssuedAt = now
+			b.DispatchListAt = rq.listTime
 		}
 		q.timeout.requestStarted(now)
 		return stsOK

@@ -311,6 +311,7 @@ func (q *Queue) tryIssueDirectly(rq *Request, cpu int) {
 	default:
 		h.dispatchBusy = updateDispatchBusy(h.dispatchBusy, true)
 		q.putDriverTag(rq)
+		rq.markDispatchList(q.eng.Now())
 		h.dispatch.pushBack(rq) // blk_mq_request_bypass_insert
 		h.runHwQueue(false)
 	}

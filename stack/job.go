@@ -49,6 +49,7 @@ func (f *ioFIFO) empty() bool { return f.head == nil }
 type waitSums struct {
 	n                  int64
 	tag, queued, dev   float64
+	dlist              float64
 	wouldBlock, merged int64
 	punted             int64
 	puntedLat, lat     float64
@@ -58,7 +59,7 @@ func (w *waitSums) mean() WaitBreakdown {
 	b := WaitBreakdown{N: w.n, WouldBlock: w.wouldBlock, Merged: w.merged, Slept: w.punted}
 	if w.n > 0 {
 		n := float64(w.n)
-		b.TagWait, b.Queued, b.Device = w.tag/n, w.queued/n, w.dev/n
+		b.TagWait, b.Queued, b.Device, b.DispatchList = w.tag/n, w.queued/n, w.dev/n, w.dlist/n
 	}
 	if w.punted > 0 {
 		b.SleptLatency = w.puntedLat / float64(w.punted)
@@ -201,7 +202,7 @@ func (j *job) prep(u *ioU, now sim.Time) {
 	j.issuedBytes += s.BlockSize
 	u.submitAt = now
 	u.punted = false
-	b.AllocatedAt, b.IssuedAt = 0, 0
+	b.AllocatedAt, b.IssuedAt, b.DispatchListAt = 0, 0, 0
 }
 
 // fill is fio's submission loop: keep EffectiveIODepth I/Os in flight, submitted in
@@ -311,6 +312,9 @@ func (j *job) account(u *ioU, now sim.Time) {
 		if b.IssuedAt >= b.AllocatedAt {
 			w.queued += float64(b.IssuedAt - b.AllocatedAt)
 			w.dev += float64(now - b.IssuedAt)
+			if b.DispatchListAt > 0 && b.IssuedAt >= b.DispatchListAt {
+				w.dlist += float64(b.IssuedAt - b.DispatchListAt)
+			}
 		}
 		if u.punted {
 			w.punted++

@@ -50,6 +50,9 @@ type WaitBreakdown struct {
 	// Queued is allocation → accepted by the device: ctx list or elevator,
 	// hctx->dispatch, waiting for budget or a driver tag.
 	Queued float64
+	// DispatchList is the part of Queued spent after the request first entered
+	// hctx->dispatch (parked there after a budget, tag or device refusal).
+	DispatchList float64
 	// Device is accepted → completed: inside the device model.
 	Device float64
 	// WouldBlock counts REQ_NOWAIT submissions that got -EAGAIN (io_uring punts).
