@@ -50,4 +50,3 @@ func TestStorvscVariants(t *testing.T) {
 		t.Error("unknown variant accepted")
 	}
 }
-
