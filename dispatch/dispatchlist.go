@@ -79,9 +79,11 @@ func (h *Hctx) dispatchRqList(list *rqList, nrBudgets int, cpu int) bool {
 			}
 		}
 	}
-	now := q.eng.Now()
-	for rq := list.head; rq != nil; rq = rq.next {
-		rq.markDispatchList(now)
+	if list.head.listTime == 0 { // a list taken from hctx->dispatch is marked already
+		now := q.eng.Now()
+		for rq := list.head; rq != nil; rq = rq.next {
+			rq.markDispatchList(now)
+		}
 	}
 	h.dispatch.spliceTail(list)
 	h.stats.MaxDispatch = max(h.stats.MaxDispatch, h.dispatch.n)
