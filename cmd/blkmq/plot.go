@@ -61,7 +61,7 @@ func plotSweep(path string, axes []axis, points []*sweepPoint, metric, job strin
 	pl.X.Label.Text = xa.key
 	pl.Y.Label.Text = metricLabels[metric]
 	pl.Legend.Top = true
-	if numeric && powersOfTwo(xa.values) {
+	if numeric && wideRange(xa.values) {
 		pl.X.Scale = plot.LogScale{}
 		var ticks []plot.Tick
 		for _, v := range xa.values {
@@ -124,13 +124,13 @@ func indexOf(list []string, s string) int {
 	return -1
 }
 
-// powersOfTwo reports whether the values are positive powers of two spanning at least
-// a factor 8 (drawn on a log scale).
-func powersOfTwo(vals []string) bool {
+// wideRange reports whether the values are positive integers spanning at least a
+// factor 8 (drawn on a log scale, ticks at the values).
+func wideRange(vals []string) bool {
 	lo, hi := 0, 0
 	for i, v := range vals {
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n&(n-1) != 0 {
+		if err != nil || n < 1 {
 			return false
 		}
 		if i == 0 || n < lo {
