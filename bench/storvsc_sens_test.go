@@ -16,21 +16,22 @@ func TestStorvscSensitivity(t *testing.T) {
 	if os.Getenv("STORVSC_SENS") == "" {
 		t.Skip("exploration only")
 	}
-	specs, _ := StorvscSpecs(10 * time.Second)
+	specs, _ := StorvscSpecs(60 * time.Second)
 	for _, c := range []struct {
 		name                   string
 		wmin, wmax, rmin, rmax sim.Time
-		owner                  bool
+		owner, sticky          bool
 	}{
-		{"workers-on-owner-cpu", 5e3, 30e3, 5e3, 30e3, true},
-		{"equal-5-30us", 5e3, 30e3, 5e3, 30e3, false},
-		{"workers-slow-50-100us", 50e3, 100e3, 5e3, 30e3, false},
-		{"reap-slow-50-100us", 5e3, 30e3, 50e3, 100e3, false},
+		{"sticky-workers", 5e3, 30e3, 5e3, 30e3, false, true},
+		{"workers-on-owner-cpu", 5e3, 30e3, 5e3, 30e3, true, false},
+		{"equal-5-30us", 5e3, 30e3, 5e3, 30e3, false, false},
+		{"workers-slow-50-100us", 50e3, 100e3, 5e3, 30e3, false, false},
+		{"reap-slow-50-100us", 5e3, 30e3, 50e3, 100e3, false, false},
 	} {
 		for _, shared := range []bool{false, true} {
 			cfg := StorvscConfig(shared, 56, 1)
 			cfg.Timing.WakeupMin, cfg.Timing.WakeupMax = c.wmin, c.wmax
-			cfg.Submit = stack.SubmitTiming{ReapMin: c.rmin, ReapMax: c.rmax, WorkersOnOwnerCPU: c.owner}
+			cfg.Submit = stack.SubmitTiming{ReapMin: c.rmin, ReapMax: c.rmax, WorkersOnOwnerCPU: c.owner, StickyWorkers: c.sticky}
 			res, err := stack.Run(cfg, specs)
 			if err != nil {
 				t.Fatal(err)

@@ -94,6 +94,10 @@ type SubmitTiming struct {
 	// 6.1 kernel, kernel-behaviour.md §12). A scheduler-placement assumption, exposed
 	// for sensitivity studies.
 	WorkersOnOwnerCPU bool
+	// StickyWorkers keeps each io-wq worker on the CPU drawn when it was created
+	// (a woken task returns to its idle previous CPU) instead of drawing a CPU at
+	// every wake-up. Ignored with WorkersOnOwnerCPU. Sensitivity switch.
+	StickyWorkers bool
 }
 
 func (t SubmitTiming) withDefaults() SubmitTiming {

@@ -13,6 +13,7 @@ type worker struct {
 	cpu      int
 	tw       dispatch.TagWaiter
 	busy     bool // running or sleeping with an item (not on the idle list)
+	placed   bool // a CPU was drawn (StickyWorkers keeps it)
 	sleeping bool
 	step     workerStep
 }
@@ -43,8 +44,9 @@ func (j *job) activateWorker() {
 	} else {
 		return
 	}
-	w.busy = true
-	w.cpu = j.workerCPU()
+	if w.busy = true; !j.r.sub.StickyWorkers || !w.placed {
+		w.cpu, w.placed = j.workerCPU(), true
+	}
 	j.r.eng.After(j.r.rnd.Uniform(j.r.sub.ReapMin, j.r.sub.ReapMax), &w.step)
 }
 
@@ -82,7 +84,9 @@ func (w *worker) run(now sim.Time) {
 
 // WakeCPU: a woken worker runs on a CPU the scheduler picks.
 func (w *worker) WakeCPU(sim.Time) int {
-	w.cpu = w.j.workerCPU()
+	if !w.j.r.sub.StickyWorkers {
+		w.cpu = w.j.workerCPU()
+	}
 	return w.cpu
 }
 
