@@ -14,6 +14,8 @@ type lun struct {
 	name  string
 	kind  string
 	build func(eng *sim.Engine) (device.Device, error)
+	// capacity is the device size (bytes) fio's size=0 covers; 0 = unknown.
+	capacity int64
 }
 
 // deviceKind describes one --device KIND.
@@ -55,12 +57,12 @@ func (s *state) setDerived(name string, v int, source string) {
 
 // scsiDebugInert are scsi_debug module parameters (modinfo, Debian 6.1) that do not
 // change what the model simulates.
-var scsiDebugInert = []string{"ato", "cdb_len", "clustering", "dev_size_mb", "dif", "dix", "dsense",
+var scsiDebugInert = []string{"ato", "cdb_len", "clustering", "dif", "dix", "dsense",
 	"fake_rw", "guard", "host_lock", "inq_product", "inq_rev", "inq_vendor", "lbprz", "lbpu", "lbpws",
 	"lbpws10", "lowest_aligned", "lun_format", "no_lun_0", "no_rwlock", "no_uld", "num_parts",
 	"opt_blks", "opt_xferlen_exp", "per_host_store", "physblk_exp", "ptype", "removable", "scsi_level",
 	"sector_size", "statistics", "strict", "tur_ms_to_ready", "unmap_alignment", "unmap_granularity",
-	"unmap_max_blocks", "unmap_max_desc", "uuid_ctl", "virtual_gb", "vpd_use_hostno", "wp",
+	"unmap_max_blocks", "unmap_max_desc", "uuid_ctl", "vpd_use_hostno", "wp",
 	"write_same_length"}
 
 // sdebugCanQueue is SDEBUG_CANQUEUE: 3 words of 64 bits (the max_queue limit and
@@ -73,8 +75,10 @@ const sdebugCanQueue = 192
 // Null device completing after delay jiffies (at system/hz) or ndelay ns.
 func parseScsiDebug(s *state, pairs [][2]string, where, source string) error {
 	delay, ndelay, maxQueue, hostMax, subQ, maxLuns, numTgts, addHost := 1, 0, sdebugCanQueue, 0, 1, 1, 1, 1
-	random, every := false, 0
+	random, every, devSizeMB, virtualGB := false, 0, 8, 0
 	ps := &paramSet{kind: "scsi_debug", inert: scsiDebugInert}
+	ps.intP("dev_size_mb", 1, 1<<20, &devSizeMB)
+	ps.intP("virtual_gb", 0, 1<<20, &virtualGB)
 	ps.intP("delay", -2, 1000000, &delay)
 	ps.intP("ndelay", 0, 999999999, &ndelay)
 	ps.intP("max_queue", 1, sdebugCanQueue, &maxQueue)
@@ -110,13 +114,16 @@ func parseScsiDebug(s *state, pairs [][2]string, where, source string) error {
 	if delay < 0 && ndelay == 0 {
 		s.warn = append(s.warn, fmt.Sprintf("scsi_debug: delay=%d (tiny delay) modelled as an immediate completion", delay))
 	}
+	capacity := int64(devSizeMB) << 20
+	if virtualGB > 0 {
+		capacity = int64(virtualGB) << 30
+	}
 	p := device.NullParams{CompletionNsec: compl, MaxQueue: canQueue * subQ, HostBusyWhenFull: true}
-	for i := range numTgts * maxLuns {
+	for range numTgts * maxLuns {
 		q := p
 		q.Name = sdName(len(s.luns))
-		s.luns = append(s.luns, lun{name: q.Name, kind: "scsi_debug",
+		s.luns = append(s.luns, lun{name: q.Name, kind: "scsi_debug", capacity: capacity,
 			build: func(eng *sim.Engine) (device.Device, error) { return device.NewNull(eng, q) }})
-		_ = i
 	}
 	return nil
 }
@@ -130,7 +137,7 @@ func sdName(n int) string {
 	return "/dev/sd" + name
 }
 
-var nullBlkInert = []string{"virt_boundary", "poll_queues", "home_node", "gb", "bs", "use_per_node_hctx",
+var nullBlkInert = []string{"virt_boundary", "poll_queues", "home_node", "bs", "use_per_node_hctx",
 	"memory_backed", "discard", "cache_size"}
 
 // parseNullBlk models null_blk with queue_mode=2 (blk-mq): hw_queue_depth is the tag
@@ -141,7 +148,7 @@ var nullBlkInert = []string{"virt_boundary", "poll_queues", "home_node", "gb", "
 // flight at hw_queue_depth even with several hctxs (the kernel allows
 // hw_queue_depth per hctx).
 func parseNullBlk(s *state, pairs [][2]string, where, source string) error {
-	compl, irq, depth, subQ, nrDev, mbps, qmode, maxSectors := 10000, 1, 64, 1, 1, 0, 2, 0
+	compl, irq, depth, subQ, nrDev, mbps, qmode, maxSectors, gb := 10000, 1, 64, 1, 1, 0, 2, 0, 250
 	var sharedTags, sharedBitmap, noSched, blocking, zoned bool
 	ps := &paramSet{kind: "null_blk", inert: nullBlkInert}
 	ps.intP("completion_nsec", 0, 10_000_000_000, &compl)
@@ -155,6 +162,7 @@ func parseNullBlk(s *state, pairs [][2]string, where, source string) error {
 	ps.intP("mbps", 0, 1<<20, &mbps)
 	ps.intP("queue_mode", 2, 2, &qmode)
 	ps.intP("max_sectors", 0, 65535, &maxSectors)
+	ps.intP("gb", 1, 1<<20, &gb)
 	ps.boolP("blocking", &blocking)
 	ps.boolP("zoned", &zoned)
 	if err := ps.apply(pairs, s, where, source); err != nil {
@@ -193,7 +201,7 @@ func parseNullBlk(s *state, pairs [][2]string, where, source string) error {
 	}
 	for range nrDev {
 		p := device.NullParams{Name: fmt.Sprintf("/dev/nullb%d", len(s.luns)), CompletionNsec: delay, MBps: int64(mbps)}
-		s.luns = append(s.luns, lun{name: p.Name, kind: "null_blk",
+		s.luns = append(s.luns, lun{name: p.Name, kind: "null_blk", capacity: int64(gb) << 30,
 			build: func(eng *sim.Engine) (device.Device, error) { return device.NewNull(eng, p) }})
 	}
 	return nil
@@ -212,8 +220,9 @@ func has(pairs [][2]string, name string) bool {
 func parseCloud(s *state, pairs [][2]string, where, source string) error {
 	p := device.Storvsc000Params()
 	unitKB := float64(p.IOPSUnitBytes >> 10)
-	mbps, burstMB := p.BandwidthBytesPerSec/1e6, p.BandwidthBurstBytes/1e6
+	mbps, burstMB, capGiB := p.BandwidthBytesPerSec/1e6, p.BandwidthBurstBytes/1e6, 1024.0
 	ps := &paramSet{kind: "cloud"}
+	ps.floatP("capacity_gib", 0.001, 1<<20, 1, &capGiB)
 	ps.floatP("iops", 1, 1e9, 1, &p.IOPS)
 	ps.floatP("iops_burst", 1, 1e9, 1, &p.IOPSBurst)
 	ps.floatP("iops_unit_kb", 0, 1<<20, 1, &unitKB)
@@ -230,7 +239,7 @@ func parseCloud(s *state, pairs [][2]string, where, source string) error {
 	if err := p.Validate(); err != nil {
 		return fmt.Errorf("%s: %w", where, err)
 	}
-	s.luns = append(s.luns, lun{name: p.Name, kind: "cloud",
+	s.luns = append(s.luns, lun{name: p.Name, kind: "cloud", capacity: int64(capGiB * (1 << 30)),
 		build: func(eng *sim.Engine) (device.Device, error) { return device.NewThrottled(eng, p) }})
 	return nil
 }
@@ -238,7 +247,9 @@ func parseCloud(s *state, pairs [][2]string, where, source string) error {
 // parseSSD is an SSD; defaults device.SRP002Params.
 func parseSSD(s *state, pairs [][2]string, where, source string) error {
 	p := device.SRP002Params()
+	capGB := 0.0
 	ps := &paramSet{kind: "ssd"}
+	ps.floatP("capacity_gb", 0, 1e6, 1, &capGB)
 	ps.intP("parallel_units", 1, 1<<16, &p.ParallelUnits)
 	ps.timeP("controller_us", 0, 1e6, sim.Microsecond, &p.ControllerOverhead)
 	ps.timeP("read_us", 0, 1e7, sim.Microsecond, &p.ReadLatency)
@@ -254,7 +265,7 @@ func parseSSD(s *state, pairs [][2]string, where, source string) error {
 	if err := p.Validate(); err != nil {
 		return fmt.Errorf("%s: %w", where, err)
 	}
-	s.luns = append(s.luns, lun{name: p.Name, kind: "ssd",
+	s.luns = append(s.luns, lun{name: p.Name, kind: "ssd", capacity: int64(capGB * 1e9),
 		build: func(eng *sim.Engine) (device.Device, error) { return device.NewSSD(eng, p) }})
 	return nil
 }
@@ -307,7 +318,7 @@ func parseHDD(s *state, pairs [][2]string, where, source string) error {
 	if err := p.Validate(); err != nil {
 		return fmt.Errorf("%s: %w", where, err)
 	}
-	s.luns = append(s.luns, lun{name: p.Name, kind: "hdd",
+	s.luns = append(s.luns, lun{name: p.Name, kind: "hdd", capacity: p.CapacityBytes,
 		build: func(eng *sim.Engine) (device.Device, error) { return device.NewHDD(eng, p) }})
 	return nil
 }

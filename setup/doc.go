@@ -18,15 +18,16 @@
 //     1 = 4 ms at HZ=250; 0 = immediate), ndelay (ns, overrides delay), max_queue
 //     (can_queue, [1, 192]), host_max_queue (can_queue and host-wide tags, as the
 //     driver sets host_tagset), submit_queues (nr_hw_queues, capped at the CPUs),
-//     max_luns and num_tgts (LUNs /dev/sda, /dev/sdb, ...), add_host (1 only);
-//     cmd_per_lun is 192, so queue_depth = min(192, can_queue). The other modinfo
-//     parameters (no_rwlock, virtual_gb, dif, ...) are accepted and change nothing
-//     the model simulates (it holds no data).
+//     max_luns and num_tgts (LUNs /dev/sda, /dev/sdb, ...), add_host (1 only),
+//     dev_size_mb (default 8) and virtual_gb (GiB): the size a job without size=
+//     covers (Resolved.SizeJobs); cmd_per_lun is 192, so queue_depth = min(192,
+//     can_queue). The other modinfo parameters (no_rwlock, dif, ...) are accepted
+//     and change nothing the model simulates (it holds no data).
 //   - null_blk (drivers/block/null_blk, queue_mode=2 only): completion_nsec (used
 //     only with irqmode=2, as the driver does; irqmode 0/1 complete at once),
 //     hw_queue_depth (tag set depth), submit_queues, shared_tag_bitmap (host-wide
 //     tags), shared_tags with nr_devices (LUNs /dev/nullb0, ...), no_sched, mbps,
-//     max_sectors. null_blk has no SCSI budget; the model's LUN queue_depth is
+//     max_sectors, gb (size, default 250 GiB). null_blk has no SCSI budget; the model's LUN queue_depth is
 //     hw_queue_depth, which caps a device at hw_queue_depth commands in flight even
 //     with several hctxs (the kernel allows that many per hctx).
 //
@@ -34,9 +35,10 @@
 //
 //   - cloud (storvsc): the throttled disk of seed 000 (device.Storvsc000Params):
 //     iops, iops_burst, iops_unit_kb, mbps (10^6 B/s), burst_mb, latency_us,
-//     max_outstanding.
+//     max_outstanding, capacity_gib (1024).
 //   - ssd (generic): device.SRP002Params: parallel_units, controller_us, read_us,
-//     write_us, chunk_kb, internal_mbps, link_mbps, max_queue.
+//     write_us, chunk_kb, internal_mbps, link_mbps, max_queue, capacity_gb
+//     (0 = unknown).
 //   - hdd (generic): model=cheetah-15k7 (default) or cheetah-15k3, then rpm,
 //     capacity_gb, track_seek_us, avg_seek_us, full_seek_us, write_seek_extra_us,
 //     outer_mbps, inner_mbps, zones, overhead_us, write_cache, cache_mb,

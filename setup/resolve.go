@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/blkmq/blkmq/dispatch"
+	"github.com/blkmq/blkmq/fio"
 	"github.com/blkmq/blkmq/sim"
 	"github.com/blkmq/blkmq/stack"
 )
@@ -61,6 +62,9 @@ type Resolved struct {
 	// LUNs are the LUN names fio jobs target (filename=/directory=) when there are
 	// several.
 	LUNs []string
+	// Capacity is each LUN's size in bytes (0 = unknown), in LUNs order: what a fio
+	// job without size= covers (see SizeJobs).
+	Capacity []int64
 }
 
 func newState() *state {
@@ -214,6 +218,7 @@ func (s *state) resolved() (*Resolved, error) {
 		cfg.LUNs = append(cfg.LUNs, stack.LUN{Name: l.name, Device: l.build, QueueDepth: s.queueDepth,
 			NrRequests: s.nrRequests, Scheduler: s.scheduler, MaxSectorsKB: s.maxSectorsKB})
 		r.LUNs = append(r.LUNs, l.name)
+		r.Capacity = append(r.Capacity, l.capacity)
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("setup: %w", err)
@@ -238,7 +243,11 @@ func (s *state) resolved() (*Resolved, error) {
 		Setting{Key: "sbitmap/wake_scheme", Value: w, Source: eraSrc, Note: "from kernel only"},
 		Setting{Key: "sbitmap/wake_batch_recalc", Value: rc, Source: eraSrc, Note: "from kernel only"})
 	for _, l := range s.luns {
-		r.Settings = append(r.Settings, Setting{Key: "lun " + l.name, Value: l.kind, Source: "device " + l.kind})
+		v := l.kind
+		if l.capacity > 0 {
+			v += fmt.Sprintf(", %d bytes", l.capacity)
+		}
+		r.Settings = append(r.Settings, Setting{Key: "lun " + l.name, Value: v, Source: "device " + l.kind})
 	}
 	r.Settings = append(r.Settings, s.extra...)
 	return r, nil
@@ -274,4 +283,37 @@ func (r *Resolved) Explain() string {
 		fmt.Fprintf(&b, "warning: %s\n", wn)
 	}
 	return b.String()
+}
+
+// SizeJobs gives every job without size= the size of the LUN it targets, minus its
+// offset, as fio does for a block device (fio's size defaults to the file or device
+// size), when the LUN's capacity is known. The stack would otherwise use 1 GiB. It
+// matters for random I/O on small devices: scsi_debug's default 8 MiB lets random
+// reads merge (kernel-behaviour.md §11). It returns the jobs changed.
+func (r *Resolved) SizeJobs(specs []fio.Spec) []string {
+	var changed []string
+	for i := range specs {
+		s := &specs[i]
+		if s.Size != 0 {
+			continue
+		}
+		c := r.capacityOf(s.Target)
+		if c-s.Offset >= s.BlockSize && c > 0 {
+			s.Size = c - s.Offset
+			changed = append(changed, s.Instance())
+		}
+	}
+	return changed
+}
+
+func (r *Resolved) capacityOf(target string) int64 {
+	if len(r.LUNs) == 1 {
+		return r.Capacity[0]
+	}
+	for i, n := range r.LUNs {
+		if n == target {
+			return r.Capacity[i]
+		}
+	}
+	return 0
 }

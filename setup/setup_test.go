@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/blkmq/blkmq/device"
+	"github.com/blkmq/blkmq/fio"
 	"github.com/blkmq/blkmq/sim"
 	"github.com/blkmq/blkmq/stack"
 	"github.com/google/go-cmp/cmp"
@@ -87,11 +88,11 @@ func TestResolveBad(t *testing.T) {
 		{"device-kind", Description{Devices: []string{"nvme queues=4"}},
 			`setup: flags: --device "nvme queues=4": unknown device kind "nvme"; allowed: cloud, hdd, null_blk, scsi_debug, ssd`},
 		{"scsi_debug-unknown", Description{Devices: []string{"scsi_debug maxqueue=64"}},
-			`setup: flags: --device "scsi_debug maxqueue=64": unknown scsi_debug parameter "maxqueue"; allowed: delay, ndelay, max_queue, host_max_queue, submit_queues, max_luns, num_tgts, add_host, random, every_nth`},
+			`setup: flags: --device "scsi_debug maxqueue=64": unknown scsi_debug parameter "maxqueue"; allowed: dev_size_mb, virtual_gb, delay, ndelay, max_queue, host_max_queue, submit_queues, max_luns, num_tgts, add_host, random, every_nth`},
 		{"scsi_debug-range", Description{Devices: []string{"scsi_debug max_queue=500"}},
 			`setup: flags: --device "scsi_debug max_queue=500": scsi_debug parameter max_queue=500: allowed: an integer in [1, 192]`},
 		{"null_blk-unknown", Description{Devices: []string{"null_blk completion=5"}},
-			`setup: flags: --device "null_blk completion=5": unknown null_blk parameter "completion"; allowed: completion_nsec, irqmode, hw_queue_depth, submit_queues, nr_devices, shared_tags, shared_tag_bitmap, no_sched, mbps, queue_mode, max_sectors, blocking, zoned`},
+			`setup: flags: --device "null_blk completion=5": unknown null_blk parameter "completion"; allowed: completion_nsec, irqmode, hw_queue_depth, submit_queues, nr_devices, shared_tags, shared_tag_bitmap, no_sched, mbps, queue_mode, max_sectors, gb, blocking, zoned`},
 		{"null_blk-nr_devices", Description{Devices: []string{"null_blk nr_devices=2"}},
 			`setup: flags: --device "null_blk nr_devices=2": null_blk nr_devices=2 needs shared_tags=1: the model has one tag set; allowed: nr_devices=1, or shared_tags=1`},
 		{"driver-not-alone", Description{Devices: []string{"scsi_debug", "cloud"}},
@@ -188,5 +189,36 @@ func TestExplainSources(t *testing.T) {
 	}
 	if !strings.Contains(r.Explain(), "scsi_debug.no_rwlock") {
 		t.Errorf("Explain lacks the inert parameter:\n%s", r.Explain())
+	}
+}
+
+func TestSizeJobs(t *testing.T) {
+	tests := []struct {
+		name string
+		dev  string
+		job  string
+		want int64
+	}{
+		{"scsi_debug-default-8MiB", "scsi_debug", "[j]\nrw=randread\n", 8 << 20},
+		{"scsi_debug-virtual_gb", "scsi_debug virtual_gb=2 dev_size_mb=16", "[j]\nrw=randread\noffset=1m\n", 2<<30 - 1<<20},
+		{"null_blk-gb", "null_blk gb=4", "[j]\nrw=randread\n", 4 << 30},
+		{"size-given", "scsi_debug", "[j]\nrw=randread\nsize=1m\n", 1 << 20},
+		{"ssd-unknown", "ssd", "[j]\nrw=randread\n", 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			specs, err := fio.Parse(strings.NewReader(tc.job), "j.fio")
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := Description{Devices: []string{tc.dev}}.Resolve()
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.SizeJobs(specs)
+			if specs[0].Size != tc.want {
+				t.Errorf("size %d, want %d", specs[0].Size, tc.want)
+			}
+		})
 	}
 }

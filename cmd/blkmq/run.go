@@ -154,6 +154,7 @@ and the allowed values); 1 if the model fails (e.g. a modelled hang caught by th
 			for _, w := range res.Warnings {
 				fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: warning:", w)
 			}
+			res.SizeJobs(specs)
 			out, err := stack.Run(res.WithSeed(m.seed, 0), specs)
 			if err != nil {
 				return runError(cmd, err)

@@ -217,6 +217,7 @@ is identical whatever --parallel is. A progress bar shows on a terminal for long
 			}
 			// Resolve every point first, so a bad value fails before any run.
 			cfgs := make([]stack.Config, len(points))
+			pspecs := make([][]fio.Spec, len(points))
 			for i, p := range points {
 				var sets []string
 				for k, a := range axes {
@@ -231,8 +232,10 @@ is identical whatever --parallel is. A progress bar shows on a terminal for long
 					return usageError(fmt.Errorf("point %s: %w", strings.Join(sets, " "), err))
 				}
 				cfgs[i] = res.WithSeed(m.seed, 0)
+				pspecs[i] = append([]fio.Spec(nil), specs...)
+				res.SizeJobs(pspecs[i])
 			}
-			runPoints(cmd.ErrOrStderr(), points, cfgs, specs, parallel, m.runtimeOf(specs))
+			runPoints(cmd.ErrOrStderr(), points, cfgs, pspecs, parallel, m.runtimeOf(specs))
 			for _, p := range points {
 				if p.err != nil {
 					return runError(cmd, fmt.Errorf("point %s: %w", strings.Join(p.vals, " "), p.err))
@@ -299,7 +302,7 @@ func (m *machineFlags) runtimeOf(specs []fio.Spec) float64 {
 
 // runPoints runs every point, parallel at once (0 = all CPUs). Results land in
 // their point, so the output does not depend on the scheduling.
-func runPoints(stderr io.Writer, points []*sweepPoint, cfgs []stack.Config, specs []fio.Spec, parallel int, runtimeSec float64) {
+func runPoints(stderr io.Writer, points []*sweepPoint, cfgs []stack.Config, specs [][]fio.Spec, parallel int, runtimeSec float64) {
 	if parallel == 0 {
 		parallel = runtime.NumCPU()
 	}
@@ -315,7 +318,7 @@ func runPoints(stderr io.Writer, points []*sweepPoint, cfgs []stack.Config, spec
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			out, err := stack.Run(cfgs[i], specs)
+			out, err := stack.Run(cfgs[i], specs[i])
 			if err != nil {
 				p.err = err
 			} else {
