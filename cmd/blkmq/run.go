@@ -117,7 +117,9 @@ json+ (with completion-latency bins).
 host, device, config file, flags) and exits without running.
 
 Exit status 2 on a bad job file, flag or setting (the message names the file, line, key
-and the allowed values); 1 if the model fails (e.g. a modelled hang caught by the watchdog).`,
+and the allowed values); 1 if the model fails (e.g. a modelled hang caught by the watchdog).
+
+` + settingsHelp(),
 		Example: `  blkmq run job.fio --device 'scsi_debug delay=0 max_queue=192 submit_queues=16' --cpus 16
   blkmq run job.fio --device 'null_blk completion_nsec=200000 irqmode=2 hw_queue_depth=64'
   blkmq run testdata/fio/000_storvsc.fio --kernel 5.17 --cpus 16 --device cloud \
@@ -173,6 +175,18 @@ and the allowed values); 1 if the model fails (e.g. a modelled hang caught by th
 	cmd.Flags().StringVar(&format, "output-format", "normal", "output format: normal (fio text), json, json+")
 	cmd.Flags().BoolVar(&explain, "explain", false, "print every resolved setting and its source, then exit without running")
 	return cmd
+}
+
+// settingsHelp lists the --device kinds and the --set keys with their ranges.
+func settingsHelp() string {
+	var b strings.Builder
+	b.WriteString("Devices (--device KIND key=value ...): " + strings.Join(setup.DeviceKinds(), ", ") +
+		"; hosts (--host): " + strings.Join(setup.HostKinds(), ", ") +
+		".\nParameters: see the setup package documentation; a wrong name lists the allowed ones.\n\nSettings (--set key=value):\n")
+	for _, k := range setup.Keys() {
+		fmt.Fprintf(&b, "  %-32s %s: %s\n", k.Name, k.Allowed, k.Doc)
+	}
+	return b.String()
 }
 
 // reportOf arranges the per-instance results the way fio reports them.
