@@ -79,14 +79,16 @@ func (s *Sbitmap) ClearBatch(bits []int) {
 }
 
 // clearWordBits clears mask from w.word, panicking if any of those bits was not held.
+// The cleared mask is checked first: once the word bits are cleared, another user may
+// allocate and free them at once.
 func (s *Sbitmap) clearWordBits(w *sbWord, mask uint64) {
+	if bad := mask & w.cleared.Load(); bad != 0 {
+		panic(fmt.Sprintf("sbitmap: ClearBatch of a bit which is already freed (word %d, mask %#x, depth %d)",
+			s.wordIndex(w), bad, s.depth.Load()))
+	}
 	old := w.word.And(^mask)
 	if bad := mask &^ old; bad != 0 {
 		panic(fmt.Sprintf("sbitmap: ClearBatch of a bit which is not held (word %d, mask %#x, depth %d)",
-			s.wordIndex(w), bad, s.depth.Load()))
-	}
-	if bad := mask & w.cleared.Load(); bad != 0 {
-		panic(fmt.Sprintf("sbitmap: ClearBatch of a bit which is already freed (word %d, mask %#x, depth %d)",
 			s.wordIndex(w), bad, s.depth.Load()))
 	}
 }
