@@ -32,6 +32,7 @@ const (
 	WakeCountdown
 )
 
+// String returns "global" or "countdown".
 func (w WakeScheme) String() string {
 	switch w {
 	case WakeGlobal:
