@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"golang.org/x/sys/cpu"
 )
@@ -54,18 +55,23 @@ type Options struct {
 	UnlockedDeferredClear bool
 }
 
+// cacheLine is the cache-line size in bytes (the size of cpu.CacheLinePad).
+const cacheLine = unsafe.Sizeof(cpu.CacheLinePad{})
+
 // sbWord is one word of the bitmap (struct sbitmap_word). The allocated bits and the
-// deferred-cleared bits sit on separate cache lines, as in the kernel.
+// deferred-cleared bits sit on separate cache lines, as in the kernel. The struct is
+// exactly two cache lines, so that with the allocator's size-class alignment words
+// rarely share a 128-byte prefetch pair with their neighbours.
 type sbWord struct {
 	// word holds the allocated bits.
 	word atomic.Uint64
-	_    cpu.CacheLinePad
+	_    [cacheLine - unsafe.Sizeof(atomic.Uint64{})]byte
 	// cleared holds bits freed but not yet folded back into word.
 	cleared atomic.Uint64
 	// swapLock makes the fold of cleared atomic with the "is the word really
 	// full" check (the per-word lock of 72d04bdcf3f7).
 	swapLock sync.Mutex
-	_        cpu.CacheLinePad
+	_        [cacheLine - unsafe.Sizeof(atomic.Uint64{}) - unsafe.Sizeof(sync.Mutex{})]byte
 }
 
 // Sbitmap is a scalable bitmap allocator: a fixed set of bits, each of which is either

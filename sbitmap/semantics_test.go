@@ -276,3 +276,11 @@ func TestMisusePanics(t *testing.T) {
 		})
 	}
 }
+
+// Each word's allocated bits and cleared mask are on separate cache lines, and a
+// word is exactly two cache lines.
+func TestWordPadding(t *testing.T) {
+	if sbitmap.WordSize != 128 {
+		t.Errorf("padded word is %d bytes, want 128 (two 64-byte lines)", sbitmap.WordSize)
+	}
+}
