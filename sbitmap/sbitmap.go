@@ -18,7 +18,7 @@ const MaxShift = 6
 
 // MaxDepth is the largest depth (in bits) accepted by New and NewQueue. The kernel has
 // no such limit; it exists so that a bad argument fails with an error rather than a
-// huge allocation. Memory use is about 160 bytes per word.
+// huge allocation. Memory use is 128 bytes (two cache lines) per word.
 const MaxDepth = 1 << 24
 
 // ShiftZero requests one-bit words (a literal shift of 0) in Options.Shift, whose zero
