@@ -29,7 +29,10 @@ func TestR07(t *testing.T) {
 			fixed := 10 * sim.Microsecond
 			rig := newRig(t, HostConfig{NrCPUs: 2, NrHwQueues: 2, CanQueue: 2, HostTagset: true,
 				Options: Options{NoTagWaitBarrier: tt.noBarrier},
-				Timing:  Timing{KblockdMin: fixed, KblockdMax: fixed, WakeupMin: fixed, WakeupMax: fixed}},
+				Timing:  Timing{KblockdMin: fixed, KblockdMax: fixed, WakeupMin: fixed, WakeupMax: fixed},
+				// The replay fixes the racing interleaving to the nanosecond; CPU costs
+				// would move X's completion out of the window.
+				CPU: CPUModel{Off: true}},
 				LUNConfig{QueueDepth: 2, Elevator: "mq-deadline"},
 				device.NullParams{Name: "scsi_debug", CompletionNsec: 200 * sim.Nanosecond})
 			if tag := rig.q.hctxs[0].th.Tags().Get(0, false); tag < 0 { // leave one driver tag

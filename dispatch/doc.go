@@ -25,7 +25,14 @@
 // hook, or an in-flight completion on its LUN that will re-run its queue — except in
 // the historical eras those cases reproduce.
 //
-// Not modelled: CPU cost of each step, blk_mq_requeue_request's requeue list (SCSI's
+// CPU cost (CPUModel, on by default; CPUModel.Off for none): each step charges the
+// simulated CPU that runs it (DefaultCPUCosts, with sources), shared tag/budget/host/
+// elevator structures charge a cache-line transfer when another CPU touched them last,
+// completions run on the interrupt CPU of the hctx (or the submitter, rq_affinity),
+// and work that starts on a busy CPU waits for it.
+//
+// Not modelled: lock hold times (a shared lock costs its line transfer, not spinning),
+// blk_mq_requeue_request's requeue list (SCSI's
 // scsi_queue_insert after a failed command), flush/FUA sequencing, batched tag
 // allocation for plugs, I/O priorities in mq-deadline, zoned devices.
 package dispatch

@@ -102,6 +102,8 @@ type runWork struct {
 	at      sim.Time // due time of the pending work
 	evAt    sim.Time // time of the scheduled engine event (valid when id != 0)
 	pending bool
+	// deferred: the due work already waited once for its CPU (CPU costs)
+	deferred bool
 }
 
 // Fire runs the hctx from kblockd (blk_mq_run_work_fn), or re-arms a postponed work.
@@ -115,14 +117,40 @@ func (w *runWork) Fire(now sim.Time) {
 		w.id = w.h.q.eng.At(w.at, w)
 		return
 	}
-	w.pending = false
-	w.h.runHwQueueNow()
+	h := w.h
+	cpu := h.runCPU()
+	if t := h.q.host.busyUntil(cpu); t > now && !w.deferred {
+		// kblockd's worker runs once the CPU has finished its earlier work
+		w.deferred = true
+		w.at, w.evAt = t, t
+		w.id = h.q.eng.At(t, w)
+		return
+	}
+	w.pending, w.deferred = false, false
+	h.q.host.onCPU(cpu)
+	h.runHwQueueNow()
+}
+
+// runCPU is blk_mq_hctx_next_cpu: kblockd runs the hctx on its CPUs in turn, moving to
+// the next one every BLK_MQ_CPU_WORK_BATCH (8) runs.
+func (h *Hctx) runCPU() int {
+	if len(h.cpus) == 0 {
+		return 0 // unmapped: runHwQueueNow does nothing
+	}
+	if len(h.cpus) == 1 {
+		return h.cpus[0]
+	}
+	if h.nextCPUBatch++; h.nextCPUBatch > 8 {
+		h.nextCPUBatch = 1
+		h.nextCPU = (h.nextCPU + 1) % len(h.cpus)
+	}
+	return h.cpus[h.nextCPU]
 }
 
 // modify (re)arms the work to be due at t (kblockd_mod_delayed_work_on: a pending work
 // is moved to the new time, earlier or later).
 func (w *runWork) modify(t sim.Time) {
-	w.pending, w.at = true, t
+	w.pending, w.at, w.deferred = true, t, false
 	if w.id != 0 {
 		if w.evAt <= t {
 			return // the event fires first and re-arms to t
@@ -152,6 +180,7 @@ func (h *Hctx) runHwQueue(async bool) {
 // kblockd runs").
 func (h *Hctx) runAsync() {
 	h.q.stats.AsyncRuns++
+	h.q.host.charge(h.q.host.cpu.c.Wakeup) // queue the work, wake kblockd
 	t := h.q.eng.Now() + h.q.host.kblockdDelay()
 	if h.runWork.pending && h.runWork.at <= t {
 		return
@@ -173,6 +202,7 @@ func (h *Hctx) runHwQueueNow() {
 	}
 	h.stats.Runs++
 	h.q.stats.Runs++
+	h.q.host.charge(h.q.host.cpu.c.QueueRun)
 	h.schedDispatchRequests()
 }
 

@@ -61,6 +61,9 @@ type HostConfig struct {
 	Timing Timing
 	// Seed seeds the PCG used for Timing draws.
 	Seed uint64
+	// CPU is the CPU cost model (CPUModel): the zero value charges DefaultCPUCosts;
+	// CPU.Off charges nothing.
+	CPU CPUModel
 }
 
 // Validate returns an error naming the first field out of range.
@@ -77,7 +80,7 @@ func (c HostConfig) Validate() error {
 	if t.KblockdMin < 0 || t.KblockdMax < t.KblockdMin || t.WakeupMin < 0 || t.WakeupMax < t.WakeupMin || t.ResourceDelay < 0 {
 		return fmt.Errorf("dispatch: timing %+v: want 0 <= Min <= Max and ResourceDelay >= 0", t)
 	}
-	return nil
+	return c.CPU.validate()
 }
 
 // Host is a SCSI host with its tag set (struct Scsi_Host + struct blk_mq_tag_set):
@@ -95,6 +98,8 @@ type Host struct {
 	bhost    *budget.Host   // SCSI host admission state
 	target   *budget.Target // one target, not single-LUN, no can_queue
 	byDevice map[*budget.Device]*Queue
+
+	cpu cpuState // simulated CPUs and shared cache lines (CPUModel)
 }
 
 // NewHost builds a host on eng. It returns Validate's error, or an sbitmap error.
@@ -103,7 +108,7 @@ func NewHost(eng *sim.Engine, cfg HostConfig) (*Host, error) {
 		return nil, err
 	}
 	h := &Host{eng: eng, cfg: cfg, opts: cfg.Options, timing: cfg.Timing.withDefaults(), rnd: sim.NewRand(cfg.Seed),
-		byDevice: map[*budget.Device]*Queue{}}
+		byDevice: map[*budget.Device]*Queue{}, cpu: newCPUState(cfg.CPU, cfg.NrCPUs)}
 	var err error
 	if h.bhost, err = budget.NewHost(budget.HostConfig{CanQueue: cfg.CanQueue, NrHwQueues: cfg.NrHwQueues,
 		HostTagset: cfg.HostTagset, Options: cfg.Options.budgetOptions()}); err != nil {

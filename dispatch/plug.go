@@ -36,6 +36,9 @@ func (p *Plug) Len() int { return p.list.n }
 
 // Finish flushes the plug and ends it (blk_finish_plug); cpu is the task's CPU.
 func (p *Plug) Finish(cpu int) {
+	if rq := p.list.head; rq != nil {
+		rq.q.host.onCPU(cpu)
+	}
 	p.flush(cpu, false)
 	p.active = false
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/blkmq/blkmq/budget"
+	"github.com/blkmq/blkmq/sbitmap"
 	"github.com/blkmq/blkmq/sim"
 	"github.com/blkmq/blkmq/tagset"
 )
@@ -25,6 +26,7 @@ type Queue struct {
 	maxBytes    int64
 	sdev        *budget.Device
 	budgetHints []uint32
+	budgetShift int // word shift of the budget map (sbitmap_calculate_shift at scan)
 	requeueWork requeueWork
 	timeout     timeoutWork
 	pool        []*Request // free requests
@@ -78,6 +80,7 @@ func (h *Host) AddLUN(cfg LUNConfig) (*Queue, error) {
 	if q.sdev, err = h.bhost.NewDevice(h.target, cfg.QueueDepth); err != nil {
 		return nil, fmt.Errorf("dispatch: lun %d: %w", len(h.queues), err)
 	}
+	q.budgetShift = sbitmap.ShiftOf(cfg.QueueDepth)
 	q.budgetHints = make([]uint32, h.cfg.NrCPUs)
 	for i := range q.budgetHints {
 		q.budgetHints[i] = q.sdev.InitHint(uint64(i))

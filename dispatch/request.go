@@ -70,6 +70,8 @@ type Request struct {
 
 	prev, next *Request // list links (ctx list, dispatch list, plug, elevator fifo)
 	cmd        device.Command
+	compCPU    int        // CPU running the completion (CPU costs)
+	compEv     completion // completion deferred until compCPU is free
 }
 
 // Tag returns the request's driver tag, or -1 when it has none.

@@ -148,6 +148,7 @@ func (h *Hctx) doDispatchSchedOnce(cpu int) int {
 		if token < 0 {
 			break
 		}
+		q.elevatorLock()
 		rq := e.DispatchRequest(h)
 		if rq == nil {
 			q.putBudget(token, cpu)

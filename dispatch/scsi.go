@@ -27,6 +27,7 @@ func (o Options) budgetOptions() budget.Options {
 // >= 0, or -1 after counting a restart and, if the LUN is idle, delay-running its hctxs.
 func (q *Queue) getBudget(cpu int) int {
 	token, act := q.sdev.GetBudget(&q.budgetHints[cpu])
+	q.chargeBudget(max(token, 0), true)
 	if token < 0 {
 		q.stats.BudgetFailures++
 		q.applyAction(act, cpu)
@@ -35,7 +36,10 @@ func (q *Queue) getBudget(cpu int) int {
 }
 
 // putBudget is scsi_mq_put_budget (budget returned without a command sent).
-func (q *Queue) putBudget(token, cpu int) { q.sdev.PutBudget(token, &q.budgetHints[cpu]) }
+func (q *Queue) putBudget(token, cpu int) {
+	q.chargeBudget(token, false)
+	q.sdev.PutBudget(token, &q.budgetHints[cpu])
+}
 
 // applyAction carries out a queue-run decision of the budget package.
 func (q *Queue) applyAction(act budget.Action, cpu int) {
@@ -72,6 +76,7 @@ func (w *requeueWork) schedule(cpu int) {
 // Fire runs scsi_run_queue.
 func (w *requeueWork) Fire(sim.Time) {
 	w.pending = false
+	w.q.host.onCPU(w.cpu)
 	run := w.q.host.bhost.RunQueue(w.q.sdev)
 	for d, ok := run.Next(); ok; d, ok = run.Next() {
 		if q := w.q.host.byDevice[d]; q != nil {
@@ -105,13 +110,20 @@ func statusOf(s budget.Status) queueStatus {
 // Options.DevResource (case R16).
 func (q *Queue) queueRq(rq *Request, cpu int) queueStatus {
 	hint := &q.budgetHints[cpu]
+	c := &q.host.cpu.c
+	q.host.charge(c.Dispatch + c.HostCheck)
+	if q.opts.HostBusyCheck {
+		q.host.touch(q.host, 0) // the pre-v5.5 host_busy atomic
+	}
 	if st := q.sdev.Prepare(rq.budgetToken, hint); st != budget.StatusOK {
+		q.chargeBudget(rq.budgetToken, false)
 		rq.budgetToken = -1
 		return statusOf(st)
 	}
 	cmd := &rq.cmd
 	*cmd = device.Command{Op: rq.Op, Offset: rq.Offset, Length: rq.Length, Sync: rq.Sync, Done: q, Priv: rq}
 	reject := budget.HostBusy
+	q.host.charge(c.QueueRq)
 	switch q.cfg.Device.Submit(cmd) {
 	case device.Accepted:
 		rq.dispatched = true
@@ -127,6 +139,7 @@ func (q *Queue) queueRq(rq *Request, cpu int) queueStatus {
 	case device.Busy:
 		reject = budget.DeviceBusy
 	}
+	q.chargeBudget(rq.budgetToken, false)
 	st := q.sdev.DispatchFailed(reject, rq.budgetToken, hint)
 	rq.budgetToken = -1
 	return statusOf(st)
@@ -137,7 +150,41 @@ func (q *Queue) queueRq(rq *Request, cpu int) queueStatus {
 // bios, free the request (tags, SCHED_RESTART), then scsi_run_queue_async.
 func (q *Queue) Complete(cmd *device.Command, now sim.Time) {
 	rq := cmd.Priv.(*Request)
+	h := q.host
+	if !h.cpu.on {
+		q.completeOn(rq, now)
+		return
+	}
+	// The interrupt arrives on the first CPU of the hctx's mask (the vector's effective
+	// affinity); with rq_affinity=1 the completion is sent to the submitting CPU unless
+	// the two share a cache.
+	irq, sub := rq.hctx.cpus[0], rq.ctx.cpu
+	rq.compCPU = irq
+	if !h.sameLLC(irq, sub) {
+		h.onCPU(irq)
+		h.charge(h.cpu.c.IPI)
+		rq.compCPU = sub
+	}
+	if t := h.busyUntil(rq.compCPU); t > now {
+		rq.compEv.rq = rq
+		q.eng.At(t, &rq.compEv) // the CPU finishes its earlier work first
+		return
+	}
+	q.completeOn(rq, now)
+}
+
+// completion is a completion deferred until its CPU is free.
+type completion struct{ rq *Request }
+
+// Fire runs the deferred completion.
+func (c *completion) Fire(now sim.Time) { c.rq.q.completeOn(c.rq, now) }
+
+// completeOn is the completion path proper, on rq.compCPU (or without CPU costs).
+func (q *Queue) completeOn(rq *Request, now sim.Time) {
 	cpu := rq.ctx.cpu
+	q.host.onCPU(rq.compCPU)
+	q.host.charge(q.host.cpu.c.Completion)
+	q.chargeBudget(rq.budgetToken, false)
 	q.sdev.Unbusy(rq.budgetToken, &q.budgetHints[cpu])
 	rq.budgetToken = -1
 	q.endBios(rq, now)
@@ -151,6 +198,7 @@ func (q *Queue) endBios(rq *Request, now sim.Time) {
 	for b := rq.bios; b != nil; {
 		next := b.next
 		b.next = nil
+		q.host.charge(q.host.cpu.c.EndBio)
 		b.End.EndBio(b, now, nil)
 		b = next
 	}

@@ -92,10 +92,15 @@ func (q *Queue) SubmitBioPlug(b *Bio, cpu int, nowait bool, tw *TagWaiter, plug 
 	if cpu < 0 || cpu >= len(q.ctxs) {
 		panic(fmt.Sprintf("dispatch: SubmitBio on cpu %d, want [0, %d)", cpu, len(q.ctxs)))
 	}
+	h := q.host
+	h.onCPU(cpu)
+	h.charge(h.cpu.c.Submit + h.cpu.c.BioAlloc)
 	if plug.Active() && plug.merge(q, b) {
+		h.charge(h.cpu.c.Merge)
 		return Merged
 	}
 	if q.bioMerge(b, cpu) {
+		h.charge(h.cpu.c.Merge)
 		return Merged
 	}
 	rq := q.allocRequest(b, cpu, nowait, tw)
@@ -117,6 +122,7 @@ func (q *Queue) SubmitBioPlug(b *Bio, cpu int, nowait bool, tw *TagWaiter, plug 
 // the last eight requests of the ctx list (blk_bio_list_merge).
 func (q *Queue) bioMerge(b *Bio, cpu int) bool {
 	if q.elevator != nil {
+		q.elevatorLock()
 		if q.elevator.BioMerge(b, q.maxBytes) {
 			q.stats.Merges++
 			b.AllocatedAt = q.eng.Now()
@@ -201,10 +207,15 @@ func (tw *TagWaiter) bind(q *Queue, b *Bio) {
 	// re-map CPU → ctx → hctx after waking
 	tw.currentHctx = func() (*tagset.Hctx, int) {
 		cpu := tw.S.WakeCPU(q.eng.Now())
+		q.host.onCPU(cpu)
 		return q.HctxOf(cpu).th, cpu
 	}
-	// the task becomes runnable and runs after the wake-up latency
-	tw.woken = func(*tagset.TagAlloc) { q.eng.After(q.host.wakeupDelay(), tw) }
+	// the task becomes runnable and runs after the wake-up latency (try_to_wake_up
+	// charged on the waking CPU)
+	tw.woken = func(*tagset.TagAlloc) {
+		q.host.charge(q.host.cpu.c.Wakeup)
+		q.eng.After(q.host.wakeupDelay(), tw)
+	}
 }
 
 // afterAlloc turns the allocation status into a request, or puts the task to sleep
@@ -254,6 +265,11 @@ func (q *Queue) initRequest(h *Hctx, cpu, tag int, b *Bio) *Request {
 	}
 	rq.initFromBio(b)
 	b.AllocatedAt = rq.allocTime
+	if q.elevator != nil {
+		q.chargeTag(h.th.SchedTags(), tag, true)
+	} else {
+		q.chargeTag(h.th.Tags(), tag, true)
+	}
 	return rq
 }
 
@@ -272,7 +288,9 @@ func (q *Queue) queueNewRequest(rq *Request, b *Bio, cpu int) {
 // insertRequest is blk_mq_sched_insert_request without the run: the elevator, or the
 // tail (head) of the ctx list with the ctx marked pending.
 func (q *Queue) insertRequest(rq *Request, atHead bool) {
+	q.host.charge(q.host.cpu.c.Insert)
 	if q.elevator != nil {
+		q.elevatorLock()
 		q.elevator.InsertRequest(rq, atHead)
 		return
 	}

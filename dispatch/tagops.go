@@ -23,6 +23,7 @@ func (q *Queue) getDriverTag(rq *Request) bool {
 		return false
 	}
 	rq.tag = tag
+	q.chargeTag(rq.hctx.th.Tags(), tag, true)
 	return true
 }
 
@@ -32,6 +33,7 @@ func (q *Queue) putDriverTag(rq *Request) {
 	if rq.tag == noTag || rq.internalTag == noTag {
 		return
 	}
+	q.chargeTag(rq.hctx.th.Tags(), rq.tag, false)
 	rq.hctx.th.PutDriverTag(rq.tag, rq.ctx.cpu)
 	rq.tag = noTag
 }
@@ -90,6 +92,7 @@ func (d *dispatchWait) add(bt *sbitmap.Queue, ws int) {
 // Fire makes a delayed (R07 bad-era) registration visible.
 func (d *dispatchWait) Fire(sim.Time) {
 	d.pendingAdd = false
+	d.h.q.host.onCPU(d.h.cpus[0])
 	d.add(d.h.th.Tags().Bitmap(), d.addAt)
 }
 
@@ -103,9 +106,11 @@ func (q *Queue) freeRequest(rq *Request) {
 		q.elevator.FinishRequest(rq)
 	}
 	if rq.tag != noTag {
+		q.chargeTag(h.th.Tags(), rq.tag, false)
 		h.th.PutDriverTag(rq.tag, cpu)
 	}
 	if rq.internalTag != noTag {
+		q.chargeTag(h.th.SchedTags(), rq.internalTag, false)
 		h.th.PutSchedTag(rq.internalTag, cpu)
 	}
 	q.freeRequestStruct(rq)

@@ -40,6 +40,7 @@ func (w *timeoutWork) arm() {
 // none makes the queue idle (waking all tag waiters on a shared set).
 func (w *timeoutWork) Fire(now sim.Time) {
 	w.set = false
+	w.q.host.onCPU(0)
 	st := &w.q.stats
 	pending := int(st.Dispatched - st.Completed)
 	if !w.q.tq.TimeoutWork(int64(now), pending) {

@@ -26,6 +26,10 @@ type Config struct {
 	Options *dispatch.Options
 	// Timing are the latencies of unmodelled kernel steps (dispatch.Timing).
 	Timing dispatch.Timing
+	// CPU is the CPU cost model of the submission and completion paths
+	// (dispatch.CPUModel): the zero value charges dispatch.DefaultCPUCosts, CPU.Off
+	// charges nothing.
+	CPU dispatch.CPUModel
 	// Submit are the latencies of the fio and io_uring submitters.
 	Submit SubmitTiming
 	// Seed seeds every random draw of the run.
@@ -163,6 +167,7 @@ func (c *Config) hostConfig() dispatch.HostConfig {
 		CanQueue:   c.Host.CanQueue,
 		HostTagset: c.Host.HostTagset || c.Host.HctxShareTags,
 		Timing:     c.Timing,
+		CPU:        c.CPU,
 		Seed:       c.Seed ^ 0x5eed0001,
 	}
 	if c.Kernel != "" {

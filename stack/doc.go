@@ -9,7 +9,12 @@
 // ring's io-wq pool of min(sq_entries, 4 × CPUs) workers, each a blocking tag waiter
 // running on whatever CPU the scheduler gives it (so it allocates from that CPU's hctx).
 //
-// Not modelled: CPU cost of the submission and completion paths (every step takes zero
-// CPU time; latencies of wake-ups and kblockd are drawn from dispatch.Timing and
-// SubmitTiming), plugging of batched submissions, the fio thread's own CPU contention.
+// CPU cost: Config.CPU (dispatch.CPUModel) charges the submission and completion
+// paths, including the ioengine's per-I/O share (CPUCosts.Submit, EndBio), on the
+// simulated CPUs; completions and queue runs wait for a busy CPU, so a CPU-bound run
+// is limited by its cost per I/O. Result.CPUBusy gives each CPU's charged time.
+//
+// Not modelled: the fio thread waiting for its own CPU before it submits (its
+// submissions charge the CPU; completions, and so its reaping, wait behind them).
+// Latencies of wake-ups and kblockd are drawn from dispatch.Timing and SubmitTiming.
 package stack

@@ -51,5 +51,5 @@ time_based
 	fmt.Printf("%d I/Os, %.0f IOPS, mean clat %.1f µs\n", r.TotalIOs, r.IOPS, r.Clat.Mean/1e3)
 	// Output:
 	// scheduler none, cpu 0
-	// 5924 I/Os, 59240 IOPS, mean clat 50.0 µs
+	// 5924 I/Os, 59240 IOPS, mean clat 50.5 µs
 }

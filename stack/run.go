@@ -23,6 +23,12 @@ type Result struct {
 	End sim.Time
 	// Events is the number of engine events fired.
 	Events uint64
+	// CPUBusy is the CPU time (ns) charged on each simulated CPU by the submission
+	// and completion paths (all zero with Config.CPU.Off).
+	CPUBusy []sim.Time
+	// LineTransfers is the number of cache-line transfers charged (shared tag, budget,
+	// host and elevator lines touched by another CPU than the last).
+	LineTransfers uint64
 }
 
 // JobResult is one job instance's fio result plus where its I/Os waited.
@@ -190,7 +196,7 @@ func (r *runner) lunFor(s *fio.Spec) (*dispatch.Queue, error) {
 }
 
 func (r *runner) result(end sim.Time) *Result {
-	res := &Result{End: end, Events: r.eng.Fired()}
+	res := &Result{End: end, Events: r.eng.Fired(), CPUBusy: r.host.CPUBusy(), LineTransfers: r.host.LineTransfers()}
 	for _, q := range r.queues {
 		res.Queues = append(res.Queues, q.Stats())
 		res.Schedulers = append(res.Schedulers, q.ElevatorName())

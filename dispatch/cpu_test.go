@@ -1,0 +1,105 @@
+package dispatch
+
+import (
+	"testing"
+
+	"github.com/blkmq/blkmq/device"
+	"github.com/blkmq/blkmq/sim"
+	"github.com/google/go-cmp/cmp"
+)
+
+// cpuRun runs n queue-depth-1 random 4 KiB loops, loop i on the CPUs cpusOf(i), on a
+// 16-CPU host with host-wide tags (one shared tag bitmap) and a null device, and
+// returns the host after 2 ms of model time.
+func cpuRun(t *testing.T, m CPUModel, loops int, cpusOf func(i int) []int) (*Host, int) {
+	t.Helper()
+	rig := newRig(t, HostConfig{NrCPUs: 16, NrHwQueues: 16, CanQueue: 64, HostTagset: true, CPU: m},
+		LUNConfig{QueueDepth: 64, Elevator: "none"},
+		device.NullParams{Name: "null", CompletionNsec: 2 * sim.Microsecond})
+	var ls []*loopTask
+	for i := 0; i < loops; i++ {
+		l := newLoopTask(rig, cpusOf(i), uint64(i+1))
+		ls = append(ls, l)
+		l.submit()
+	}
+	rig.eng.RunUntil(2 * sim.Millisecond)
+	done := 0
+	for _, l := range ls {
+		done += l.done
+	}
+	return rig.host, done
+}
+
+func totalBusy(h *Host) sim.Time {
+	var s sim.Time
+	for _, b := range h.CPUBusy() {
+		s += b
+	}
+	return s
+}
+
+// TestCPUSharedLine is the hidden behaviour "a shared structure touched from 16 CPUs is
+// slower than one touched from one": the same 16 loops on one host-wide tag bitmap
+// cost more CPU per I/O when they run on 16 CPUs (the bitmap words and the budget map
+// move between caches) than when they all run on CPU 0 (no transfer at all).
+func TestCPUSharedLine(t *testing.T) {
+	one, nOne := cpuRun(t, CPUModel{}, 16, func(int) []int { return []int{0} })
+	many, nMany := cpuRun(t, CPUModel{}, 16, func(i int) []int { return []int{i} })
+	if nOne == 0 || nMany == 0 {
+		t.Fatalf("no I/O completed: %d, %d", nOne, nMany)
+	}
+	perOne := float64(totalBusy(one)) / float64(nOne)
+	perMany := float64(totalBusy(many)) / float64(nMany)
+	if one.LineTransfers() != 0 {
+		t.Errorf("one CPU: %d cache-line transfers, want 0", one.LineTransfers())
+	}
+	if many.LineTransfers() == 0 {
+		t.Errorf("16 CPUs: no cache-line transfer")
+	}
+	if !(perMany > perOne) {
+		t.Errorf("CPU per I/O: 16 CPUs %.0f ns, one CPU %.0f ns; want 16 CPUs slower", perMany, perOne)
+	}
+}
+
+// TestCPUBound checks that a CPU-bound path is throughput-limited by its cost: 16
+// loops all on CPU 0 complete no more I/Os than its busy span / (CPU per I/O), while on 16 CPUs
+// they are limited by the device delay instead.
+func TestCPUBound(t *testing.T) {
+	one, nOne := cpuRun(t, CPUModel{}, 16, func(int) []int { return []int{0} })
+	per := totalBusy(one) / sim.Time(nOne)
+	// the CPU may have been given work up to one path of each loop beyond 2 ms
+	if limit := int(one.CPUFreeAt(0)/per) + 1; nOne > limit {
+		t.Errorf("one CPU completed %d I/Os, more than its busy time / %v = %d", nOne, per, limit)
+	}
+	if busy := one.CPUBusy()[0]; busy < 19*sim.Millisecond/10 {
+		t.Errorf("CPU 0 busy %v of 2 ms; want saturated", busy)
+	}
+	_, nMany := cpuRun(t, CPUModel{}, 16, func(i int) []int { return []int{i} })
+	if nMany <= nOne {
+		t.Errorf("16 CPUs completed %d I/Os, one CPU %d; want more", nMany, nOne)
+	}
+}
+
+// TestCPUOff checks the switch: with CPU costs off nothing is charged and the run is
+// the same as with a zero-cost table.
+func TestCPUOff(t *testing.T) {
+	off, nOff := cpuRun(t, CPUModel{Off: true}, 4, func(i int) []int { return []int{i} })
+	if d := cmp.Diff(make([]sim.Time, 16), off.CPUBusy()); d != "" {
+		t.Errorf("CPU busy with costs off (-want +got):\n%s", d)
+	}
+	zero := CPUCosts{CPUsPerLLC: 16} // non-zero table whose costs are all 0
+	_, nZero := cpuRun(t, CPUModel{Costs: zero}, 4, func(i int) []int { return []int{i} })
+	if nOff != nZero {
+		t.Errorf("completed %d with costs off, %d with a zero table", nOff, nZero)
+	}
+}
+
+// TestCPUModelValidate checks the error for a bad cost.
+func TestCPUModelValidate(t *testing.T) {
+	c := DefaultCPUCosts()
+	c.QueueRq = -1
+	err := HostConfig{NrCPUs: 1, NrHwQueues: 1, CanQueue: 1, CPU: CPUModel{Costs: c}}.Validate()
+	if err == nil || err.Error() != "dispatch: CPU cost -1ns out of range [0, 1ms]" {
+		t.Errorf("Validate = %v", err)
+	}
+}
