@@ -56,6 +56,6 @@ discussions from the modelled mechanisms.`,
 		SilenceErrors: true,
 		Version:       version(),
 	}
-	root.AddCommand(newClaimsCmd(), newVersionCmd(), newRunCmd(), newSweepCmd())
+	root.AddCommand(newClaimsCmd(), newVersionCmd(), newRunCmd(), newSweepCmd(), newValidateCmd())
 	return root
 }

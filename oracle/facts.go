@@ -1,0 +1,230 @@
+package oracle
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Facts are what the guest reports about its block layer around the fio run.
+type Facts struct {
+	// Kernel is uname -r of the guest, CPUs its online CPUs.
+	Kernel string `json:"kernel"`
+	CPUs   int    `json:"cpus"`
+	// Seconds is the guest uptime between the stat snapshots taken just before fio
+	// started and just after it ended (s; fio start-up and ramp included).
+	Seconds float64 `json:"seconds"`
+	// Disks holds one entry per disk the modules created, in name order.
+	Disks []DiskFacts `json:"disks"`
+	// Hosts are the SCSI hosts ("host0 scsi_debug can_queue 64").
+	Hosts []string `json:"hosts,omitempty"`
+	// Params are the module parameters as the kernel holds them after loading
+	// ("scsi_debug delay=1 ...").
+	Params []string `json:"params,omitempty"`
+}
+
+// DiskFacts describes one disk: its queue configuration as fio ran against it and
+// the /sys/block/DISK/stat deltas over the run (block/genhd.c, part_stat_show).
+type DiskFacts struct {
+	Name       string `json:"name"`
+	Scheduler  string `json:"scheduler"`
+	NrRequests int    `json:"nr_requests"`
+	// HwQueues counts /sys/block/DISK/mq entries (null_blk's poll queue included).
+	HwQueues int `json:"hw_queues"`
+	// QueueDepth is the SCSI device queue_depth; 0 for a non-SCSI disk.
+	QueueDepth   int `json:"queue_depth,omitempty"`
+	MaxSectorsKB int `json:"max_sectors_kb"`
+	// ReadIOs ... WriteSectors are stat deltas: completed requests, merged bios,
+	// 512-byte sectors.
+	ReadIOs      int64 `json:"read_ios"`
+	ReadMerges   int64 `json:"read_merges"`
+	ReadSectors  int64 `json:"read_sectors"`
+	WriteIOs     int64 `json:"write_ios"`
+	WriteMerges  int64 `json:"write_merges"`
+	WriteSectors int64 `json:"write_sectors"`
+	// InflightMean and InflightMax summarise /sys/block/DISK/inflight (reads +
+	// writes) sampled every 250 ms during fio, start-up and ramp included.
+	InflightMean float64 `json:"inflight_mean"`
+	InflightMax  int     `json:"inflight_max"`
+	// Tags are the debugfs hctx tag lines ("hctx0 cpus cpu0, nr_tags=64 ...").
+	Tags []string `json:"tags,omitempty"`
+}
+
+// guestLog is the guest's result log split into its blocks.
+type guestLog struct {
+	blocks map[string][]string
+	rc     map[string]string
+	done   bool
+}
+
+// parseGuestLog splits result.log (see scripts/guest-init.sh) into blocks.
+func parseGuestLog(data []byte) *guestLog {
+	g := &guestLog{blocks: map[string][]string{}, rc: map[string]string{}}
+	cur := ""
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		line := strings.TrimRight(sc.Text(), "\r")
+		switch {
+		case strings.HasPrefix(line, "#blkmq-begin "):
+			cur = strings.TrimPrefix(line, "#blkmq-begin ")
+			g.blocks[cur] = nil
+		case strings.HasPrefix(line, "#blkmq-end "):
+			f := strings.Fields(line)
+			if len(f) == 3 {
+				g.rc[f[1]] = f[2]
+			}
+			cur = ""
+		case line == "#blkmq-done":
+			g.done = true
+		case cur != "":
+			g.blocks[cur] = append(g.blocks[cur], line)
+		}
+	}
+	return g
+}
+
+// ParseGuestLog reads the guest's result log and returns fio's JSON (trimmed) and
+// the facts. It returns an error naming the step that failed (modprobe, sysfs, fio)
+// with the guest's own messages, or when the log is incomplete.
+func ParseGuestLog(data []byte) (*FioJSON, *Facts, error) {
+	g := parseGuestLog(data)
+	for _, step := range []string{"modprobe", "sysfs", "fio"} {
+		rc, ok := g.rc[step]
+		if !ok {
+			if !g.done {
+				return nil, nil, fmt.Errorf("oracle: guest log ends before step %s finished (VM died or timed out)", step)
+			}
+			return nil, nil, fmt.Errorf("oracle: guest log has no %s step", step)
+		}
+		if rc != "0" {
+			msg := g.blocks[step]
+			if step == "fio" {
+				msg = g.blocks["fio-log"]
+			}
+			return nil, nil, fmt.Errorf("oracle: guest step %s failed (rc %s): %s", step, rc, strings.Join(msg, "; "))
+		}
+	}
+	fj, err := ParseFioJSON([]byte(strings.Join(g.blocks["fio"], "\n")))
+	if err != nil {
+		return nil, nil, err
+	}
+	facts, err := g.facts()
+	if err != nil {
+		return nil, nil, err
+	}
+	return fj, facts, nil
+}
+
+func (g *guestLog) facts() (*Facts, error) {
+	f := &Facts{}
+	byName := map[string]*DiskFacts{}
+	for _, line := range g.blocks["disks"] {
+		w := strings.Fields(line)
+		if len(w) == 0 {
+			continue
+		}
+		var kv map[string]string
+		if len(w) > 2 {
+			kv = pairs(w[2:])
+		}
+		switch w[0] {
+		case "kernel":
+			f.Kernel = w[1]
+			f.CPUs = atoi(kv["cpus"])
+		case "disk":
+			d := DiskFacts{Name: w[1], Scheduler: kv["scheduler"], NrRequests: atoi(kv["nr_requests"]),
+				HwQueues: atoi(kv["hw_queues"]), QueueDepth: atoi(kv["queue_depth"]), MaxSectorsKB: atoi(kv["max_sectors_kb"])}
+			f.Disks = append(f.Disks, d)
+		case "host":
+			f.Hosts = append(f.Hosts, strings.Join(w[1:], " "))
+		case "params":
+			f.Params = append(f.Params, strings.Join(w[1:], " "))
+		}
+	}
+	for i := range f.Disks {
+		byName[f.Disks[i].Name] = &f.Disks[i]
+	}
+	if len(f.Disks) == 0 {
+		return nil, fmt.Errorf("oracle: guest reported no new disk (did the module create one?)")
+	}
+	before, t0, err := statBlock(g.blocks["before"])
+	if err != nil {
+		return nil, err
+	}
+	after, t1, err := statBlock(g.blocks["after"])
+	if err != nil {
+		return nil, err
+	}
+	f.Seconds = t1 - t0
+	for name, a := range after {
+		d, b := byName[name], before[name]
+		if d == nil || len(a) < 7 || len(b) < 7 {
+			continue
+		}
+		d.ReadIOs, d.ReadMerges, d.ReadSectors = a[0]-b[0], a[1]-b[1], a[2]-b[2]
+		d.WriteIOs, d.WriteMerges, d.WriteSectors = a[4]-b[4], a[5]-b[5], a[6]-b[6]
+	}
+	for _, line := range g.blocks["inflight"] {
+		w := strings.Fields(line) // NAME samples N mean M max X
+		if len(w) == 7 && byName[w[0]] != nil {
+			byName[w[0]].InflightMean, _ = strconv.ParseFloat(w[4], 64)
+			byName[w[0]].InflightMax = atoi(w[6])
+		}
+	}
+	for _, line := range g.blocks["tags"] {
+		name, rest, _ := strings.Cut(line, " ")
+		if d := byName[name]; d != nil {
+			d.Tags = append(d.Tags, strings.TrimSpace(rest))
+		}
+	}
+	return f, nil
+}
+
+// statBlock parses "uptime S" and "DISK field..." lines.
+func statBlock(lines []string) (map[string][]int64, float64, error) {
+	out := map[string][]int64{}
+	up := 0.0
+	for _, line := range lines {
+		w := strings.Fields(line)
+		if len(w) < 2 {
+			continue
+		}
+		if w[0] == "uptime" {
+			up, _ = strconv.ParseFloat(w[1], 64)
+			continue
+		}
+		var v []int64
+		for _, s := range w[1:] {
+			n, err := strconv.ParseInt(s, 10, 64)
+			if err != nil {
+				return nil, 0, fmt.Errorf("oracle: guest stat line %q: %v", line, err)
+			}
+			v = append(v, n)
+		}
+		out[w[0]] = v
+	}
+	if len(out) == 0 {
+		return nil, 0, fmt.Errorf("oracle: guest log has no /sys/block stat snapshot")
+	}
+	return out, up, nil
+}
+
+// pairs reads "key value key value ..." words into a map.
+func pairs(w []string) map[string]string {
+	m := map[string]string{}
+	for i := 0; i+1 < len(w); i += 2 {
+		m[w[i]] = w[i+1]
+	}
+	return m
+}
+
+func atoi(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0
+	}
+	return n
+}

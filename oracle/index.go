@@ -1,0 +1,161 @@
+package oracle
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Index is a reference set: cases plus, next to the index file, each case's job
+// file and committed kernel results (NAME.fio.json, NAME.facts.json under
+// results/).
+type Index struct {
+	// Kernel is the guest kernel release the results were measured on.
+	Kernel string `json:"kernel"`
+	// Harness says how they were measured (QEMU accelerator, vCPUs, fio version).
+	Harness string `json:"harness"`
+	// Calibration names, per driver (scsi_debug, null_blk), the case whose kernel
+	// figures calibrate the emulation overhead (see EmulationOverhead).
+	Calibration map[string]string `json:"calibration,omitempty"`
+	// Cases are the configurations, in order.
+	Cases []Case `json:"cases"`
+
+	dir      string
+	overhead map[string]time.Duration
+}
+
+// LoadIndex reads an index file (testdata/kernel/configs.json). It returns an error
+// for unreadable or malformed JSON, a duplicate or empty case name, or a case whose
+// description either side rejects.
+func LoadIndex(path string) (*Index, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("oracle: %w", err)
+	}
+	var ix Index
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&ix); err != nil {
+		return nil, fmt.Errorf("oracle: %s: %w", path, err)
+	}
+	ix.dir = filepath.Dir(path)
+	seen := map[string]bool{}
+	for i := range ix.Cases {
+		c := &ix.Cases[i]
+		if c.Name == "" || strings.ContainsAny(c.Name, "/ ") || seen[c.Name] {
+			return nil, fmt.Errorf("oracle: %s: case %d: name %q empty, duplicate or with '/' or ' '", path, i, c.Name)
+		}
+		seen[c.Name] = true
+		if err := c.Check(); err != nil {
+			return nil, fmt.Errorf("oracle: %s: case %s: %w", path, c.Name, err)
+		}
+	}
+	for drv, name := range ix.Calibration {
+		if c := ix.Find(name); c == nil || c.Driver() != drv {
+			return nil, fmt.Errorf("oracle: %s: calibration %s: case %q missing or not a %s case", path, drv, name, drv)
+		}
+	}
+	return &ix, nil
+}
+
+// Overhead returns the emulation overhead calibrated for the case's driver from the
+// committed results (0 when the index names no calibration case for it). It
+// returns an error when the calibration case's results are missing or unusable.
+func (ix *Index) Overhead(c *Case) (time.Duration, error) {
+	drv := c.Driver()
+	name, ok := ix.Calibration[drv]
+	if !ok {
+		return 0, nil
+	}
+	if d, ok := ix.overhead[drv]; ok {
+		return d, nil
+	}
+	cal := ix.Find(name)
+	fj, facts, err := ix.Reference(cal)
+	if err != nil {
+		return 0, err
+	}
+	kf, err := KernelFigures(fj, facts)
+	if err != nil {
+		return 0, err
+	}
+	m, err := RunModel(cal, ix.JobPath(cal), ModelOptions{Seed: 1})
+	if err != nil {
+		return 0, err
+	}
+	d, err := EmulationOverhead(kf, m.Figures())
+	if err != nil {
+		return 0, fmt.Errorf("oracle: calibration case %s: %w", name, err)
+	}
+	if ix.overhead == nil {
+		ix.overhead = map[string]time.Duration{}
+	}
+	ix.overhead[drv] = d
+	return d, nil
+}
+
+// JobPath returns the case's job file path.
+func (ix *Index) JobPath(c *Case) string {
+	if filepath.IsAbs(c.Job) {
+		return c.Job
+	}
+	return filepath.Join(ix.dir, c.Job)
+}
+
+func (ix *Index) resultPath(c *Case, kind string) string {
+	return filepath.Join(ix.dir, "results", c.Name+"."+kind+".json")
+}
+
+// Reference reads a case's committed kernel results. It returns an error when a
+// file is missing or malformed.
+func (ix *Index) Reference(c *Case) (*FioJSON, *Facts, error) {
+	data, err := os.ReadFile(ix.resultPath(c, "fio"))
+	if err != nil {
+		return nil, nil, fmt.Errorf("oracle: %w", err)
+	}
+	fj, err := ParseFioJSON(data)
+	if err != nil {
+		return nil, nil, fmt.Errorf("oracle: %s: %w", ix.resultPath(c, "fio"), err)
+	}
+	data, err = os.ReadFile(ix.resultPath(c, "facts"))
+	if err != nil {
+		return nil, nil, fmt.Errorf("oracle: %w", err)
+	}
+	var f Facts
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, nil, fmt.Errorf("oracle: %s: %w", ix.resultPath(c, "facts"), err)
+	}
+	return fj, &f, nil
+}
+
+// SaveReference writes a kernel run as the case's committed results.
+func (ix *Index) SaveReference(c *Case, k *KernelRun) error {
+	if err := os.MkdirAll(filepath.Join(ix.dir, "results"), 0o755); err != nil {
+		return fmt.Errorf("oracle: %w", err)
+	}
+	fj, err := k.Fio.MarshalIndent()
+	if err != nil {
+		return err
+	}
+	facts, err := json.MarshalIndent(k.Facts, "", "  ")
+	if err != nil {
+		return fmt.Errorf("oracle: %w", err)
+	}
+	if err := os.WriteFile(ix.resultPath(c, "fio"), fj, 0o644); err != nil {
+		return fmt.Errorf("oracle: %w", err)
+	}
+	return os.WriteFile(ix.resultPath(c, "facts"), append(facts, '\n'), 0o644)
+}
+
+// Find returns the case named name, or nil.
+func (ix *Index) Find(name string) *Case {
+	for i := range ix.Cases {
+		if ix.Cases[i].Name == name {
+			return &ix.Cases[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,80 @@
+package oracle
+
+import (
+	"context"
+	"math"
+	"os"
+	"testing"
+)
+
+// TestKernelReference reruns the kernel side of every reference case (opt-in:
+// BLKMQ_ORACLE=1; about 15–20 s per case under TCG) and checks the fresh figures
+// against the committed ones (IOPS and mean clat within 10 %: run-to-run noise is
+// 1–3 %). With BLKMQ_ORACLE_UPDATE=1 it rewrites the committed results instead.
+// BLKMQ_ORACLE_CASE=NAME runs one case. As root the VM runs at SCHED_FIFO priority
+// 10 (see Harness.RTPriority), as the committed results were measured. It skips when the harness is absent.
+func TestKernelReference(t *testing.T) {
+	if os.Getenv("BLKMQ_ORACLE") != "1" {
+		t.Skip("set BLKMQ_ORACLE=1 to boot the kernel oracle (slow)")
+	}
+	h := &Harness{}
+	if os.Geteuid() == 0 {
+		h.RTPriority = 10
+	}
+	if testing.Verbose() {
+		h.Log = os.Stderr
+	}
+	if err := h.Available(); err != nil {
+		t.Skipf("kernel oracle unavailable: %v", err)
+	}
+	ix := loadReferenceIndex(t)
+	update := os.Getenv("BLKMQ_ORACLE_UPDATE") == "1"
+	only := os.Getenv("BLKMQ_ORACLE_CASE")
+	for i := range ix.Cases {
+		c := &ix.Cases[i]
+		if only != "" && c.Name != only {
+			continue
+		}
+		t.Run(c.Name, func(t *testing.T) {
+			k, err := h.Run(context.Background(), c, ix.JobPath(c))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("wall %v", k.Wall)
+			if update {
+				if err := ix.SaveReference(c, k); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			fj, facts, err := ix.Reference(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			old, err := KernelFigures(fj, facts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fresh, err := KernelFigures(k.Fio, k.Facts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmp := Compare(c.Name, old, fresh, nil)
+			for _, r := range cmp.Rows {
+				if r.Tol > 0 && r.Metric != "merge_fraction" && !(math.Abs(r.RelErr) <= 0.10) {
+					t.Errorf("%s: committed %.4g, now %.4g (%+.1f%%): kernel result not reproducible within 10%%",
+						r.Key, r.Kernel, r.Model, 100*r.RelErr)
+				}
+			}
+		})
+	}
+}
+
+func loadReferenceIndex(t *testing.T) *Index {
+	t.Helper()
+	ix, err := LoadIndex("../testdata/kernel/configs.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}

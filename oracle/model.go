@@ -1,0 +1,126 @@
+package oracle
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/blkmq/blkmq/dispatch"
+	"github.com/blkmq/blkmq/fio"
+	"github.com/blkmq/blkmq/setup"
+	"github.com/blkmq/blkmq/stack"
+)
+
+// ModelOptions tune the model side of a Case.
+type ModelOptions struct {
+	// Seed seeds the model's random draws; 0 = 1.
+	Seed uint64
+	// Runtime, when positive, replaces every job's runtime (the ramp is kept);
+	// tests use it to keep model runs short.
+	Runtime time.Duration
+	// EmulationOverhead is added to every device command's completion (see
+	// CalibrationJob): the guest's per-command cost under TCG. 0 = none for
+	// RunModel (Index.CompareReference then uses the calibrated value); negative =
+	// none in both.
+	EmulationOverhead time.Duration
+}
+
+// ModelRun is the model side of one Case.
+type ModelRun struct {
+	// Fio is the model's fio JSON in the same trimmed layout as the kernel's.
+	Fio *FioJSON
+	// Queues are the LUNs' request-queue counters; Schedulers their elevators.
+	Queues     []dispatch.QueueStats
+	Schedulers []string
+	// Resolved is the machine the description resolved to.
+	Resolved *setup.Resolved
+}
+
+// Figures returns the model run's Figures: requests are the commands the devices
+// accepted, merges the bios merged into requests.
+func (m *ModelRun) Figures() *Figures {
+	var req, mrg int64
+	for _, q := range m.Queues {
+		req += int64(q.Dispatched)
+		mrg += int64(q.Merges)
+	}
+	return figuresOf(m.Fio, req, mrg)
+}
+
+// RunModel runs the Case's job (jobPath) on the model: the Case's description
+// resolved for the guest's kernel era and CPU count, the job's ioscheduler= applied
+// below the Case's settings. ${DEV}, ${DEV1}, ${DEV2}, ... in the job file name the
+// model's disks in order, as the guest's environment names its new disks. It returns an error for a job file or description the
+// model rejects (naming the file, key and allowed values) or a model failure.
+func RunModel(c *Case, jobPath string, o ModelOptions) (*ModelRun, error) {
+	d, err := c.Description()
+	if err != nil {
+		return nil, err
+	}
+	base, err := d.Resolve()
+	if err != nil {
+		return nil, err
+	}
+	text, err := os.ReadFile(jobPath)
+	if err != nil {
+		return nil, fmt.Errorf("oracle: %w", err)
+	}
+	specs, err := fio.Parse(strings.NewReader(substituteDevs(string(text), base.LUNs)), jobPath)
+	if err != nil {
+		return nil, err
+	}
+	if o.Runtime > 0 {
+		for i := range specs {
+			specs[i].Runtime = o.Runtime
+		}
+	}
+	var layers []setup.Layer
+	for _, s := range specs {
+		if s.IOScheduler != "" {
+			layers = append(layers, setup.Layer{Name: "job ioscheduler",
+				Desc: setup.Description{Set: []string{"queue/scheduler=" + s.IOScheduler}}})
+			break
+		}
+	}
+	layers = append(layers, setup.Layer{Name: "case " + c.Name, Desc: d})
+	res, err := setup.ResolveLayers(layers...)
+	if err != nil {
+		return nil, err
+	}
+	seed := o.Seed
+	if seed == 0 {
+		seed = 1
+	}
+	out, err := stack.Run(withOverhead(res.WithSeed(seed, 0), o.EmulationOverhead), specs)
+	if err != nil {
+		return nil, err
+	}
+	rs := make([]*fio.Result, len(out.Jobs))
+	for i, j := range out.Jobs {
+		rs[i] = j.Fio
+	}
+	var buf bytes.Buffer
+	if err := fio.NewReport(rs).WriteJSON(&buf, fio.OutputOptions{}); err != nil {
+		return nil, fmt.Errorf("oracle: model fio JSON: %w", err)
+	}
+	fj, err := ParseFioJSON(buf.Bytes())
+	if err != nil {
+		return nil, err
+	}
+	return &ModelRun{Fio: fj, Queues: out.Queues, Schedulers: out.Schedulers, Resolved: res}, nil
+}
+
+// substituteDevs replaces ${DEV} (the first disk) and ${DEVn} (the n-th, from 1) by
+// the model's LUN names; higher numbers first so ${DEV1} does not eat ${DEV10}.
+func substituteDevs(text string, luns []string) string {
+	for i := len(luns); i >= 1; i-- {
+		text = strings.ReplaceAll(text, "${DEV"+strconv.Itoa(i)+"}", luns[i-1])
+	}
+	if len(luns) > 0 {
+		text = strings.ReplaceAll(text, "${DEV}", luns[0])
+	}
+	return text
+}

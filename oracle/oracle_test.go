@@ -1,0 +1,174 @@
+package oracle
+
+import (
+	"math"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestParseGuestLog(t *testing.T) {
+	data, err := os.ReadFile("testdata/guest-result.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fj, facts, err := ParseGuestLog(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fj.Jobs) != 1 || fj.Jobs[0].JobName != "rr" || fj.Jobs[0].Read.TotalIOs == 0 {
+		t.Fatalf("fio jobs: %+v", fj.Jobs)
+	}
+	if got := sortedKeys(fj.Jobs[0].Read.Clat.Percentile); !cmp.Equal(got, keptPercentiles) {
+		t.Errorf("kept percentiles %v, want %v", got, keptPercentiles)
+	}
+	want := DiskFacts{Name: "nullb0", Scheduler: "none", NrRequests: 64, HwQueues: 3, MaxSectorsKB: 127,
+		ReadIOs: 1135, ReadSectors: 9080, InflightMean: 0.74, InflightMax: 1,
+		Tags: []string{"hctx0 cpus=cpu0 nr_tags=64 nr_reserved_tags=0 active_queues=0 depth=64",
+			"hctx1 cpus=cpu1 nr_tags=64 nr_reserved_tags=0 active_queues=0 depth=64",
+			"hctx2 cpus=cpu0,cpu1 nr_tags=64 nr_reserved_tags=0 active_queues=0 depth=64"}}
+	if len(facts.Disks) != 1 {
+		t.Fatalf("disks %+v", facts.Disks)
+	}
+	if d := cmp.Diff(want, facts.Disks[0]); d != "" {
+		t.Errorf("disk facts (-want +got):\n%s", d)
+	}
+	if facts.Kernel != "6.1.0-57-amd64" || facts.CPUs != 2 || math.Abs(facts.Seconds-5.84) > 1e-9 {
+		t.Errorf("facts kernel %q cpus %d seconds %v", facts.Kernel, facts.CPUs, facts.Seconds)
+	}
+}
+
+func TestParseGuestLogFailures(t *testing.T) {
+	for _, tc := range []struct {
+		name, log, want string
+	}{
+		{"modprobe-failed", "#blkmq-begin modprobe\nmodprobe: unknown parameter 'foo'\n#blkmq-end modprobe 22\n#blkmq-done\n",
+			"guest step modprobe failed (rc 22): modprobe: unknown parameter 'foo'"},
+		{"vm-died", "#blkmq-begin modprobe\n", "ends before step modprobe finished"},
+		{"fio-failed", "#blkmq-end modprobe 0\n#blkmq-end sysfs 0\n#blkmq-begin fio\n#blkmq-end fio 1\n#blkmq-begin fio-log\nfio: bad option\n#blkmq-end fio-log 0\n#blkmq-done\n",
+			"guest step fio failed (rc 1): fio: bad option"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := ParseGuestLog([]byte(tc.log))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestCaseTranslation(t *testing.T) {
+	c := Case{Name: "x", Device: "modprobe scsi_debug delay=1 max_queue=64",
+		Set: []string{"device/queue_depth=15", "queue/nr_requests=56", "queue/scheduler=mq-deadline", "system/nr_cpus=2", "kernel=6.1"}}
+	mod, err := c.Modprobe()
+	if err != nil || mod != "scsi_debug delay=1 max_queue=64" {
+		t.Errorf("Modprobe = %q, %v", mod, err)
+	}
+	sys, err := c.Sysfs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the scheduler first: an elevator switch resets nr_requests
+	if d := cmp.Diff([]string{"queue/scheduler mq-deadline", "device/queue_depth 15", "queue/nr_requests 56"}, sys); d != "" {
+		t.Errorf("Sysfs (-want +got):\n%s", d)
+	}
+	d, err := c.Description()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Kernel != GuestKernel || d.CPUs != 2 || d.Set[0] != "system/hz=250" || len(d.Set) != 4 {
+		t.Errorf("Description = %+v", d)
+	}
+	if err := c.Check(); err != nil {
+		t.Errorf("Check: %v", err)
+	}
+}
+
+func TestCaseErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		c    Case
+		want string
+	}{
+		{"cloud-device", Case{Device: "cloud iops=5000"}, `device kind "cloud" has no kernel counterpart`},
+		{"host-key", Case{Device: "null_blk", Set: []string{"host/can_queue=8"}}, `setting "host/can_queue" has no sysfs file`},
+		{"other-kernel", Case{Device: "null_blk", Set: []string{"kernel=5.10"}}, "the guest runs 6.1"},
+		{"hz", Case{Device: "null_blk", Set: []string{"system/hz=1000"}}, "HZ=250"},
+		{"cpus", Case{Device: "null_blk", CPUs: 100}, "cpus 100 out of range [1, 64]"},
+		{"empty", Case{}, "device: empty"},
+		{"model-rejects", Case{Device: "null_blk bogus=1"}, `unknown null_blk parameter "bogus"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.c.Check()
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Check() = %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestCompareRows(t *testing.T) {
+	k := &Figures{Jobs: []JobFigures{{Job: "a", Dir: "read", IOPS: 1000, ClatMean: 4e6, ClatP99: 8e6}},
+		Device: DeviceFigures{MergeFraction: 0.30, CommandsPerSec: 1000, MeanCommandBytes: 4096}}
+	m := &Figures{Jobs: []JobFigures{{Job: "a", Dir: "read", IOPS: 1200, ClatMean: 4.5e6, ClatP99: 9e6}, {Job: "b", Dir: "write", IOPS: 5}},
+		Device: DeviceFigures{MergeFraction: 0.25, CommandsPerSec: 1200, MeanCommandBytes: 4096}}
+	c := Compare("t", k, m, []KnownMiss{{Row: "a read iops", Mechanism: "m"}})
+	type res struct {
+		Key       string
+		Pass      bool
+		KnownMiss string
+	}
+	var got []res
+	for _, r := range c.Rows {
+		got = append(got, res{r.Key, r.Pass, r.KnownMiss})
+	}
+	want := []res{{"a read iops", false, "m"}, {"a read clat_mean", true, ""}, {"a read clat_p99", true, ""},
+		{"b write iops", false, ""}, {"device commands_per_sec", true, ""}, {"device mean_command", true, ""},
+		{"device merges", true, ""}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("rows (-want +got):\n%s", d)
+	}
+	if f := c.Failed(); len(f) != 1 || f[0].Key != "b write iops" {
+		t.Errorf("Failed() = %+v", f)
+	}
+	var b strings.Builder
+	if err := c.WriteText(&b); err != nil || !strings.Contains(b.String(), "known miss a read iops: m") {
+		t.Errorf("WriteText: %v\n%s", err, b.String())
+	}
+}
+
+func TestEmulationOverhead(t *testing.T) {
+	k := &Figures{Jobs: []JobFigures{{ClatMean: 4.3e6}}}
+	m := &Figures{Jobs: []JobFigures{{ClatMean: 4.0e6}}}
+	d, err := EmulationOverhead(k, m)
+	if err != nil || d != 300*time.Microsecond {
+		t.Errorf("EmulationOverhead = %v, %v; want 300µs", d, err)
+	}
+	if _, err := EmulationOverhead(m, &Figures{Jobs: []JobFigures{{ClatMean: 5e6}}}); err == nil {
+		t.Error("model slower than kernel: want an error")
+	}
+}
+
+// TestOverheadDevice: a QD1 job on the model gains exactly the overhead.
+func TestOverheadDevice(t *testing.T) {
+	c := &Case{Name: "cal", Device: "null_blk irqmode=2 completion_nsec=4000000", Set: []string{"queue/scheduler=none"}}
+	path := t.TempDir() + "/cal.fio"
+	if err := os.WriteFile(path, []byte(CalibrationJob), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base, err := RunModel(c, path, ModelOptions{Runtime: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	more, err := RunModel(c, path, ModelOptions{Runtime: time.Second, EmulationOverhead: 500 * time.Microsecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, m := base.Figures().Jobs[0].ClatMean, more.Figures().Jobs[0].ClatMean
+	if math.Abs(m-b-5e5) > 2e4 {
+		t.Errorf("clat mean %.0f ns with overhead, %.0f without: want +500 µs", m, b)
+	}
+}

@@ -1,0 +1,164 @@
+#!/bin/busybox sh
+# guest-init.sh — PID 1 of the kernel oracle's guest.
+#
+# The host appends a small cpio with /job to the initrd:
+#   /job/modprobe.txt  module invocations, one a line ("scsi_debug delay=1 ...")
+#   /job/sysfs.txt     "ATTRIBUTE VALUE" lines written, in order, under
+#                      /sys/block/DISK/ of every disk the modules created
+#                      (e.g. "queue/scheduler none", "device/queue_depth 15")
+#   /job/job.fio       the fio job; ${DEV}, ${DEV1}.. name the new disks
+#   /job/env           optional shell assignments (FIO_ARGS=...)
+# Results leave on the second serial port, each in a block
+#   #blkmq-begin NAME ... #blkmq-end NAME RC
+# (modprobe, sysfs, disks, before, fio, after, inflight, tags) and a final
+# #blkmq-done line; the console (first port) gets the kernel log.
+/bin/busybox --install -s
+export PATH=/usr/bin:/usr/sbin:/bin:/sbin
+mount -t proc none /proc
+mount -t sysfs none /sys
+mount -t devtmpfs none /dev 2>/dev/null
+mount -t tmpfs none /tmp
+mount -t debugfs none /sys/kernel/debug 2>/dev/null
+echo /sbin/modprobe > /proc/sys/kernel/modprobe
+
+res=/dev/ttyS1
+stty -F $res raw -echo 2>/dev/null
+open_block() { echo "#blkmq-begin $1" > $res; }
+close_block() { echo "#blkmq-end $1 $2" > $res; }
+halt_now() {
+	echo "#blkmq-done" > $res
+	sync
+	poweroff -f
+	echo o > /proc/sysrq-trigger
+	sleep 10
+}
+[ -f /job/env ] && . /job/env
+
+disks_before=" $(ls /sys/block | tr '\n' ' ') "
+
+# 1. modules (sd_mod first: no udev here to load it on demand)
+open_block modprobe
+rc=0
+modprobe sd_mod > $res 2>&1
+while read -r line; do
+	set -- $line
+	[ $# -eq 0 ] && continue
+	case "$1" in '#'*) continue;; modprobe) shift;; esac
+	echo "modprobe $*" > $res
+	modprobe "$@" > $res 2>&1 || rc=$?
+done < /job/modprobe.txt
+# a misspelt parameter is only a warning in the kernel log: make it fatal
+dmesg | grep -i 'unknown parameter' > $res && rc=22
+close_block modprobe $rc
+[ $rc -ne 0 ] && halt_now
+
+# 2. wait until the set of new disks is stable and their nodes exist
+tries=0
+last=""
+while [ $tries -lt 200 ]; do
+	now=""
+	for d in $(ls /sys/block); do
+		case "$disks_before" in *" $d "*) ;; *) now="$now $d";; esac
+	done
+	if [ -n "$now" ] && [ "$now" = "$last" ]; then
+		ready=1
+		for d in $now; do [ -b /dev/$d ] || ready=0; done
+		[ $ready = 1 ] && break
+	fi
+	last="$now"
+	usleep 50000
+	tries=$((tries + 1))
+done
+disks="$now"
+i=0
+all=""
+for d in $disks; do
+	i=$((i + 1))
+	export DEV$i=/dev/$d
+	all="$all /dev/$d"
+done
+export DEVS="${all# }"
+export DEV="${DEVS%% *}"
+
+# 3. sysfs settings, on every new disk, in the order given
+open_block sysfs
+rc=0
+if [ -f /job/sysfs.txt ]; then
+	while read -r attr value; do
+		[ -z "$attr" ] && continue
+		for d in $disks; do
+			echo "$value" > /sys/block/$d/$attr 2> $res || { echo "write $d/$attr=$value failed" > $res; rc=1; }
+		done
+	done < /job/sysfs.txt
+fi
+close_block sysfs $rc
+[ $rc -ne 0 ] && halt_now
+
+# 4. the configuration fio runs against
+open_block disks
+echo "kernel $(uname -r) cpus $(nproc) clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"  > $res
+for d in $disks; do
+	q=/sys/block/$d/queue
+	echo "disk $d scheduler $(sed 's/.*\[\(.*\)\].*/\1/' $q/scheduler) nr_requests $(cat $q/nr_requests)" \
+		"hw_queues $(ls /sys/block/$d/mq | wc -l) queue_depth $(cat /sys/block/$d/device/queue_depth 2>/dev/null || echo -)" \
+		"max_sectors_kb $(cat $q/max_sectors_kb) sectors $(cat /sys/block/$d/size)" > $res
+done
+for h in /sys/class/scsi_host/host*; do
+	[ -f $h/can_queue ] && echo "host $(basename $h) $(cat $h/proc_name) can_queue $(cat $h/can_queue)" > $res
+done
+for m in null_blk scsi_debug; do
+	[ -d /sys/module/$m/parameters ] || continue
+	printf 'params %s' $m > $res
+	for p in /sys/module/$m/parameters/*; do printf ' %s=%s' ${p##*/} "$(cat $p 2>/dev/null | tr -d ' ')" > $res; done
+	echo > $res
+done
+close_block disks 0
+
+stat_all() { for d in $disks; do echo "$d $(cat /sys/block/$d/stat)"; done; }
+
+# 5. fio, with in-flight counts sampled every 250 ms
+open_block before
+echo "uptime $(cut -d' ' -f1 /proc/uptime)" > $res
+stat_all > $res
+close_block before 0
+(
+	while :; do
+		for d in $disks; do echo "$d $(cat /sys/block/$d/inflight)"; done
+		usleep 250000
+	done
+) > /tmp/inflight 2>/dev/null &
+sampler=$!
+cd /job
+fio --output-format=json --output=/tmp/fio.json ${FIO_ARGS:-} job.fio > /tmp/fio.log 2>&1
+frc=$?
+kill $sampler 2>/dev/null
+open_block after
+echo "uptime $(cut -d' ' -f1 /proc/uptime)" > $res
+stat_all > $res
+close_block after 0
+open_block fio
+cat /tmp/fio.json > $res
+close_block fio $frc
+open_block fio-log
+cat /tmp/fio.log > $res
+close_block fio-log 0
+open_block inflight
+awk '{n[$1]++; r[$1]+=$2; w[$1]+=$3; if ($2+$3 > m[$1]) m[$1]=$2+$3}
+     END {for (d in n) printf "%s samples %d mean %.2f max %d\n", d, n[d], (r[d]+w[d])/n[d], m[d]}' /tmp/inflight > $res
+close_block inflight 0
+
+# 6. blk-mq tag state from debugfs (when mounted)
+open_block tags
+for d in $disks; do
+	for h in /sys/kernel/debug/block/$d/hctx*; do
+		[ -d $h ] || continue
+		printf '%s %s cpus=%s ' $d ${h##*/} "$(cd $h && ls -d cpu* 2>/dev/null | tr '\n' ',' | sed 's/,$//')" > $res
+		grep -E '^(nr_tags|nr_reserved_tags|active_queues)' $h/tags 2>/dev/null | tr -d ' ' | tr '\n' ' ' > $res
+		grep -E '^depth=' $h/tags 2>/dev/null | head -n1 | tr '\n' ' ' > $res
+		st=$(grep -E '^nr_tags' $h/sched_tags 2>/dev/null | tr -d ' ')
+		[ -n "$st" ] && printf 'sched_%s ' "$st" > $res
+		echo > $res
+	done
+done
+close_block tags 0
+halt_now
