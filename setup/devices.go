@@ -16,6 +16,8 @@ type lun struct {
 	build func(eng *sim.Engine) (device.Device, error)
 	// capacity is the device size (bytes) fio's size=0 covers; 0 = unknown.
 	capacity int64
+	// bounded: the device model rejects (panics on) I/O beyond capacity (device.HDD).
+	bounded bool
 }
 
 // deviceKind describes one --device KIND.
@@ -318,7 +320,7 @@ func parseHDD(s *state, pairs [][2]string, where, source string) error {
 	if err := p.Validate(); err != nil {
 		return fmt.Errorf("%s: %w", where, err)
 	}
-	s.luns = append(s.luns, lun{name: p.Name, kind: "hdd", capacity: p.CapacityBytes,
+	s.luns = append(s.luns, lun{name: p.Name, kind: "hdd", capacity: p.CapacityBytes, bounded: true,
 		build: func(eng *sim.Engine) (device.Device, error) { return device.NewHDD(eng, p) }})
 	return nil
 }

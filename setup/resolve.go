@@ -65,6 +65,8 @@ type Resolved struct {
 	// Capacity is each LUN's size in bytes (0 = unknown), in LUNs order: what a fio
 	// job without size= covers (see SizeJobs).
 	Capacity []int64
+	// bounded marks, in LUNs order, the LUNs whose model rejects I/O beyond Capacity.
+	bounded []bool
 }
 
 func newState() *state {
@@ -219,6 +221,7 @@ func (s *state) resolved() (*Resolved, error) {
 			NrRequests: s.nrRequests, Scheduler: s.scheduler, MaxSectorsKB: s.maxSectorsKB})
 		r.LUNs = append(r.LUNs, l.name)
 		r.Capacity = append(r.Capacity, l.capacity)
+		r.bounded = append(r.bounded, l.bounded)
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("setup: %w", err)
@@ -290,30 +293,104 @@ func (r *Resolved) Explain() string {
 // size), when the LUN's capacity is known. The stack would otherwise use 1 GiB. It
 // matters for random I/O on small devices: scsi_debug's default 8 MiB lets random
 // reads merge (kernel-behaviour.md §11). It returns the jobs changed.
+//
+// On a LUN whose model rejects I/O beyond its capacity (hdd), the jobs without size=
+// share what the stack's layout leaves of the capacity (stack.Run gives each job its own
+// region, 1 MiB aligned, one after the other), each a whole number of MiB; CheckFit
+// reports any job that still does not fit.
 func (r *Resolved) SizeJobs(specs []fio.Spec) []string {
 	var changed []string
+	share := r.boundedShares(specs)
 	for i := range specs {
 		s := &specs[i]
 		if s.Size != 0 {
 			continue
 		}
-		c := r.capacityOf(s.Target)
-		if c-s.Offset >= s.BlockSize && c > 0 {
-			s.Size = c - s.Offset
+		li := r.lunIndex(s.Target)
+		if li < 0 {
+			continue
+		}
+		c := r.Capacity[li] - s.Offset
+		if r.bounded[li] {
+			c = share[li]
+		}
+		if c >= s.BlockSize && r.Capacity[li] > 0 {
+			s.Size = c
 			changed = append(changed, s.Instance())
 		}
 	}
 	return changed
 }
 
-func (r *Resolved) capacityOf(target string) int64 {
+// regionAlign is the alignment of the job regions stack.Run lays out (bytes).
+const regionAlign = 1 << 20
+
+func alignRegion(n int64) int64 { return (n + regionAlign - 1) &^ (regionAlign - 1) }
+
+// stackDefaultSize is the size stack.Run gives a job without size= (bytes).
+const stackDefaultSize = 1 << 30
+
+// boundedShares returns, per bounded LUN, the size each of its jobs without size= gets:
+// the capacity left after every other job's region, split evenly, in whole MiB.
+func (r *Resolved) boundedShares(specs []fio.Spec) []int64 {
+	used := int64(0)
+	n := make([]int64, len(r.LUNs))
+	for i := range specs {
+		s := &specs[i]
+		li := r.lunIndex(s.Target)
+		switch {
+		case s.Size != 0:
+			used += alignRegion(s.Offset + s.Size)
+		case li >= 0 && r.bounded[li]:
+			n[li]++
+			used += alignRegion(s.Offset)
+		case li >= 0 && r.Capacity[li] > s.Offset+s.BlockSize:
+			used += alignRegion(r.Capacity[li])
+		default:
+			used += alignRegion(s.Offset + stackDefaultSize)
+		}
+	}
+	share := make([]int64, len(r.LUNs))
+	for li := range share {
+		if n[li] > 0 && r.Capacity[li] > used {
+			share[li] = (r.Capacity[li] - used) / n[li] &^ (regionAlign - 1)
+		}
+	}
+	return share
+}
+
+// CheckFit returns an error naming the first job whose region, as stack.Run lays the
+// regions out (one after the other, 1 MiB aligned, 1 GiB for a job without size), ends
+// beyond the capacity of a LUN whose model rejects such I/O (hdd). Call it after
+// SizeJobs.
+func (r *Resolved) CheckFit(specs []fio.Spec) error {
+	start := int64(0)
+	for i := range specs {
+		s := &specs[i]
+		size := s.Size
+		if size == 0 {
+			size = stackDefaultSize
+		}
+		size -= size % s.BlockSize
+		li := r.lunIndex(s.Target)
+		if end := start + s.Offset + size; li >= 0 && r.bounded[li] && end > r.Capacity[li] {
+			return fmt.Errorf("setup: job %s: offset+size end at byte %d of %s, beyond its capacity %d (jobs get consecutive regions; lower size= or numjobs)",
+				s.Instance(), end, r.LUNs[li], r.Capacity[li])
+		}
+		start += alignRegion(s.Offset + size)
+	}
+	return nil
+}
+
+// lunIndex is the LUN a job targets (the only one, or the one named), -1 if none.
+func (r *Resolved) lunIndex(target string) int {
 	if len(r.LUNs) == 1 {
-		return r.Capacity[0]
+		return 0
 	}
 	for i, n := range r.LUNs {
 		if n == target {
-			return r.Capacity[i]
+			return i
 		}
 	}
-	return 0
+	return -1
 }

@@ -157,6 +157,9 @@ and the allowed values); 1 if the model fails (e.g. a modelled hang caught by th
 				fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: warning:", w)
 			}
 			res.SizeJobs(specs)
+			if err := res.CheckFit(specs); err != nil {
+				return usageError(err)
+			}
 			out, err := stack.Run(res.WithSeed(m.seed, 0), specs)
 			if err != nil {
 				return runError(cmd, err)

@@ -234,6 +234,9 @@ is identical whatever --parallel is. A progress bar shows on a terminal for long
 				cfgs[i] = res.WithSeed(m.seed, 0)
 				pspecs[i] = append([]fio.Spec(nil), specs...)
 				res.SizeJobs(pspecs[i])
+				if err := res.CheckFit(pspecs[i]); err != nil {
+					return usageError(fmt.Errorf("point %s: %w", strings.Join(sets, " "), err))
+				}
 			}
 			runPoints(cmd.ErrOrStderr(), points, cfgs, pspecs, parallel, m.runtimeOf(specs))
 			for _, p := range points {

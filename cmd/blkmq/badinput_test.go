@@ -1,0 +1,114 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRunBadInputTable drives `blkmq run` through newRootCmd with malformed job files,
+// flags and settings. Each must exit with status 2 and exactly the given message
+// (naming the file and line, the key or parameter, and the allowed values); none may
+// run a simulation. %s in want is the job file's path.
+func TestRunBadInputTable(t *testing.T) {
+	const ok = "[j]\nruntime=1ms\ntime_based\n"
+	tests := []struct {
+		name string
+		job  string
+		args []string
+		want string
+	}{
+		{"negative-iodepth", "[j]\nioengine=libaio\niodepth=-1\n", nil,
+			"fio: %s:3: [j] iodepth=-1: negative value not allowed"},
+		{"iodepth-0", "[global]\nioengine=libaio\n\n[j]\nrw=randread\niodepth=0\n", nil,
+			"fio: %s:6: [j] iodepth=0: out of range [1, 65536]"},
+		{"bs-not-sector-multiple", "[j]\nbs=1000\n", nil,
+			"fio: %s:2: [j] bs=1000: not a multiple of 512"},
+		{"bs-too-large", "[j]\nbs=2g\n", nil,
+			"fio: %s:2: [j] bs=2g: out of range [512, 1073741824]"},
+		{"size-below-bs", "[j]\nsize=1k\nbs=4k\n", nil,
+			"fio: %s:2: [j] size=1k: smaller than bs 4096"},
+		{"unknown-rw", "[j]\nrw=randomread\n", nil,
+			"fio: %s:2: [j] rw=randomread: unknown pattern; want one of read, write, randread, randwrite, rw, readwrite, randrw"},
+		{"rwmixread-over-100", "[j]\nrw=randrw\nrwmixread=101\n", nil,
+			"fio: %s:3: [j] rwmixread=101: out of range [0, 100]"},
+		{"numjobs-huge", "[j]\nnumjobs=100000\n", nil,
+			"fio: %s:2: [j] numjobs=100000: out of range [1, 4096]"},
+		{"instances-over-limit", "[j]\nnumjobs=4096\n[k]\n", nil,
+			"fio: %s:3: [k] 4097 job instances exceed the limit of 4096"},
+		{"unknown-option", "[j]\nfoo=1\n", nil,
+			"fio: %s:2: [j] foo=1: unknown option"},
+		{"option-outside-section", "ioengine=libaio\n", nil,
+			"fio: %s:1: ioengine=libaio: option outside any section; start the file with [global] or [jobname]"},
+		{"missing-job-section", "[global]\nioengine=libaio\n", nil,
+			"fio: %s:1: no job sections; add a [jobname] section after [global]"},
+		{"empty-job-file", "", nil,
+			"fio: %s:1: no job sections; add a [jobname] section after [global]"},
+		{"time-based-without-runtime", "[j]\ntime_based\n", nil,
+			"fio: %s:2: [j] time_based: needs runtime > 0"},
+		{"cpus-allowed-cpu-missing", "[j]\ncpus_allowed=7\nruntime=1ms\ntime_based\n", []string{"--cpus", "4"},
+			"stack: job j.0: cpus_allowed CPU 7 out of range [0, 3]"},
+		{"cpus-allowed-range-beyond-machine", "[j]\ncpus_allowed=2-9\nnumjobs=8\nruntime=1ms\ntime_based\n", []string{"--cpus", "4"},
+			"stack: job j.0: cpus_allowed CPU 4 out of range [0, 3]"},
+		{"target-matches-no-lun", "[j]\nfilename=/dev/sdz\nruntime=1ms\ntime_based\n", []string{"--device", "scsi_debug max_luns=2"},
+			`stack: job j.0: target "/dev/sdz" matches no LUN name`},
+		{"size-beyond-hdd-capacity", "[j]\nsize=700g\n", []string{"--device", "hdd"},
+			"setup: job j.0: offset+size end at byte 751619276800 of /dev/sda, beyond its capacity 600000000000 (jobs get consecutive regions; lower size= or numjobs)"},
+		{"nr-requests-over-limit", ok, []string{"--set", "queue/nr_requests=4096"},
+			"setup: flags: queue/nr_requests=4096: allowed: an integer in [0, 2048]"},
+		{"nr-requests-over-can-queue-without-scheduler", ok, []string{"--device", "null_blk hw_queue_depth=4", "--set", "queue/scheduler=none", "--set", "queue/nr_requests=8"},
+			"setup: queue/nr_requests=8: without a scheduler allowed: [1, host/can_queue 4] (driver tags only shrink)"},
+		{"negative-queue-depth", ok, []string{"--set", "device/queue_depth=-1"},
+			"setup: flags: device/queue_depth=-1: allowed: an integer in [0, 10000]"},
+		{"queue-depth-over-can-queue", ok, []string{"--device", "null_blk hw_queue_depth=4", "--set", "device/queue_depth=8"},
+			"setup: device/queue_depth=8: allowed: [1, min(host/can_queue 4, 10000)]"},
+		{"unknown-scheduler", ok, []string{"--set", "queue/scheduler=kyber"},
+			"setup: flags: queue/scheduler=kyber: allowed: none, mq-deadline, default"},
+		{"unknown-scheduler-in-job", "[j]\nioscheduler=bfq\nruntime=1ms\ntime_based\n", nil,
+			"setup: job %s:1 ioscheduler: queue/scheduler=bfq: allowed: none, mq-deadline, default"},
+		{"unknown-device-key", ok, []string{"--device", "null_blk hw_queue_deph=4"},
+			`setup: flags: --device "null_blk hw_queue_deph=4": unknown null_blk parameter "hw_queue_deph"; allowed: completion_nsec, irqmode, hw_queue_depth, submit_queues, nr_devices, shared_tags, shared_tag_bitmap, no_sched, mbps, queue_mode, max_sectors, gb, blocking, zoned`},
+		{"unknown-device-kind", ok, []string{"--device", "nvme"},
+			`setup: flags: --device "nvme": unknown device kind "nvme"; allowed: cloud, hdd, null_blk, scsi_debug, ssd`},
+		{"device-param-range", ok, []string{"--device", "scsi_debug max_queue=1000"},
+			`setup: flags: --device "scsi_debug max_queue=1000": scsi_debug parameter max_queue=1000: allowed: an integer in [1, 192]`},
+		{"device-param-not-key-value", ok, []string{"--device", "null_blk irqmode"},
+			`setup: flags: --device "null_blk irqmode": "irqmode": want key=value`},
+		{"unknown-host-kind", ok, []string{"--host", "lpfc", "--device", "cloud"},
+			`setup: flags: --host "lpfc": unknown host kind "lpfc"; allowed: generic, storvsc`},
+		{"set-not-assignment", ok, []string{"--set", "queue/nr_requests"},
+			`setup: flags: "queue/nr_requests": want key=value (e.g. queue/nr_requests=56)`},
+		{"negative-cpus", ok, []string{"--cpus", "-2"},
+			"--cpus -2: allowed: [1, 4096]"},
+		{"cpus-over-limit", ok, []string{"--cpus", "5000"},
+			"setup: flags: cpus: system/nr_cpus=5000: allowed: an integer in [1, 4096]"},
+		{"kernel-before-blk-mq-budget", ok, []string{"--kernel", "4.14"},
+			"setup: flags: kernel=4.14: allowed: MAJOR.MINOR in [4.15, 6.19] (the blk-mq SCSI budget era), or current"},
+		{"negative-seed", ok, []string{"--seed", "-1"},
+			`invalid argument "-1" for "--seed" flag: strconv.ParseUint: parsing "-1": invalid syntax`},
+	}
+	dir := t.TempDir()
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, tc.name+".fio")
+			if err := os.WriteFile(path, []byte(tc.job), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, err := run(append([]string{"run", path}, tc.args...)...)
+			if code := exitCode(err); code != 2 {
+				t.Fatalf("case %d: exit %d (%v), want 2\n%s", i, code, err, out)
+			}
+			want := tc.want
+			if strings.Contains(want, "%s") {
+				want = strings.ReplaceAll(want, "%s", path)
+			}
+			if got := err.Error(); got != want {
+				t.Errorf("error\n got: %s\nwant: %s", got, want)
+			}
+			if strings.Contains(out, "IOPS=") {
+				t.Errorf("a simulation ran:\n%s", out)
+			}
+		})
+	}
+}
