@@ -14,8 +14,10 @@ type ioU struct {
 	bio      dispatch.Bio
 	job      *job
 	submitAt sim.Time
-	punted   bool // went through io-wq (or slept in blk_mq_get_tag)
-	next     *ioU // free list / FIFO links
+	issuedAt sim.Time // fio's issue_time: when the submitting syscall returned
+	doneAt   sim.Time // the block layer completed it (fio reaps it later)
+	punted   bool     // went through io-wq (or slept in blk_mq_get_tag)
+	next     *ioU     // free list / FIFO links
 }
 
 // ioFIFO is a FIFO of io_us (io-wq work list, completion ring).
@@ -106,6 +108,11 @@ type job struct {
 	// submission batch (iodepth_batch_submit) and its block plug
 	plug      dispatch.Plug
 	batchLeft int
+	// files on a file system (onFileSystem) and the switches that apply to them;
+	// dioPlug: the plug is iomap's per-I/O plug of the submission in progress
+	fs      bool
+	fsOpts  FSOptions
+	dioPlug bool
 
 	// tasks asleep in blk_mq_get_tag now, and the most seen
 	sleepers, maxSleepers int
@@ -131,6 +138,7 @@ func newJob(r *runner, s fio.Spec, q *dispatch.Queue, cpu int, allowed []int, re
 	j := &job{r: r, spec: s, q: q, cpu: cpu, allowed: allowed, region: region, size: size,
 		rnd: sim.NewRand(r.cfg.Seed*0x9e3779b97f4a7c15 + salt + 1), coll: fio.NewCollector(&s)}
 	j.reapEv.j = j
+	j.fs, j.fsOpts = onFileSystem(&s), r.fsOptions()
 	j.tw.S = (*jobSleeper)(j)
 	j.tw.Plug = &j.plug
 	for i := 0; i < s.EffectiveIODepth; i++ {
@@ -200,7 +208,7 @@ func (j *job) prep(u *ioU, now sim.Time) {
 		j.seqNext += s.BlockSize
 	}
 	j.issuedBytes += s.BlockSize
-	u.submitAt = now
+	u.submitAt, u.issuedAt = now, now
 	u.punted = false
 	b.AllocatedAt, b.IssuedAt, b.DispatchListAt = 0, 0, 0
 }
@@ -236,27 +244,54 @@ func (j *job) fill(now sim.Time) {
 	}
 }
 
-// submit hands one io_u to the kernel the way the job's ioengine does.
+// submit hands one io_u to the kernel the way the job's ioengine does. io_uring tries
+// REQ_NOWAIT inline and punts to io-wq on -EAGAIN — but only where the bio really
+// carries REQ_NOWAIT (a block device file); on a file system the inline attempt
+// blocks in blk_mq_get_tag like libaio (FSOptions.BioNowait), unless the file system
+// itself refuses the NOWAIT write (FSOptions.UnwrittenWriteEAGAIN).
 func (j *job) submit(u *ioU, now sim.Time) {
 	if j.spec.IOEngine == fio.EngineIOUring {
-		switch j.q.SubmitBioPlug(&u.bio, j.cpu, true, nil, &j.plug) {
-		case dispatch.WouldBlock:
+		switch {
+		case j.fs && j.fsOpts.UnwrittenWriteEAGAIN && u.bio.Op == device.OpWrite:
 			j.wait.wouldBlock++
 			u.punted = true
 			j.punt(u)
-		case dispatch.Merged:
-			j.wait.merged++
+			return
+		case !j.fs || j.fsOpts.BioNowait:
+			switch j.q.SubmitBioPlug(&u.bio, j.cpu, true, nil, &j.plug) {
+			case dispatch.WouldBlock:
+				j.wait.wouldBlock++
+				u.punted = true
+				j.punt(u)
+			case dispatch.Merged:
+				j.wait.merged++
+			}
+			return
 		}
-		return
 	}
-	// libaio / sync engines: submitted in the caller's context, blocking.
+	// libaio / sync engines, and io_uring on a file system: submitted in the caller's
+	// context, blocking; a file-system direct I/O holds iomap's plug.
+	if j.fs && !j.fsOpts.NoDIOPlug && !j.plug.Active() {
+		j.plug.Start(1)
+		j.dioPlug = true
+	}
 	switch j.q.SubmitBioPlug(&u.bio, j.cpu, false, &j.tw, &j.plug) {
 	case dispatch.Sleeping:
 		j.blocked = true
 		u.punted = true
 		j.sleep()
+		return
 	case dispatch.Merged:
 		j.wait.merged++
+	}
+	j.finishDIOPlug()
+}
+
+// finishDIOPlug ends iomap's per-I/O plug (blk_finish_plug in __iomap_dio_rw).
+func (j *job) finishDIOPlug() {
+	if j.dioPlug {
+		j.dioPlug = false
+		j.plug.Finish(j.cpu)
 	}
 }
 
@@ -267,10 +302,12 @@ type jobSleeper job
 func (s *jobSleeper) WakeCPU(sim.Time) int { return s.cpu }
 
 // Unblocked: the thread returns from io_submit's sleep and carries on.
-func (s *jobSleeper) Unblocked(_ *dispatch.Bio, now sim.Time) {
+func (s *jobSleeper) Unblocked(b *dispatch.Bio, now sim.Time) {
 	j := (*job)(s)
 	j.blocked = false
 	j.sleepers--
+	j.finishDIOPlug()
+	b.Priv.(*ioU).issuedAt = now // fio stamps issue_time when the syscall returns
 	if !j.cq.empty() {
 		j.reap(now)
 		return
@@ -282,6 +319,7 @@ func (s *jobSleeper) Unblocked(_ *dispatch.Bio, now sim.Time) {
 // reaps it after a wake-up delay.
 func (j *job) EndBio(b *dispatch.Bio, now sim.Time, _ error) {
 	u := b.Priv.(*ioU)
+	u.doneAt = now
 	j.account(u, now)
 	j.cq.push(u)
 	j.cqN++
@@ -295,15 +333,20 @@ func (j *job) EndBio(b *dispatch.Bio, now sim.Time, _ error) {
 	}
 }
 
-// account records the I/O in the job's statistics (fio's clat runs from submission to
-// completion; slat is taken as 0: submission cost is not modelled).
+// account records the I/O in the job's statistics. fio's libaio and io_uring engines
+// stamp issue_time when io_submit / io_uring_enter returns (fio_ioring_queued,
+// fio_libaio_queued): slat is the time the submitting thread spent in the syscall
+// (asleep in blk_mq_get_tag included), clat runs from there to the completion. fio
+// stops the clat clock when it reaps (init_icd after getevents), which adds the reap
+// delay, longer when the thread is asleep in a submission; the model stops it at the
+// block-layer completion (kept so for the stack tests' Little's-law convention).
 func (j *job) account(u *ioU, now sim.Time) {
 	b := &u.bio
 	dir := fio.DirRead
 	if b.Op == device.OpWrite {
 		dir = fio.DirWrite
 	}
-	j.coll.Record(dir, 0, int64(now-u.submitAt), b.Length, int64(u.submitAt), int64(now))
+	j.coll.Record(dir, int64(u.issuedAt-u.submitAt), int64(now-u.issuedAt), b.Length, int64(u.submitAt), int64(now))
 	j.lastDone = now
 	if now >= j.windowStart && now < j.stopAt {
 		w := &j.wait
@@ -311,7 +354,7 @@ func (j *job) account(u *ioU, now sim.Time) {
 		w.tag += float64(b.AllocatedAt - u.submitAt)
 		if b.IssuedAt >= b.AllocatedAt {
 			w.queued += float64(b.IssuedAt - b.AllocatedAt)
-			w.dev += float64(now - b.IssuedAt)
+			w.dev += float64(u.doneAt - b.IssuedAt)
 			if b.DispatchListAt > 0 && b.IssuedAt >= b.DispatchListAt {
 				w.dlist += float64(b.IssuedAt - b.DispatchListAt)
 			}
