@@ -1,0 +1,123 @@
+package stack_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/blkmq/blkmq/device"
+	"github.com/blkmq/blkmq/sim"
+	"github.com/blkmq/blkmq/stack"
+)
+
+// stuckNull is a null device that stops completing commands at model time at.
+func stuckNull(at sim.Time) func(*sim.Engine) (device.Device, error) {
+	return func(eng *sim.Engine) (device.Device, error) {
+		d, err := device.NewNull(eng, device.NullParams{Name: "stuck", CompletionNsec: 50 * sim.Microsecond})
+		if err != nil {
+			return nil, err
+		}
+		eng.At(at, sim.HandlerFunc(func(sim.Time) { d.SetStuck(true) }))
+		return d, nil
+	}
+}
+
+// watchdogNamesResource reports whether a watchdog error names the waiting request's
+// resource: the message requested from "cost" in .plan/REQUESTS.md (issue 9).
+func watchdogNamesResource(err error) bool { return strings.Contains(err.Error(), "waiting for") }
+
+// TestWatchdogStuckDevice: a size-bound job on a device that stops completing at 1 ms
+// must end with a watchdog error at the watchdog's model time, not spin; the error
+// names the job and the I/Os it has in flight, and (once stack provides it) the
+// resource: the device.
+func TestWatchdogStuckDevice(t *testing.T) {
+	for _, sched := range []string{"none", "mq-deadline"} {
+		t.Run("stuck-device/"+sched, func(t *testing.T) {
+			cfg := baseConfig()
+			cfg.LUNs[0].Device = stuckNull(sim.Millisecond)
+			cfg.LUNs[0].Scheduler = sched
+			cfg.Watchdog = 100 * sim.Millisecond
+			specs := parse(t, "[j]\nioengine=libaio\ndirect=1\nrw=randread\niodepth=4\nsize=64m\n")
+			_, err := stack.Run(cfg, specs)
+			want := "stack: watchdog: job j.0 did not finish within 100ms of model time (4 I/Os in flight): hang or too slow"
+			if err == nil || err.Error() != want && !watchdogNamesResource(err) {
+				t.Fatalf("err = %v, want %q", err, want)
+			}
+			if !watchdogNamesResource(err) {
+				t.Skipf("watchdog does not yet name the request, queue and resource (request to cost): %v", err)
+			}
+			for _, w := range []string{"waiting for device", "j.0"} {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("watchdog error lacks %q: %v", w, err)
+				}
+			}
+		})
+	}
+}
+
+// TestWatchdogTimeBoundStuckDevice: a time-bound run (runtime 1 s) whose device is
+// stuck from 1 ms on must also be reported as a hang. Today Run returns the figures of
+// the first millisecond without an error (the watchdog covers size-bound jobs only):
+// skipped until stack has a per-request watchdog (request to cost).
+func TestWatchdogTimeBoundStuckDevice(t *testing.T) {
+	cfg := baseConfig()
+	cfg.LUNs[0].Device = stuckNull(sim.Millisecond)
+	cfg.Watchdog = 100 * sim.Millisecond
+	specs := parse(t, "[j]\nioengine=libaio\ndirect=1\nrw=randread\niodepth=4\ntime_based\nruntime=1s\n")
+	res, err := stack.Run(cfg, specs)
+	if err == nil {
+		if n := res.Jobs[0].Fio.Read().TotalIOs; n > 100 {
+			t.Fatalf("%d I/Os completed on a device stuck from 1 ms", n)
+		}
+		t.Skip("time-bound runs have no per-request watchdog yet (request to cost): a stuck device gives a result, not an error")
+	}
+	if !watchdogNamesResource(err) {
+		t.Errorf("watchdog error does not name the resource: %v", err)
+	}
+}
+
+// TestWatchdogQueueDepth1Starvation is the starvation stack/property_test.go found:
+// one CPU, LUN queue_depth 1, no elevator, a sequential libaio job submitting in
+// batches of 3 with iodepth 9 next to a queue-depth-1 random reader. The reader's first
+// request waits in the ctx list while the batching job's plug flushes keep the single
+// budget busy: it completes only once the other job is done (~105 ms for 40 MiB).
+// With the other job 4 GiB long, the 50 ms watchdog fires; it must name the starved
+// job (b.0) and what its request waits for (budget). Today it names the job that is
+// merely long (a.0): the assertion on b.0 is skipped until stack's per-request
+// watchdog exists (request to cost).
+func TestWatchdogQueueDepth1Starvation(t *testing.T) {
+	cfg := stack.Config{NrCPUs: 1, Host: stack.Host{CanQueue: 8, NrHwQueues: 1}, Seed: 1, Watchdog: 50 * sim.Millisecond,
+		LUNs: []stack.LUN{{Device: nullDevice(20 * sim.Microsecond), QueueDepth: 1, Scheduler: "none"}}}
+	specs := parse(t, "[global]\ndirect=1\nioengine=libaio\n[a]\niodepth=9\niodepth_batch_submit=3\nrw=write\nsize=4g\n[b]\niodepth=1\nrw=randread\nsize=64k\n")
+	_, err := stack.Run(cfg, specs)
+	if err == nil || !strings.Contains(err.Error(), "stack: watchdog:") {
+		t.Fatalf("err = %v, want a watchdog error", err)
+	}
+	if !watchdogNamesResource(err) {
+		t.Skipf("watchdog names the first unfinished job, not the starved request (request to cost): %v", err)
+	}
+	for _, w := range []string{"b.0", "waiting for"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("watchdog error lacks %q: %v", w, err)
+		}
+	}
+}
+
+// TestQueueDepth1StarvationBounded measures the same starvation in a finite run: the
+// reader's worst completion latency equals the other job's whole run. This documents
+// the model's behaviour (is it the kernel's? see the report of issue 9); the test
+// fails if the starvation gets worse than the other job's duration, i.e. unbounded.
+func TestQueueDepth1StarvationBounded(t *testing.T) {
+	cfg := stack.Config{NrCPUs: 1, Host: stack.Host{CanQueue: 8, NrHwQueues: 1}, Seed: 1, Watchdog: 10 * sim.Second,
+		LUNs: []stack.LUN{{Device: nullDevice(20 * sim.Microsecond), QueueDepth: 1, Scheduler: "none"}}}
+	specs := parse(t, "[global]\ndirect=1\nioengine=libaio\n[a]\niodepth=9\niodepth_batch_submit=3\nrw=write\nsize=40m\n[b]\niodepth=1\nrw=randread\nsize=64k\n")
+	res, err := stack.Run(cfg, specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	worst := res.Jobs[1].Fio.Read().Clat.Max
+	aRun := res.Jobs[0].Fio.Write().Runtime
+	t.Logf("b.0 worst completion latency %v; a.0 runtime %d ms", sim.Time(worst), aRun)
+	if worst > int64(res.End) {
+		t.Errorf("b.0 waited %v, longer than the run (%v)", sim.Time(worst), res.End)
+	}
+}
