@@ -1,0 +1,96 @@
+package main
+
+import (
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const refIndex = "../../testdata/kernel/configs.json"
+
+func TestValidateBadInput(t *testing.T) {
+	job := "testdata/null.fio"
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no-job", []string{"validate", "--device", "null_blk"}, "need a job file"},
+		{"no-device", []string{"validate", job}, "--device is required"},
+		{"cloud", []string{"validate", job, "--device", "cloud iops=5000"}, `device kind "cloud" has no kernel counterpart`},
+		{"host-key", []string{"validate", job, "--device", "null_blk", "--set", "tags=shared"}, `setting "tags" has no sysfs file`},
+		{"format", []string{"validate", job, "--device", "null_blk", "--output-format", "xml"}, `--output-format "xml"`},
+		{"runtime", []string{"validate", job, "--device", "null_blk", "--runtime", "1500ms"}, "whole seconds"},
+		{"overhead", []string{"validate", job, "--device", "null_blk", "--emulation-overhead", "soon"}, "--emulation-overhead \"soon\""},
+		{"case-alone", []string{"validate", job, "--device", "null_blk", "--case", "x"}, "--case needs --reference"},
+		{"reference-and-job", []string{"validate", job, "--reference", refIndex}, "--reference takes no job file"},
+		{"unknown-case", []string{"validate", "--reference", refIndex, "--case", "nope"}, `--case "nope": no such case`},
+		{"model-rejects", []string{"validate", job, "--device", "null_blk hw_queue_depth=0"}, "hw_queue_depth=0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := run(tt.args...)
+			if exitCode(err) != 2 || err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err %v (exit %d), want exit 2 with %q", err, exitCode(err), tt.want)
+			}
+		})
+	}
+}
+
+// TestValidateMissingHarness: with an empty cache the command names the fix
+// (the model side runs first and passes).
+func TestValidateMissingHarness(t *testing.T) {
+	want := "build-guest"
+	if _, err := exec.LookPath("qemu-system-x86_64"); err != nil {
+		want = "apt-get install qemu-system-x86"
+	}
+	_, err := run("validate", "testdata/null.fio", "--device", "null_blk irqmode=2 completion_nsec=1000000",
+		"--cache", t.TempDir(), "--runtime", "1s")
+	if exitCode(err) != 2 || err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err %v (exit %d), want exit 2 naming %q", err, exitCode(err), want)
+	}
+}
+
+func TestValidateReference(t *testing.T) {
+	out, err := run("validate", "--reference", refIndex, "--case", "nb-randread")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"rr read IOPS", "clat mean (ms)", "device commands/s", "emulation overhead", "kernel nullb0: scheduler none"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	out, err = run("validate", "--reference", refIndex, "--case", "000-small-none", "--output-format", "json")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var doc struct {
+		Comparisons []struct {
+			Case     string `json:"case"`
+			Overhead int64  `json:"emulation_overhead_ns"`
+			Rows     []struct {
+				Key       string   `json:"key"`
+				RelErr    *float64 `json:"rel_err"`
+				KnownMiss string   `json:"known_miss"`
+			} `json:"rows"`
+		} `json:"comparisons"`
+		Failed int `json:"failed_rows"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("JSON: %v\n%s", err, out)
+	}
+	if len(doc.Comparisons) != 1 || doc.Comparisons[0].Case != "000-small-none" || doc.Failed != 0 || doc.Comparisons[0].Overhead <= 0 {
+		t.Fatalf("unexpected document: %+v", doc)
+	}
+	misses := 0
+	for _, r := range doc.Comparisons[0].Rows {
+		if r.KnownMiss != "" {
+			misses++
+		}
+	}
+	if misses == 0 {
+		t.Errorf("000-small-none: no known-miss rows in the JSON")
+	}
+}
