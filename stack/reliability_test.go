@@ -121,3 +121,35 @@ func TestQueueDepth1StarvationBounded(t *testing.T) {
 		t.Errorf("b.0 waited %v, longer than the run (%v)", sim.Time(worst), res.End)
 	}
 }
+
+// TestR02StackMigratingWorkers is case R02 end to end (found by FuzzConfig): one
+// io_uring job on CPU 0 of 2, 6 hctxs with nr_requests 1 each and no elevator. Its
+// -EAGAIN punts run on io-wq workers that the scheduler moves between CPUs, so a
+// worker woken on one hctx's tag waitqueue retries on another hctx. Before v4.18 the
+// wake-up it consumed is not passed back and the sleepers left on the first hctx are
+// stranded: the 56-I/O job never finishes (watchdog). From v4.18 it always finishes.
+// (io_uring did not exist before v5.1; the workers stand for any migrating submitter.)
+func TestR02StackMigratingWorkers(t *testing.T) {
+	run := func(kernel string, seed uint64) error {
+		cfg := stack.Config{NrCPUs: 2, Host: stack.Host{CanQueue: 49, NrHwQueues: 6}, Kernel: kernel, Seed: seed,
+			Watchdog: 10 * sim.Second, LUNs: []stack.LUN{{Device: nullDevice(10 * sim.Microsecond), QueueDepth: 47, NrRequests: 1}}}
+		_, err := stack.Run(cfg, parse(t, "[j]\ndirect=1\nioengine=io_uring\nrw=read\nbs=512\niodepth=49\nsize=28672\ncpus_allowed=0\n"))
+		return err
+	}
+	t.Run("R02/migrated-waiter-passes-wakeup", func(t *testing.T) {
+		for _, k := range []string{"4.18", "5.10", "6.1", ""} {
+			for seed := uint64(1); seed <= 4; seed++ {
+				if err := run(k, seed); err != nil {
+					t.Errorf("kernel %q seed %d: %v", k, seed, err)
+				}
+			}
+		}
+	})
+	t.Run("R02/pre-avoid-starve-after-migration", func(t *testing.T) {
+		want := "stack: watchdog: job j.0 did not finish within 10s of model time"
+		err := run("4.17", 1)
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("kernel 4.17: err = %v, want %q", err, want)
+		}
+	})
+}
