@@ -39,7 +39,9 @@ type Queue struct {
 
 // QueueStats are counters of one request queue since creation.
 type QueueStats struct {
+	Bios            uint64 // bios submitted (SubmitBio calls)
 	Dispatched      uint64 // commands accepted by the device
+	DispatchedBytes uint64 // bytes of the commands accepted by the device
 	Completed       uint64 // requests completed
 	BudgetFailures  uint64 // scsi_mq_get_budget failures
 	DriverTagFails  uint64 // driver-tag failures at dispatch

@@ -128,6 +128,7 @@ func (q *Queue) queueRq(rq *Request, cpu int) queueStatus {
 	case device.Accepted:
 		rq.dispatched = true
 		q.stats.Dispatched++
+		q.stats.DispatchedBytes += uint64(rq.Length)
 		rq.hctx.stats.Dispatched++
 		now := q.eng.Now()
 		for b := rq.bios; b != nil; b = b.next {

@@ -92,6 +92,7 @@ func (q *Queue) SubmitBioPlug(b *Bio, cpu int, nowait bool, tw *TagWaiter, plug 
 	if cpu < 0 || cpu >= len(q.ctxs) {
 		panic(fmt.Sprintf("dispatch: SubmitBio on cpu %d, want [0, %d)", cpu, len(q.ctxs)))
 	}
+	q.stats.Bios++
 	h := q.host
 	h.onCPU(cpu)
 	h.charge(h.cpu.c.Submit + h.cpu.c.BioAlloc)

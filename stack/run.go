@@ -29,6 +29,9 @@ type Result struct {
 	// LineTransfers is the number of cache-line transfers charged (shared tag, budget,
 	// host and elevator lines touched by another CPU than the last).
 	LineTransfers uint64
+	// HasBudgetMap tells, per LUN, whether the LUN has a budget map (false in the
+	// device_busy era and when the budget-map skip of seed 003 applies).
+	HasBudgetMap []bool
 }
 
 // JobResult is one job instance's fio result plus where its I/Os waited.
@@ -144,7 +147,7 @@ func Run(cfg Config, specs []fio.Spec) (*Result, error) {
 // number first, as the Linux scheduler spreads runnable threads over idle CPUs.
 func (r *runner) placeJobs(specs []fio.Spec) error {
 	load := make([]int, r.cfg.NrCPUs)
-	var regionStart int64
+	regionStart := map[*dispatch.Queue]int64{} // jobs of one LUN get consecutive regions
 	for i := range specs {
 		s := specs[i]
 		q, err := r.lunFor(&s)
@@ -176,8 +179,8 @@ func (r *runner) placeJobs(specs []fio.Spec) error {
 		if size < s.BlockSize {
 			return fmt.Errorf("stack: job %s: size %d smaller than bs %d", s.Instance(), s.Size, s.BlockSize)
 		}
-		j := newJob(r, s, q, cpu, allowed, regionStart+s.Offset, size, uint64(i))
-		regionStart += (s.Offset + size + (1 << 20) - 1) &^ ((1 << 20) - 1)
+		j := newJob(r, s, q, cpu, allowed, regionStart[q]+s.Offset, size, uint64(i))
+		regionStart[q] += (s.Offset + size + (1 << 20) - 1) &^ ((1 << 20) - 1)
 		r.jobs = append(r.jobs, j)
 	}
 	return nil
@@ -200,6 +203,7 @@ func (r *runner) result(end sim.Time) *Result {
 	for _, q := range r.queues {
 		res.Queues = append(res.Queues, q.Stats())
 		res.Schedulers = append(res.Schedulers, q.ElevatorName())
+		res.HasBudgetMap = append(res.HasBudgetMap, q.SCSIDevice().HasBudgetMap())
 		var hs []dispatch.HctxStats
 		for _, h := range q.Hctxs() {
 			hs = append(hs, h.Stats())

@@ -1,0 +1,150 @@
+package bench
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/blkmq/blkmq/device"
+	"github.com/blkmq/blkmq/dispatch"
+	"github.com/blkmq/blkmq/fio"
+	"github.com/blkmq/blkmq/sim"
+	"github.com/blkmq/blkmq/stack"
+)
+
+// BudgetMapJob is the fio command line of seed 003 ("scsi: core: Improve IOPS in case
+// of host-wide tags") as a job file (testdata/fio/003_scsi_debug.fio); BudgetMapSpecs
+// substitutes the runtime.
+const BudgetMapJob = `
+[global]
+bs=4096
+disable_clat=1
+disable_slat=1
+group_reporting=1
+gtod_reduce=1
+invalidate=1
+ioengine=io_uring
+ioscheduler=none
+norandommap
+runtime=60
+rw=randread
+thread
+time_based=1
+buffered=0
+numjobs=1
+iodepth=192
+iodepth_batch=24
+
+[/dev/sda]
+filename=/dev/sda
+`
+
+// Budget-map scenario parameters. Source: seed 003 unless stated.
+const (
+	// BudgetMapCPUs is nproc, which sets submit_queues: the patch author's machine is
+	// not stated. Assumption: 16 CPUs. Only one CPU does any work (one fio job, its
+	// hctx, the scsi_debug completion inline), so the count does not change the result.
+	BudgetMapCPUs = 16
+	// BudgetMapCanQueue is host_max_queue=192 (scsi_debug: can_queue = host_max_queue,
+	// and host_tagset is set when host_max_queue is given).
+	BudgetMapCanQueue = 192
+	// BudgetMapCmdPerLun is scsi_debug's cmd_per_lun (DEF_CMD_PER_LUN = 255 [M]),
+	// capped at can_queue: queue_depth 192 = can_queue, so scsi_needs_budget_map is
+	// false with host-wide tags and the proposal skips the map.
+	BudgetMapCmdPerLun = 255
+	// BudgetMapRuntime is the simulated run (virtual time); the rate is steady after a
+	// few hundred µs.
+	BudgetMapRuntime = 200 * time.Millisecond
+)
+
+// BudgetMapSpecs parses BudgetMapJob with the runtime replaced.
+func BudgetMapSpecs(runtime time.Duration) ([]fio.Spec, error) {
+	job := strings.Replace(BudgetMapJob, "runtime=60", fmt.Sprintf("runtime=%dms", runtime.Milliseconds()), 1)
+	return fio.Parse(strings.NewReader(job), "003_scsi_debug.fio")
+}
+
+// BudgetMapConfig is the modelled machine of seed 003: scsi_debug delay=0 (commands
+// complete at once, in the submitting CPU's context, as scsi_debug does without a
+// delay), max_queue 192, host_max_queue 192 (host-wide tags), submit_queues = CPUs, one
+// LUN, scheduler none, the current kernel. skip selects the proposal
+// (budget.Options.BudgetMapSkip, evaluated by budget.Host.NeedsBudgetMap); the CPU cost
+// table is dispatch.DefaultCPUCosts for both.
+func BudgetMapConfig(skip bool, seed uint64) stack.Config {
+	return stack.Config{
+		NrCPUs: BudgetMapCPUs,
+		Host: stack.Host{CanQueue: BudgetMapCanQueue, NrHwQueues: BudgetMapCPUs, CmdPerLun: BudgetMapCmdPerLun,
+			HostTagset: true},
+		LUNs: []stack.LUN{{
+			Device: func(eng *sim.Engine) (device.Device, error) {
+				p := device.ScsiDebugParams()
+				p.CompletionNsec = device.ScsiDebugDelay(0, 0, 250) // delay=0
+				return device.NewNull(eng, p)
+			},
+			Scheduler: "none",
+		}},
+		Options: &dispatch.Options{BudgetMapSkip: skip},
+		Seed:    seed,
+	}
+}
+
+// BudgetMapFigures are the scenario's metrics of one run.
+type BudgetMapFigures struct {
+	IOPS float64
+	// CPUPerIO is the CPU time charged per completed I/O on all CPUs (ns).
+	CPUPerIO float64
+	// CPUUtil is the busiest CPU's utilisation (0..1).
+	CPUUtil float64
+	Result  *stack.Result
+}
+
+// RunBudgetMap runs seed 003's job for runtime on BudgetMapConfig.
+func RunBudgetMap(skip bool, runtime time.Duration, seed uint64) (*BudgetMapFigures, error) {
+	specs, err := BudgetMapSpecs(runtime)
+	if err != nil {
+		return nil, err
+	}
+	res, err := stack.Run(BudgetMapConfig(skip, seed), specs)
+	if err != nil {
+		return nil, err
+	}
+	f := &BudgetMapFigures{Result: res}
+	var ios float64
+	for _, j := range res.Jobs {
+		r := j.Fio.Read()
+		f.IOPS += r.IOPS
+		ios += float64(r.TotalIOs)
+	}
+	var busy, peak sim.Time
+	for _, b := range res.CPUBusy {
+		busy += b
+		peak = max(peak, b)
+	}
+	if ios > 0 {
+		f.CPUPerIO = float64(busy) / float64(res.Queues[0].Completed)
+	}
+	f.CPUUtil = float64(peak) / float64(res.End)
+	return f, nil
+}
+
+func init() {
+	Register(Scenario{Name: "budget-map", Source: "003_d725e3b6786add72.txt",
+		Variants: []string{"budget=map", "budget=skip"}, Run: runBudgetMap})
+}
+
+// runBudgetMap is the claims-runner entry: metric IOPS (plus CPU-ns-per-IO and
+// cpu-util) of a BudgetMapRuntime run.
+func runBudgetMap(variant string, seed uint64) (map[string]float64, error) {
+	var skip bool
+	switch variant {
+	case "budget=map":
+	case "budget=skip":
+		skip = true
+	default:
+		return nil, fmt.Errorf("bench: budget-map: unknown variant %q (want budget=map or budget=skip)", variant)
+	}
+	f, err := RunBudgetMap(skip, BudgetMapRuntime, seed)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]float64{"IOPS": f.IOPS, "CPU-ns-per-IO": f.CPUPerIO, "cpu-util": f.CPUUtil}, nil
+}
