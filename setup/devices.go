@@ -199,6 +199,9 @@ func parseNullBlk(s *state, pairs [][2]string, where, source string) error {
 		s.src["queue/scheduler"] = source + " (no_sched)"
 	}
 	if maxSectors > 0 {
+		if maxSectors < 8 {
+			s.warn = append(s.warn, fmt.Sprintf("null_blk: max_sectors %d below one 4 KiB page: raised to 8 sectors (queue/max_sectors_kb 4), as blk_queue_max_hw_sectors does", maxSectors))
+		}
 		s.setDerived("queue/max_sectors_kb", max(maxSectors/2, 4), source+" (max_sectors)")
 	}
 	for range nrDev {
@@ -368,9 +371,17 @@ func parseStorvsc(s *state, pairs [][2]string, where, source string) error {
 	nhw := s.cpus
 	if maxHW > 0 {
 		nhw = min(maxHW, s.cpus)
+		if maxHW > s.cpus {
+			s.warn = append(s.warn, fmt.Sprintf("storvsc: storvsc_max_hw_queues %d > %d CPUs: capped, as the driver does", maxHW, s.cpus))
+		}
 	}
 	s.setDerived("host/nr_hw_queues", nhw, source)
-	s.setDerived("host/can_queue", min(storvscPerChannel*((s.cpus-1)/perSub+1), 10240), source+" (assumed 256 per channel)")
+	canQueue := storvscPerChannel * ((s.cpus-1)/perSub + 1)
+	if canQueue > 10240 {
+		s.warn = append(s.warn, fmt.Sprintf("storvsc: can_queue %d (256 per channel) above the model's limit: capped at 10240", canQueue))
+		canQueue = 10240
+	}
+	s.setDerived("host/can_queue", canQueue, source+" (assumed 256 per channel)")
 	s.setDerived("host/cmd_per_lun", 2048, source)
 	return nil
 }

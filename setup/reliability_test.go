@@ -57,3 +57,60 @@ func TestSizeJobsFitBoundedDisk(t *testing.T) {
 		})
 	}
 }
+
+// TestClampsWarn: every value the resolver caps is reported as a warning naming the
+// parameter, the value given and the value used (nothing is capped silently).
+func TestClampsWarn(t *testing.T) {
+	tests := []struct {
+		name string
+		d    Description
+		want string
+	}{
+		{"storvsc_max_hw_queues-over-cpus", Description{CPUs: 4, Host: "storvsc storvsc_max_hw_queues=64", Devices: []string{"cloud"}},
+			"storvsc: storvsc_max_hw_queues 64 > 4 CPUs: capped, as the driver does"},
+		{"storvsc-can_queue-over-limit", Description{CPUs: 4096, Host: "storvsc storvsc_vcpus_per_sub_channel=1", Devices: []string{"cloud"}},
+			"storvsc: can_queue 1048576 (256 per channel) above the model's limit: capped at 10240"},
+		{"scsi_debug-submit_queues-over-cpus", Description{CPUs: 2, Devices: []string{"scsi_debug submit_queues=8"}},
+			"scsi_debug: submit_queues 8 > 2 CPUs: capped, as the driver does"},
+		{"null_blk-submit_queues-over-cpus", Description{CPUs: 2, Devices: []string{"null_blk submit_queues=8"}},
+			"null_blk: submit_queues 8 > 2 CPUs: capped, as the driver does"},
+		{"null_blk-max_sectors-below-page", Description{Devices: []string{"null_blk max_sectors=2"}},
+			"null_blk: max_sectors 2 below one 4 KiB page: raised to 8 sectors (queue/max_sectors_kb 4), as blk_queue_max_hw_sectors does"},
+		{"cmd_per_lun-over-can_queue", Description{Devices: []string{"ssd"}, Set: []string{"host/can_queue=32", "host/cmd_per_lun=64"}},
+			"host/cmd_per_lun 64 > host/can_queue 32: the LUN queue_depth is capped at 32, as the SCSI midlayer does"},
+		{"nr_hw_queues-over-cpus", Description{CPUs: 2, Devices: []string{"ssd"}, Set: []string{"host/nr_hw_queues=4"}},
+			"host/nr_hw_queues 4 > 2 CPUs: hctxs without a CPU get no I/O"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := tc.d.Resolve()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff([]string{tc.want}, r.Warnings); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+		})
+	}
+	t.Run("driver-cmd_per_lun-over-can_queue-is-normal", func(t *testing.T) {
+		r, err := Description{Devices: []string{"scsi_debug max_queue=64"}}.Resolve()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Warnings) != 0 {
+			t.Errorf("scsi_debug's own cmd_per_lun 192 above max_queue warned: %q", r.Warnings)
+		}
+	})
+}
+
+// TestJobNotes: fio's note for a synchronous engine with iodepth > 1, once per section.
+func TestJobNotes(t *testing.T) {
+	specs, err := fio.Parse(strings.NewReader("[a]\nioengine=psync\niodepth=8\nnumjobs=3\n[b]\nioengine=libaio\niodepth=8\n[c]\nioengine=sync\n"), "j.fio")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"job a: both iodepth >= 1 and synchronous I/O engine psync are selected, queue depth will be capped at 1 (fio's note)"}
+	if diff := cmp.Diff(want, JobNotes(specs)); diff != "" {
+		t.Errorf("notes (-want +got):\n%s", diff)
+	}
+}

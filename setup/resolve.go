@@ -200,6 +200,10 @@ func (s *state) resolved() (*Resolved, error) {
 	if s.nrHwQueues > s.cpus {
 		s.warn = append(s.warn, fmt.Sprintf("host/nr_hw_queues %d > %d CPUs: hctxs without a CPU get no I/O", s.nrHwQueues, s.cpus))
 	}
+	if src := s.src["host/cmd_per_lun"]; s.queueDepth == 0 && s.cmdPerLun > s.canQueue && src != "" &&
+		!strings.HasPrefix(src, "device ") && !strings.HasPrefix(src, "host ") {
+		s.warn = append(s.warn, fmt.Sprintf("host/cmd_per_lun %d > host/can_queue %d: the LUN queue_depth is capped at %d, as the SCSI midlayer does", s.cmdPerLun, s.canQueue, s.canQueue))
+	}
 	qd := s.effectiveQueueDepth()
 	if qd > min(s.canQueue, 10000) {
 		return nil, fmt.Errorf("setup: device/queue_depth=%d: allowed: [1, min(host/can_queue %d, 10000)]", qd, s.canQueue)
@@ -380,6 +384,22 @@ func (r *Resolved) CheckFit(specs []fio.Spec) error {
 		start += alignRegion(s.Offset + size)
 	}
 	return nil
+}
+
+// JobNotes returns the remarks fio itself prints about a job file whose values it
+// adjusts (fixup_options, init.c), one per job section: a synchronous engine with
+// iodepth > 1 runs at queue depth 1. The other adjustments fio makes silently
+// (iodepth_batch_submit, iodepth_low and iodepth_batch_complete_* above iodepth are
+// capped at iodepth) are not reported, as fio does not report them.
+func JobNotes(specs []fio.Spec) []string {
+	var out []string
+	for i := range specs {
+		s := &specs[i]
+		if s.Index == 0 && !s.IOEngine.Async() && s.IODepth > 1 {
+			out = append(out, fmt.Sprintf("job %s: both iodepth >= 1 and synchronous I/O engine %s are selected, queue depth will be capped at 1 (fio's note)", s.Name, s.IOEngine))
+		}
+	}
+	return out
 }
 
 // lunIndex is the LUN a job targets (the only one, or the one named), -1 if none.

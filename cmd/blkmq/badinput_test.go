@@ -112,3 +112,35 @@ func TestRunBadInputTable(t *testing.T) {
 		})
 	}
 }
+
+// TestRunPrintsClamps: a value the model caps is run, not rejected, and run prints a
+// warning (resolver caps) or fio's note (sync engine depth) before the results.
+func TestRunPrintsClamps(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		job  string
+		args []string
+		want string
+	}{
+		{"storvsc_max_hw_queues", "[j]\nioengine=libaio\niodepth=8\nruntime=50ms\ntime_based\n", []string{"--cpus", "2", "--host", "storvsc storvsc_max_hw_queues=64", "--device", "cloud"},
+			"blkmq: warning: storvsc: storvsc_max_hw_queues 64 > 2 CPUs: capped, as the driver does\n"},
+		{"sync-engine-iodepth", "[j]\nioengine=psync\niodepth=16\nruntime=1ms\ntime_based\n", nil,
+			"blkmq: note: job j: both iodepth >= 1 and synchronous I/O engine psync are selected, queue depth will be capped at 1 (fio's note)\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, tc.name+".fio")
+			if err := os.WriteFile(path, []byte(tc.job), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, err := run(append([]string{"run", path}, tc.args...)...)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			if !strings.HasPrefix(out, tc.want) || !strings.Contains(out, "IOPS=") {
+				t.Errorf("output does not start with %q and run:\n%s", tc.want, out)
+			}
+		})
+	}
+}

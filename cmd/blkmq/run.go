@@ -156,6 +156,9 @@ and the allowed values); 1 if the model fails (e.g. a modelled hang caught by th
 			for _, w := range res.Warnings {
 				fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: warning:", w)
 			}
+			for _, n := range setup.JobNotes(specs) {
+				fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: note:", n)
+			}
 			res.SizeJobs(specs)
 			if err := res.CheckFit(specs); err != nil {
 				return usageError(err)
