@@ -12,8 +12,9 @@ type worker struct {
 	j        *job
 	cpu      int
 	tw       dispatch.TagWaiter
-	busy     bool // running or sleeping with an item (not on the idle list)
-	placed   bool // a CPU was drawn (StickyWorkers keeps it)
+	plug     dispatch.Plug // iomap's per-dio plug (file-system targets)
+	busy     bool          // running or sleeping with an item (not on the idle list)
+	placed   bool          // a CPU was drawn (StickyWorkers keeps it)
 	sleeping bool
 	step     workerStep
 }
@@ -40,6 +41,7 @@ func (j *job) activateWorker() {
 		w = &worker{j: j}
 		w.step.w = w
 		w.tw.S = w
+		w.tw.Plug = &w.plug
 		j.workers = append(j.workers, w)
 	} else {
 		return
@@ -54,7 +56,7 @@ func (j *job) activateWorker() {
 // no affinity of their own; the placement is the scheduler's; assumption).
 func (j *job) workerCPU() int {
 	if j.r.sub.WorkersOnOwnerCPU {
-		return j.cpu
+		return j.runCPU
 	}
 	return j.r.rnd.IntN(j.r.cfg.NrCPUs)
 }
@@ -68,7 +70,10 @@ func (w *worker) run(now sim.Time) {
 		j.idle = append(j.idle, w)
 		return
 	}
-	switch j.q.SubmitBio(&u.bio, w.cpu, false, &w.tw) {
+	if j.fs && !j.fsOpts.NoDIOPlug {
+		w.plug.Start(1) // __iomap_dio_rw holds a plug around the submission
+	}
+	switch j.q.SubmitBioPlug(&u.bio, w.cpu, false, &w.tw, &w.plug) {
 	case dispatch.Sleeping:
 		w.sleeping = true
 		j.sleep()
@@ -79,7 +84,15 @@ func (w *worker) run(now sim.Time) {
 	case dispatch.Merged:
 		j.wait.merged++
 	}
+	w.finishPlug()
 	j.r.eng.After(j.r.sub.WorkerStep, &w.step)
+}
+
+// finishPlug flushes and ends the worker's per-dio plug, if any (blk_finish_plug).
+func (w *worker) finishPlug() {
+	if w.plug.Active() {
+		w.plug.Finish(w.cpu)
+	}
 }
 
 // WakeCPU: a woken worker runs on a CPU the scheduler picks.
@@ -94,5 +107,6 @@ func (w *worker) WakeCPU(sim.Time) int {
 func (w *worker) Unblocked(_ *dispatch.Bio, now sim.Time) {
 	w.sleeping = false
 	w.j.sleepers--
+	w.finishPlug()
 	w.j.r.eng.After(w.j.r.sub.WorkerStep, &w.step)
 }

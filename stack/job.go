@@ -77,7 +77,8 @@ type job struct {
 	r       *runner
 	spec    fio.Spec
 	q       *dispatch.Queue
-	cpu     int
+	cpu     int // the CPU the thread started on (reported)
+	runCPU  int // the CPU it runs on now (Placement moves it)
 	allowed []int
 	rnd     *sim.Rand
 	coll    *fio.Collector
@@ -113,6 +114,8 @@ type job struct {
 	fs      bool
 	fsOpts  FSOptions
 	dioPlug bool
+	place   Placement
+	placeRn *sim.Rand // placement draws (see Placement)
 
 	// tasks asleep in blk_mq_get_tag now, and the most seen
 	sleepers, maxSleepers int
@@ -127,7 +130,12 @@ type job struct {
 type reapEvent struct{ j *job }
 
 // Fire reaps the job's completions.
-func (e *reapEvent) Fire(now sim.Time) { e.j.reap(now) }
+func (e *reapEvent) Fire(now sim.Time) {
+	if !e.j.blocked {
+		e.j.wakePlacement() // the thread wakes in io_getevents / io_uring_enter
+	}
+	e.j.reap(now)
+}
 
 type startEvent struct{ j *job }
 
@@ -135,10 +143,11 @@ type startEvent struct{ j *job }
 func (e *startEvent) Fire(now sim.Time) { e.j.fill(now) }
 
 func newJob(r *runner, s fio.Spec, q *dispatch.Queue, cpu int, allowed []int, region, size int64, salt uint64) *job {
-	j := &job{r: r, spec: s, q: q, cpu: cpu, allowed: allowed, region: region, size: size,
+	j := &job{r: r, spec: s, q: q, cpu: cpu, runCPU: cpu, allowed: allowed, region: region, size: size,
 		rnd: sim.NewRand(r.cfg.Seed*0x9e3779b97f4a7c15 + salt + 1), coll: fio.NewCollector(&s)}
 	j.reapEv.j = j
-	j.fs, j.fsOpts = onFileSystem(&s), r.fsOptions()
+	j.fs, j.fsOpts, j.place = onFileSystem(&s), r.fsOptions(), r.placementOptions()
+	j.placeRn = sim.NewRand(placementSeed + salt)
 	j.tw.S = (*jobSleeper)(j)
 	j.tw.Plug = &j.plug
 	for i := 0; i < s.EffectiveIODepth; i++ {
@@ -220,7 +229,7 @@ func (j *job) fill(now sim.Time) {
 	for !j.blocked {
 		if j.batchLeft == 0 {
 			if j.plug.Active() {
-				j.plug.Finish(j.cpu)
+				j.plug.Finish(j.runCPU)
 			}
 			if j.free == nil || j.done(now) {
 				return
@@ -258,7 +267,7 @@ func (j *job) submit(u *ioU, now sim.Time) {
 			j.punt(u)
 			return
 		case !j.fs || j.fsOpts.BioNowait:
-			switch j.q.SubmitBioPlug(&u.bio, j.cpu, true, nil, &j.plug) {
+			switch j.q.SubmitBioPlug(&u.bio, j.runCPU, true, nil, &j.plug) {
 			case dispatch.WouldBlock:
 				j.wait.wouldBlock++
 				u.punted = true
@@ -275,7 +284,7 @@ func (j *job) submit(u *ioU, now sim.Time) {
 		j.plug.Start(1)
 		j.dioPlug = true
 	}
-	switch j.q.SubmitBioPlug(&u.bio, j.cpu, false, &j.tw, &j.plug) {
+	switch j.q.SubmitBioPlug(&u.bio, j.runCPU, false, &j.tw, &j.plug) {
 	case dispatch.Sleeping:
 		j.blocked = true
 		u.punted = true
@@ -291,15 +300,18 @@ func (j *job) submit(u *ioU, now sim.Time) {
 func (j *job) finishDIOPlug() {
 	if j.dioPlug {
 		j.dioPlug = false
-		j.plug.Finish(j.cpu)
+		j.plug.Finish(j.runCPU)
 	}
 }
 
 // jobSleeper is the job thread as a dispatch.Sleeper (libaio/psync).
 type jobSleeper job
 
-// WakeCPU: the job thread stays on its CPU.
-func (s *jobSleeper) WakeCPU(sim.Time) int { return s.cpu }
+// WakeCPU: the job thread runs where the scheduler places it (Placement).
+func (s *jobSleeper) WakeCPU(sim.Time) int {
+	(*job)(s).wakePlacement()
+	return s.runCPU
+}
 
 // Unblocked: the thread returns from io_submit's sleep and carries on.
 func (s *jobSleeper) Unblocked(b *dispatch.Bio, now sim.Time) {
