@@ -1,6 +1,8 @@
 package stack_test
 
 import (
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -152,4 +154,59 @@ func TestR02StackMigratingWorkers(t *testing.T) {
 			t.Errorf("kernel 4.17: err = %v, want %q", err, want)
 		}
 	})
+}
+
+// TestR19BatchedSubmitReap is the stress variant of case R19 (the v5.10.50+ fio hang
+// on RNBD with mq-deadline): 16 LUNs with mq-deadline, each fed by one job that keeps
+// 128 I/Os outstanding and submits and reaps them in batches of 128
+// (iodepth_batch_submit = iodepth_batch_complete_min = 128), block sizes 512 B to
+// 64 KiB across the jobs, on shared host tags smaller than the demand. Size-bound
+// with a watchdog: every job must finish — no request left in the deadline FIFOs
+// without a driver tag — under the current rules, v5.10 and v5.14. 20 batched cycles
+// per job (5 under -short; 10^4 with BLKMQ_LONGRUN=1). From v5.14 hctx->dispatch
+// never holds more than one request (v5.10 in this run: 4).
+func TestR19BatchedSubmitReap(t *testing.T) {
+	cycles := 20
+	if testing.Short() {
+		cycles = 5
+	}
+	if os.Getenv("BLKMQ_LONGRUN") == "1" {
+		cycles = 10_000
+	}
+	var job strings.Builder
+	fmt.Fprintf(&job, "[global]\ndirect=1\nioengine=libaio\niodepth=128\niodepth_batch_submit=128\niodepth_batch_complete_min=128\nrw=randrw\n")
+	var luns []stack.LUN
+	for i := range 16 {
+		name := fmt.Sprintf("rnbd%d", i)
+		bs := []int{512, 4096, 16384, 65536}[i%4]
+		fmt.Fprintf(&job, "[j%d]\nfilename=%s\nbs=%d\nsize=%d\n", i, name, bs, cycles*128*bs)
+		luns = append(luns, stack.LUN{Name: name, Device: nullDevice(50 * sim.Microsecond), QueueDepth: 64, Scheduler: "mq-deadline"})
+	}
+	for _, kernel := range []string{"", "5.10", "5.14"} {
+		t.Run("R19/batched-submit-reap-no-hang/kernel="+kernel, func(t *testing.T) {
+			cfg := stack.Config{NrCPUs: 4, Host: stack.Host{CanQueue: 256, NrHwQueues: 4, HostTagset: true}, Kernel: kernel,
+				LUNs: luns, Seed: 1, Watchdog: sim.Time(cycles) * 100 * sim.Millisecond}
+			res, err := stack.Run(cfg, parse(t, job.String()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, j := range res.Jobs {
+				if n := j.Fio.Read().TotalIOs + j.Fio.Write().TotalIOs; n != int64(cycles*128) {
+					t.Errorf("%s: %d I/Os, want %d", j.Spec.Instance(), n, cycles*128)
+				}
+			}
+			maxD := 0
+			for _, hs := range res.Hctxs {
+				for _, h := range hs {
+					maxD = max(maxD, h.MaxDispatch)
+				}
+			}
+			t.Logf("largest hctx->dispatch list %d", maxD)
+			// 613471549f36 (v5.14): the elevator is not drained onto hctx->dispatch
+			// when no driver tag can be had, so at most one request waits there.
+			if kernel != "5.10" && maxD > 1 {
+				t.Errorf("hctx->dispatch held %d requests; at most 1 since v5.14", maxD)
+			}
+		})
+	}
 }
