@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/blkmq/blkmq/device"
+	"github.com/blkmq/blkmq/dispatch"
 	"github.com/blkmq/blkmq/sim"
 	"github.com/blkmq/blkmq/stack"
 )
@@ -206,6 +207,74 @@ func TestR19BatchedSubmitReap(t *testing.T) {
 			// when no driver tag can be had, so at most one request waits there.
 			if kernel != "5.10" && maxD > 1 {
 				t.Errorf("hctx->dispatch held %d requests; at most 1 since v5.14", maxD)
+			}
+		})
+	}
+}
+
+// TestR09SharedTagDepthOne is case R09 end to end (null_blk queue_mode=2 nr_devices=4
+// shared_tags=1 submit_queues=1 hw_queue_depth=1): 4 request queues share one tag set
+// of depth 1, mq-deadline, one 4 KiB random-read job of iodepth 4 per device, 256 I/Os
+// each. Every job must finish (watchdog 10 s of model time), for the current rules
+// and v4.15 (eb619fdb2d4c is older than every modelled release).
+func TestR09SharedTagDepthOne(t *testing.T) {
+	var job strings.Builder
+	job.WriteString("[global]\ndirect=1\nioengine=libaio\nrw=randread\niodepth=4\nsize=1m\n")
+	var luns []stack.LUN
+	for i := range 4 {
+		name := fmt.Sprintf("/dev/nullb%d", i)
+		fmt.Fprintf(&job, "[j%d]\nfilename=%s\n", i, name)
+		luns = append(luns, stack.LUN{Name: name, Device: nullDevice(10 * sim.Microsecond), QueueDepth: 1, Scheduler: "mq-deadline"})
+	}
+	for _, kernel := range []string{"", "4.15", "5.10"} {
+		t.Run("R09/rerun-when-hook-fired/kernel="+kernel, func(t *testing.T) {
+			for seed := uint64(1); seed <= 3; seed++ {
+				cfg := stack.Config{NrCPUs: 4, Host: stack.Host{CanQueue: 1, NrHwQueues: 1}, Kernel: kernel, LUNs: luns,
+					Seed: seed, Watchdog: 10 * sim.Second}
+				res, err := stack.Run(cfg, parse(t, job.String()))
+				if err != nil {
+					t.Fatalf("seed %d: %v", seed, err)
+				}
+				for _, j := range res.Jobs {
+					if n := j.Fio.Read().TotalIOs; n != 256 {
+						t.Errorf("seed %d: %s: %d I/Os, want 256", seed, j.Spec.Instance(), n)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestR16HostBusyRandomized is the randomized form of case R16: host-wide tags over 16
+// hctxs, LUN queue_depth 32, an LLD refusing 1% of commands with host busy, one
+// sequential writer of 2000 × 1 MiB (the report's dd bs=1M count=2000), size-bound.
+// Under the current rule (DEV_RESOURCE only if the device is blocked) it must finish
+// (watchdog 10 s); the v5.10-rc1 rule (DEV_RESOURCE whenever the LUN has commands in
+// flight) is run too and its outcome logged: the race needs a completion inside a
+// narrow window, which a given seed may or may not hit.
+func TestR16HostBusyRandomized(t *testing.T) {
+	busyNull := func(eng *sim.Engine) (device.Device, error) {
+		return device.NewNull(eng, device.NullParams{Name: "hisi_sas", CompletionNsec: 50 * sim.Microsecond,
+			BusyProbability: 0.01, BusyStatus: device.HostBusy, Seed: 16})
+	}
+	job := "[w]\ndirect=1\nioengine=libaio\nrw=write\nbs=1m\niodepth=32\nsize=2000m\n"
+	for _, tt := range []struct {
+		name string
+		rule dispatch.DevResourceRule
+	}{{"R16/resource-rerun", dispatch.DevResourceIfBlocked}, {"R16/ed5dd6a67d5e-dev-resource", dispatch.DevResourceIfBusy}} {
+		t.Run(tt.name, func(t *testing.T) {
+			for seed := uint64(1); seed <= 3; seed++ {
+				opts := dispatch.Options{DevResource: tt.rule}
+				cfg := stack.Config{NrCPUs: 16, Host: stack.Host{CanQueue: 64, NrHwQueues: 16, HostTagset: true}, Options: &opts,
+					LUNs: []stack.LUN{{Device: busyNull, QueueDepth: 32, Scheduler: "none"}}, Seed: seed, Watchdog: 10 * sim.Second}
+				_, err := stack.Run(cfg, parse(t, job))
+				if tt.rule == dispatch.DevResourceIfBusy {
+					t.Logf("seed %d: %v", seed, err)
+					continue
+				}
+				if err != nil {
+					t.Errorf("seed %d: %v", seed, err)
+				}
 			}
 		})
 	}
