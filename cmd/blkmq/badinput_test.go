@@ -144,3 +144,33 @@ func TestRunPrintsClamps(t *testing.T) {
 		})
 	}
 }
+
+// TestRunWatchdogExit1: a modelled hang stops with exit status 1 and the watchdog's
+// message, after at most the watchdog's model time (1 h), instead of spinning. The
+// hang is case R02 before v4.18 (stack TestR02StackMigratingWorkers): io_uring's
+// io-wq workers migrate between hctxs with nr_requests 1 and strand a tag waiter.
+// With v4.18's fix the same run completes.
+func TestRunWatchdogExit1(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r02.fio")
+	if err := os.WriteFile(path, []byte("[j]\ndirect=1\nioengine=io_uring\nrw=read\nbs=512\niodepth=49\nsize=28672\ncpus_allowed=0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	machine := []string{"--cpus", "2", "--device", "null_blk completion_nsec=10000 irqmode=2 hw_queue_depth=49 no_sched=1",
+		"--set", "host/nr_hw_queues=6", "--set", "queue/nr_requests=1", "--seed", "1"}
+	t.Run("R02/pre-4.18-hang", func(t *testing.T) {
+		out, err := run(append([]string{"run", path, "--kernel", "4.17"}, machine...)...)
+		if code := exitCode(err); code != 1 {
+			t.Fatalf("exit %d (%v), want 1\n%s", code, err, out)
+		}
+		want := "stack: watchdog: job j.0 did not finish within 1h0m0s of model time"
+		if !strings.HasPrefix(err.Error(), want) || !strings.Contains(out, "blkmq: "+want) {
+			t.Errorf("error %q / output %q: want the watchdog message %q printed", err, out, want)
+		}
+	})
+	t.Run("R02/v4.18-completes", func(t *testing.T) {
+		out, err := run(append([]string{"run", path, "--kernel", "4.18"}, machine...)...)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+	})
+}
