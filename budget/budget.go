@@ -2,6 +2,7 @@ package budget
 
 import (
 	"fmt"
+	"sync/atomic"
 	"time"
 )
 
@@ -208,6 +209,18 @@ func (d *Device) Unbusy(token int, hint *uint32) {
 	d.host.decHostBusy()
 	d.target.decTargetBusy()
 	d.PutBudget(token, hint)
+}
+
+// FinishCommand models the blocked-countdown reset of scsi_finish_command: a
+// completed command proves the host, target and LUN accept commands again, so
+// host_blocked, target_blocked and device_blocked are set to 0 when non-zero. Call it
+// at each completion, after Unbusy and before EndRequest.
+func (d *Device) FinishCommand() {
+	for _, c := range []*atomic.Int32{&d.host.hostBlocked, &d.target.blocked, &d.blocked} {
+		if c.Load() != 0 {
+			c.Store(0)
+		}
+	}
 }
 
 // EndRequest models scsi_run_queue_async at the end of scsi_end_request: if

@@ -221,3 +221,6 @@ func (q *Queue) freeRequestStruct(r *Request) {
 	*r = Request{q: q, tag: noTag, internalTag: noTag, budgetToken: -1}
 	q.pool = append(q.pool, r)
 }
+
+// Host returns the SCSI host the queue belongs to.
+func (q *Queue) Host() *Host { return q.host }

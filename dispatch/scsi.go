@@ -187,6 +187,7 @@ func (q *Queue) completeOn(rq *Request, now sim.Time) {
 	q.host.charge(q.host.cpu.c.Completion)
 	q.chargeBudget(rq.budgetToken, false)
 	q.sdev.Unbusy(rq.budgetToken, &q.budgetHints[cpu])
+	q.sdev.FinishCommand() // scsi_finish_command: clear the blocked countdowns
 	rq.budgetToken = -1
 	q.endBios(rq, now)
 	q.freeRequest(rq)
