@@ -18,7 +18,8 @@ const (
 	TolClatMean = 0.25
 	// TolMerges bounds the device merge fraction; an absolute difference of at
 	// most MergeFloor also passes (both sides merging almost nothing).
-	TolMerges  = 0.20
+	TolMerges = 0.20
+	// MergeFloor is the absolute merge-fraction difference that always passes.
 	MergeFloor = 0.01
 )
 
@@ -28,7 +29,8 @@ type Row struct {
 	Key string `json:"key"`
 	// Metric is iops, clat_mean_ms, clat_p99_ms, commands_per_sec,
 	// mean_command_kib or merge_fraction.
-	Metric string  `json:"metric"`
+	Metric string `json:"metric"`
+	// Kernel and Model are the two sides' values in the metric's unit.
 	Kernel float64 `json:"kernel"`
 	Model  float64 `json:"model"`
 	// RelErr is (model − kernel) / kernel; NaN when kernel is 0 (JSON null).
@@ -57,8 +59,10 @@ func (r Row) MarshalJSON() ([]byte, error) {
 
 // Comparison is the side-by-side result of one Case.
 type Comparison struct {
+	// Case names the compared configuration.
 	Case string `json:"case"`
-	Rows []Row  `json:"rows"`
+	// Rows are the compared quantities: per job and direction, then device.
+	Rows []Row `json:"rows"`
 }
 
 // Failed returns the checked rows out of tolerance that are not known misses.

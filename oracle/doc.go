@@ -21,5 +21,30 @@
 //
 // The kernel side is only trustworthy when the device, not the emulated CPU, is the
 // bottleneck: keep device latencies at milliseconds (scsi_debug delay is in jiffies,
-// 4 ms at HZ=250; ndelay in ns; null_blk completion_nsec with irqmode=2).
+// 4 ms at HZ=250; ndelay in ns; null_blk completion_nsec with irqmode=2). Even then
+// each command costs the guest a few hundred microseconds of emulated CPU; the model
+// side adds that as a fixed per-command delay calibrated at queue depth 1
+// (CalibrationJob, EmulationOverhead, Index.Overhead).
+//
+// # Scripts (embedded, also usable by hand)
+//
+//	oracle/scripts/build-guest.sh [RELEASE]   # once: apt-get installs qemu-system-x86,
+//	                                          # kmod, cpio, fio; apt-get downloads
+//	                                          # linux-image-RELEASE and busybox-static;
+//	                                          # writes kernel + initrd.cpio to the cache
+//	oracle/scripts/run-guest.sh -o OUT MODPROBE SYSFS JOB.fio
+//
+// The cache is $BLKMQ_ORACLE_CACHE, else $XDG_CACHE_HOME/blkmq-oracle, else
+// ~/.cache/blkmq-oracle; nothing built goes into the repository. run-guest.sh
+// exits 2 when QEMU or the guest is missing, 3 when the VM dies or times out, 4/5/6
+// when modprobe, a sysfs write or fio fails in the guest. BLKMQ_ORACLE_RT=N runs the
+// VM at SCHED_FIFO priority N (root), which the committed results used.
+//
+// # Tests
+//
+//	go test ./oracle/                        # model vs committed kernel figures (CI)
+//	BLKMQ_ORACLE=1 go test ./oracle/ -run TestKernelReference -timeout 60m
+//	                                         # rerun the kernel side (skips without QEMU/guest)
+//	BLKMQ_ORACLE=1 BLKMQ_ORACLE_UPDATE=1 ... # rewrite testdata/kernel/results
+//	BLKMQ_ORACLE_REFRESH_MISSES=1 go test ./oracle/ -run TestRefreshKnownMisses
 package oracle

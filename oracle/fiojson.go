@@ -21,8 +21,10 @@ type FioJSON struct {
 
 // FioJob is one entry of FioJSON.Jobs.
 type FioJob struct {
+	// JobName is fio's jobname (repeated for the numjobs clones of a job).
 	JobName string `json:"jobname"`
-	GroupID int    `json:"groupid"`
+	// GroupID is fio's reporting group.
+	GroupID int `json:"groupid"`
 	// Read and Write are the per-direction statistics.
 	Read  FioDir `json:"read"`
 	Write FioDir `json:"write"`
@@ -35,16 +37,22 @@ type FioJob struct {
 
 // FioDir is fio's per-direction object, trimmed.
 type FioDir struct {
-	IOBytes  int64   `json:"io_bytes"`
-	BWBytes  int64   `json:"bw_bytes"` // bytes/s
-	IOPS     float64 `json:"iops"`
-	Runtime  int64   `json:"runtime"` // ms
-	TotalIOs int64   `json:"total_ios"`
-	Clat     FioLat  `json:"clat_ns"`
+	// IOBytes and TotalIOs are the bytes and I/Os completed in fio's window.
+	IOBytes  int64 `json:"io_bytes"`
+	TotalIOs int64 `json:"total_ios"`
+	// BWBytes is the bandwidth (bytes/s), IOPS the I/O rate.
+	BWBytes int64   `json:"bw_bytes"`
+	IOPS    float64 `json:"iops"`
+	// Runtime is the direction's runtime (ms).
+	Runtime int64 `json:"runtime"`
+	// Clat is the completion latency (ns).
+	Clat FioLat `json:"clat_ns"`
 }
 
 // FioLat is fio's latency object in ns, with only the kept percentiles.
 type FioLat struct {
+	// Min, Max, Mean and Stddev are in ns over N samples; Percentile maps fio's
+	// keys ("99.000000") to ns.
 	Min        int64            `json:"min"`
 	Max        int64            `json:"max"`
 	Mean       float64          `json:"mean"`
@@ -55,6 +63,8 @@ type FioLat struct {
 
 // FioDiskUtil is one fio disk_util entry (counts over the whole run).
 type FioDiskUtil struct {
+	// Name is the disk (sda, nullb0); the counts are requests and merged bios,
+	// Util the busy percentage.
 	Name        string  `json:"name"`
 	ReadIOs     int64   `json:"read_ios"`
 	WriteIOs    int64   `json:"write_ios"`
