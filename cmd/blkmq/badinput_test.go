@@ -174,3 +174,18 @@ func TestRunWatchdogExit1(t *testing.T) {
 		}
 	})
 }
+
+// TestSweepPrintsClamps: sweep prints each distinct resolver warning once, naming the
+// first point that produced it.
+func TestSweepPrintsClamps(t *testing.T) {
+	out, err := run(args("sweep", nullJob, nullDevice, "--runtime", "5ms", "--vary", "host/nr_hw_queues=1,3,4")...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"blkmq: warning: point host/nr_hw_queues=3: host/nr_hw_queues 3 > 2 CPUs: hctxs without a CPU get no I/O\n",
+		"blkmq: warning: point host/nr_hw_queues=4: host/nr_hw_queues 4 > 2 CPUs: hctxs without a CPU get no I/O\n"} {
+		if strings.Count(out, want) != 1 {
+			t.Errorf("output has %d × %q:\n%s", strings.Count(out, want), want, out)
+		}
+	}
+}

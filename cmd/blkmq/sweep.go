@@ -218,6 +218,7 @@ is identical whatever --parallel is. A progress bar shows on a terminal for long
 			// Resolve every point first, so a bad value fails before any run.
 			cfgs := make([]stack.Config, len(points))
 			pspecs := make([][]fio.Spec, len(points))
+			warned := map[string]bool{} // each distinct warning once, with its first point
 			for i, p := range points {
 				var sets []string
 				for k, a := range axes {
@@ -237,6 +238,15 @@ is identical whatever --parallel is. A progress bar shows on a terminal for long
 				if err := res.CheckFit(pspecs[i]); err != nil {
 					return usageError(fmt.Errorf("point %s: %w", strings.Join(sets, " "), err))
 				}
+				for _, w := range res.Warnings {
+					if !warned[w] {
+						warned[w] = true
+						fmt.Fprintf(cmd.ErrOrStderr(), "blkmq: warning: point %s: %s\n", strings.Join(sets, " "), w)
+					}
+				}
+			}
+			for _, n := range setup.JobNotes(specs) {
+				fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: note:", n)
 			}
 			runPoints(cmd.ErrOrStderr(), points, cfgs, pspecs, parallel, m.runtimeOf(specs))
 			for _, p := range points {
