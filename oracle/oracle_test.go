@@ -1,6 +1,8 @@
 package oracle
 
 import (
+	"context"
+	"errors"
 	"math"
 	"os"
 	"strings"
@@ -170,5 +172,37 @@ func TestOverheadDevice(t *testing.T) {
 	b, m := base.Figures().Jobs[0].ClatMean, more.Figures().Jobs[0].ClatMean
 	if math.Abs(m-b-5e5) > 2e4 {
 		t.Errorf("clat mean %.0f ns with overhead, %.0f without: want +500 µs", m, b)
+	}
+}
+
+func TestHarnessAvailable(t *testing.T) {
+	h := &Harness{Cache: t.TempDir()}
+	err := h.Available()
+	if err == nil {
+		t.Fatal("empty cache: want an error")
+	}
+	if !errors.Is(err, ErrNoGuest) && !errors.Is(err, ErrNoQEMU) {
+		t.Fatalf("error %v wraps neither ErrNoGuest nor ErrNoQEMU", err)
+	}
+	for _, want := range []string{"build-guest.sh", "apt-get install qemu-system-x86"} {
+		if !strings.Contains(ErrNoGuest.Error()+ErrNoQEMU.Error(), want) {
+			t.Errorf("errors do not name %q", want)
+		}
+	}
+	if _, err := h.Run(context.Background(), &Case{Device: "null_blk"}, "x.fio"); err == nil {
+		t.Error("Run without a guest: want an error")
+	}
+}
+
+func TestWriteScripts(t *testing.T) {
+	dir, err := WriteScripts(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"build-guest.sh", "run-guest.sh", "guest-init.sh"} {
+		st, err := os.Stat(dir + "/" + f)
+		if err != nil || st.Mode()&0o100 == 0 {
+			t.Errorf("%s: %v, mode %v", f, err, st.Mode())
+		}
 	}
 }
