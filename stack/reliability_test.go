@@ -279,3 +279,35 @@ func TestR16HostBusyRandomized(t *testing.T) {
 		})
 	}
 }
+
+// TestR04StackSmallDepth is case R04 end to end: a tag set of depth 1, 2 or 3 shared
+// by two request queues (a USB-stick-like device: 10 ms per command), 4 synchronous
+// readers on the first; the second queue issues for 5 ms and then goes idle, so after
+// the lazy idle timeout (30 s) the active-queue count drops from 2 to 1 and the wake
+// batch is recalculated. Every reader must finish (watchdog 200 s of model time) for
+// v5.17, v6.1 and the current rules. (The v5.17-rc1 formula that hung is
+// sbitmap.Recalc5_17rc1, tested in sbitmap; no Kernel release selects it.)
+func TestR04StackSmallDepth(t *testing.T) {
+	for _, depth := range []int{1, 2, 3} {
+		for _, kernel := range []string{"5.17", "6.1", ""} {
+			t.Run(fmt.Sprintf("R04/depth-%d/kernel=%s", depth, kernel), func(t *testing.T) {
+				luns := []stack.LUN{{Name: "a", Device: nullDevice(10 * sim.Millisecond), QueueDepth: depth, Scheduler: "none"},
+					{Name: "b", Device: nullDevice(10 * sim.Millisecond), QueueDepth: depth, Scheduler: "none"}}
+				cfg := stack.Config{NrCPUs: 4, Host: stack.Host{CanQueue: depth, NrHwQueues: 1}, Kernel: kernel, LUNs: luns,
+					Seed: 1, Watchdog: 200 * sim.Second}
+				per := 1200 * depth // 4 readers × per I/Os × 10 ms / depth = 48 s of model time
+				job := fmt.Sprintf("[global]\ndirect=1\nioengine=psync\nrw=randread\n[a]\nfilename=a\nnumjobs=4\nsize=%d\n"+
+					"[b]\nfilename=b\nruntime=5ms\ntime_based\n", per*4096)
+				res, err := stack.Run(cfg, parse(t, job))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, j := range res.Jobs[:4] {
+					if n := j.Fio.Read().TotalIOs; n != int64(per) {
+						t.Errorf("%s: %d I/Os, want %d", j.Spec.Instance(), n, per)
+					}
+				}
+			})
+		}
+	}
+}
