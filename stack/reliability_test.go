@@ -119,7 +119,7 @@ func TestQueueDepth1StarvationBounded(t *testing.T) {
 	}
 	worst := res.Jobs[1].Fio.Read().Clat.Max
 	aRun := res.Jobs[0].Fio.Write().Runtime
-	t.Logf("b.0 worst completion latency %v; a.0 runtime %d ms", sim.Time(worst), aRun)
+	t.Logf("b.0 worst completion latency %v; a.0 runtime %v", sim.Time(worst), aRun)
 	if worst > int64(res.End) {
 		t.Errorf("b.0 waited %v, longer than the run (%v)", sim.Time(worst), res.End)
 	}
