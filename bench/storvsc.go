@@ -67,6 +67,10 @@ func StorvscSpecs(runtime time.Duration) ([]fio.Spec, error) {
 // device.Storvsc000Params (5000 IOPS / 200 MB/s). Everything else is the same for both
 // policies; the kernel's consequences of the switch (mq-deadline by default, one
 // scheduler-tag pool of nr_requests for the device) follow from it inside dispatch.
+// The jobs' directory= puts their files on a file system, so stack's v5.17 file-system
+// rules apply (stack.FSOptions zero value: io_uring's inline submission sleeps in
+// blk_mq_get_tag, iomap's per-dio plug; XFS), and the fio threads are unpinned
+// (stack.Placement zero value: they move on 2 % of wake-ups, an assumption).
 func StorvscConfig(shared bool, nrRequests int, seed uint64) stack.Config {
 	return stack.Config{
 		NrCPUs: StorvscCPUs,
