@@ -1,11 +1,13 @@
 package stack
 
 // DefaultWakeMigrate is the Placement.WakeMigrate of the zero value: 2 % of wake-ups
-// move an unpinned fio thread. Source: an assumption, not a measurement — the share
-// of wake-ups that find the previous CPU busy (an interrupt, a kblockd queue run,
-// another task) on a VM whose CPUs each run one fio thread and their share of 5000
-// completions/s. Seed 000's figures are the same for 1–5 % (BENCHMARKS.md, storvsc
-// placement sensitivity): the rate sets how fast threads spread, not where they end.
+// move an unpinned fio thread. Source: an assumption, not a measurement — the share of
+// wake-ups that find the previous CPU busy, taken as the per-CPU busy time of a 16-vCPU
+// VM at 5000 IOPS: interrupt handling on the channel CPUs, kblockd queue runs on every
+// CPU, fio's own per-I/O work (a few % each; the dispatch CPU cost model alone charges
+// 0.1–0.4 %, it has no interrupt or fio cost). Results that depend on it say so: seed
+// 000's per-hctx wal gives 113 / 107 / 73 / 76 / 45 IOPS at 0.5 / 1 / 2 / 5 / 20 %
+// (BENCHMARKS.md, storvsc sensitivity).
 const DefaultWakeMigrate = 0.02
 
 // Placement models where the scheduler runs an unpinned fio thread when it wakes up
