@@ -22,6 +22,9 @@ func TestStorvscDebug(t *testing.T) {
 			t.Fatal(err)
 		}
 		fmt.Printf("shared=%v wal %.1f IOPS clat %.0f us hogs %.0f wall %v events %d\n", shared, f.WalIOPS, f.WalClatUs, f.HogsIOPS, time.Since(st), f.Result.Events)
+		wd := f.Wal.Fio.Write()
+		fmt.Printf("  wal fio: slat %.0f us clat %.0f us lat %.0f us; IOPS x clat %.2f, IOPS x lat %.2f\n", wd.Slat.Mean/1e3, wd.Clat.Mean/1e3, wd.Lat.Mean/1e3,
+			wd.IOPS*wd.Clat.Mean/1e9, wd.IOPS*wd.Lat.Mean/1e9)
 		w := f.Wal.Wait
 		fmt.Printf("  wal: n %d tagwait %.1f ms queued %.1f ms (dispatch list %.1f ms) device %.1f ms; slept %d (%.0f ms) direct %.1f ms; wouldblock %d merged %d cpu %d\n",
 			w.N, w.TagWait/1e6, w.Queued/1e6, w.DispatchList/1e6, w.Device/1e6, w.Slept, w.SleptLatency/1e6, w.DirectLatency/1e6, w.WouldBlock, w.Merged, f.Wal.CPU)
