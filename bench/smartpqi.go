@@ -210,11 +210,16 @@ type SmartpqiFigures struct {
 
 // RunSmartpqi runs seed 001's jobs on one variant.
 func RunSmartpqi(variant string, ramp, runtime time.Duration, seed uint64) (*SmartpqiFigures, error) {
-	rig, err := NewSmartpqiRig(variant, seed)
+	specs, err := SmartpqiSpecs(ramp, runtime)
 	if err != nil {
 		return nil, err
 	}
-	specs, err := SmartpqiSpecs(ramp, runtime)
+	return runSmartpqiSpecs(variant, specs, seed)
+}
+
+// runSmartpqiSpecs runs the given jobs on one variant's machine.
+func runSmartpqiSpecs(variant string, specs []fio.Spec, seed uint64) (*SmartpqiFigures, error) {
+	rig, err := NewSmartpqiRig(variant, seed)
 	if err != nil {
 		return nil, err
 	}

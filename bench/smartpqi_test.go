@@ -72,3 +72,37 @@ func TestSmartpqi(t *testing.T) {
 		t.Error("unknown variant accepted")
 	}
 }
+
+// TestSmartpqiFairShareLazyIdle checks the hidden behaviour behind the can_queue-div
+// figure: fair share is counted per hctx without host-wide tags and per queue with
+// them, and a queue goes idle only lazily. Unpinned fio threads that move between CPUs
+// leave their LUN active on the hctxs they left, so with per-hctx tags every LUN's
+// share on its current hctx shrinks and IOPS fall below those of the same jobs pinned
+// one per CPU; with host-wide tags (per-queue counting) moves change nothing.
+func TestSmartpqiFairShareLazyIdle(t *testing.T) {
+	run := func(v string, pinned bool) float64 {
+		specs, err := SmartpqiSpecs(100*time.Millisecond, 50*time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pinned {
+			for i := range specs {
+				specs[i].CPUsAllowed = []int{i}
+			}
+		}
+		f, err := runSmartpqiSpecs(v, specs, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f.IOPS
+	}
+	moved, pinned := run("variant=can_queue-div", false), run("variant=can_queue-div", true)
+	if moved > 0.9*pinned {
+		t.Errorf("001/per-hctx-lazy-idle: can_queue-div IOPS %.0f with moving threads, %.0f pinned; want the moves to cost > 10 %%", moved, pinned)
+	}
+	hMoved, hPinned := run("variant=host_tagset", false), run("variant=host_tagset", true)
+	t.Logf("IOPS moving / pinned: can_queue-div %.0f / %.0f, host_tagset %.0f / %.0f", moved, pinned, hMoved, hPinned)
+	if d := hMoved/hPinned - 1; d < -0.02 || d > 0.02 {
+		t.Errorf("001/per-queue-host-tags: host_tagset IOPS %.0f moving, %.0f pinned; want equal within 2 %%", hMoved, hPinned)
+	}
+}
