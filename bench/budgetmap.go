@@ -96,7 +96,7 @@ type BudgetMapFigures struct {
 	// CPUs kept busy (≈ 1: one fio thread, which may move between CPUs, with its
 	// inline completions).
 	CPUsBusy float64
-	Result  *stack.Result
+	Result   *stack.Result
 }
 
 // RunBudgetMap runs seed 003's job for runtime on BudgetMapConfig.
