@@ -1,0 +1,84 @@
+package stack_test
+
+import (
+	"testing"
+
+	"github.com/blkmq/blkmq/stack"
+)
+
+// TestIOUringTarget: io_uring's inline attempt only gets -EAGAIN (and punts to io-wq)
+// where the bio carries REQ_NOWAIT — a block device file. On a file system (v5.9+,
+// iomap) the submitting thread itself sleeps in blk_mq_get_tag: one sleeper per job,
+// no would-block, and the sleep is fio slat (issue_time is stamped when io_uring_enter
+// returns), not clat. Four driver tags on one hctx, a queue depth of 64, one job pinned.
+func TestIOUringTarget(t *testing.T) {
+	tests := []struct {
+		name        string
+		target      string
+		wantPunts   bool
+		wantSleepMx int // the most tasks of the job asleep at once: exact for fs, at least for /dev
+		wantSlat    bool
+	}{
+		{"000/io_uring-blockdev-punts-to-io-wq", "filename=/dev/sdb", true, 2, false},
+		{"000/io_uring-filesystem-blocks-inline", "directory=/mnt/test", false, 1, true},
+		{"000/io_uring-filesystem-abs-filename-blocks-inline", "filename=/mnt/test/f", false, 1, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := baseConfig()
+			cfg.Host = stack.Host{CanQueue: 4, NrHwQueues: 1}
+			cfg.LUNs[0].QueueDepth = 4
+			job := "[j]\nioengine=io_uring\nrw=randread\nbs=4k\ndirect=1\niodepth=64\ntime_based\nruntime=20ms\nsize=64M\ncpus_allowed=0\n" + tt.target + "\n"
+			res, err := stack.Run(cfg, parse(t, job))
+			if err != nil {
+				t.Fatal(err)
+			}
+			j := res.Jobs[0]
+			if got := j.Wait.WouldBlock > 0; got != tt.wantPunts {
+				t.Errorf("would-block submissions %d, want punts %v", j.Wait.WouldBlock, tt.wantPunts)
+			}
+			if tt.wantPunts && j.MaxSleepers < tt.wantSleepMx || !tt.wantPunts && j.MaxSleepers != tt.wantSleepMx {
+				t.Errorf("max sleepers %d, want %d (%s)", j.MaxSleepers, tt.wantSleepMx, map[bool]string{true: "at least", false: "exactly"}[tt.wantPunts])
+			}
+			d := j.Fio.Read()
+			if got := d.Slat.Mean > 1000; got != tt.wantSlat {
+				t.Errorf("mean slat %.0f ns, want sleeping submissions in slat: %v", d.Slat.Mean, tt.wantSlat)
+			}
+			if d.TotalIOs == 0 {
+				t.Error("no I/O completed")
+			}
+		})
+	}
+}
+
+// TestPlacement: an unpinned fio thread moves on some wake-ups (stack.Placement) and so
+// submits through several hctxs; a thread pinned to one CPU uses that CPU's hctx only.
+func TestPlacement(t *testing.T) {
+	tests := []struct {
+		name      string
+		pin       string
+		wantHctxs func(n int) bool
+		want      string
+	}{
+		{"000/unpinned-thread-spreads-over-hctxs", "", func(n int) bool { return n > 1 }, "more than 1"},
+		{"000/pinned-thread-stays-on-its-hctx", "cpus_allowed=2\n", func(n int) bool { return n == 1 }, "exactly 1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			job := "[j]\nioengine=libaio\nrw=randread\nbs=4k\ndirect=1\niodepth=8\ntime_based\nruntime=50ms\nsize=64M\n" + tt.pin
+			res, err := stack.Run(baseConfig(), parse(t, job))
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, h := range res.Hctxs[0] {
+				if h.Dispatched > 0 {
+					n++
+				}
+			}
+			if !tt.wantHctxs(n) {
+				t.Errorf("%d hctxs dispatched the job's requests, want %s", n, tt.want)
+			}
+		})
+	}
+}
