@@ -114,7 +114,9 @@ func DefaultCPUCosts() CPUCosts {
 	}
 }
 
-// CPUModel selects the CPU cost model of a host.
+// CPUModel selects the CPU cost model of a host (HostConfig.CPU). Validate (through
+// HostConfig.Validate) returns an error naming a cost outside [0, 1 ms] or a negative
+// CPUsPerLLC.
 type CPUModel struct {
 	// Off disables CPU costs: every step takes zero time and nothing is deferred (the
 	// model before CPU costs existed).
@@ -125,11 +127,16 @@ type CPUModel struct {
 
 func (m CPUModel) validate() error {
 	c := m.Costs
-	for _, v := range []sim.Time{c.Submit, c.BioAlloc, c.Merge, c.TagGet, c.TagPut, c.BudgetGet, c.BudgetPut,
-		c.HostCheck, c.Insert, c.Elevator, c.Dispatch, c.QueueRq, c.Completion, c.EndBio, c.IPI, c.Wakeup,
-		c.QueueRun, c.LineLocal, c.LineRemote} {
-		if v < 0 || v > sim.Millisecond {
-			return fmt.Errorf("dispatch: CPU cost %v out of range [0, 1ms]", v)
+	for _, f := range []struct {
+		name string
+		v    sim.Time
+	}{{"Submit", c.Submit}, {"BioAlloc", c.BioAlloc}, {"Merge", c.Merge}, {"TagGet", c.TagGet},
+		{"TagPut", c.TagPut}, {"BudgetGet", c.BudgetGet}, {"BudgetPut", c.BudgetPut}, {"HostCheck", c.HostCheck},
+		{"Insert", c.Insert}, {"Elevator", c.Elevator}, {"Dispatch", c.Dispatch}, {"QueueRq", c.QueueRq},
+		{"Completion", c.Completion}, {"EndBio", c.EndBio}, {"IPI", c.IPI}, {"Wakeup", c.Wakeup},
+		{"QueueRun", c.QueueRun}, {"LineLocal", c.LineLocal}, {"LineRemote", c.LineRemote}} {
+		if f.v < 0 || f.v > sim.Millisecond {
+			return fmt.Errorf("dispatch: CPU cost %s %v out of range [0, 1ms]", f.name, f.v)
 		}
 	}
 	if c.CPUsPerLLC < 0 {
@@ -160,7 +167,7 @@ func newCPUState(m CPUModel, nrCPUs int) cpuState {
 	return s
 }
 
-// on sets the CPU that runs the path being modelled (an entry point: a submission, a
+// onCPU sets the CPU that runs the path being modelled (an entry point: a submission, a
 // completion, a queue run).
 func (h *Host) onCPU(cpu int) { h.cpu.cur = cpu }
 

@@ -99,7 +99,7 @@ func TestCPUModelValidate(t *testing.T) {
 	c := DefaultCPUCosts()
 	c.QueueRq = -1
 	err := HostConfig{NrCPUs: 1, NrHwQueues: 1, CanQueue: 1, CPU: CPUModel{Costs: c}}.Validate()
-	if err == nil || err.Error() != "dispatch: CPU cost -1ns out of range [0, 1ms]" {
+	if err == nil || err.Error() != "dispatch: CPU cost QueueRq -1ns out of range [0, 1ms]" {
 		t.Errorf("Validate = %v", err)
 	}
 }
