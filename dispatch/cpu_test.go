@@ -103,3 +103,44 @@ func TestCPUModelValidate(t *testing.T) {
 		t.Errorf("Validate = %v", err)
 	}
 }
+
+// TestCPUCompletionRouting checks where a completion runs: one hw queue (interrupt on
+// CPU 0, the first CPU of its mask) on two 4-CPU sockets. A submitter on CPU 2 shares
+// CPU 0's cache, so its completion runs on CPU 0; a submitter on CPU 6 does not, so
+// CPU 0 only sends an IPI and the completion runs on CPU 6 (rq_affinity=1).
+func TestCPUCompletionRouting(t *testing.T) {
+	c := DefaultCPUCosts()
+	c.CPUsPerLLC = 4
+	for _, tt := range []struct {
+		name     string
+		cpu      int
+		wantCPU0 sim.Time // CPU 0's charge for the completion part
+	}{
+		{"irq/same-socket", 2, c.Completion + c.EndBio},
+		{"irq/other-socket-ipi", 6, c.IPI},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rig := newRig(t, HostConfig{NrCPUs: 8, NrHwQueues: 1, CanQueue: 8, CPU: CPUModel{Costs: c}},
+				LUNConfig{QueueDepth: 8, Elevator: "none"},
+				device.NullParams{Name: "null", CompletionNsec: 10 * sim.Microsecond})
+			var n counter
+			b := Bio{Op: device.OpRead, Length: 4096, Sync: true, End: &n}
+			rig.q.SubmitBio(&b, tt.cpu, true, nil)
+			before := rig.host.CPUBusy()
+			rig.eng.Run()
+			after := rig.host.CPUBusy()
+			if n.n != 1 {
+				t.Fatalf("completed %d", n.n)
+			}
+			// CPU 0's charge is the completion path minus the line touches of the
+			// tag and budget puts, which depend on the last toucher.
+			got := after[0] - before[0]
+			if got < tt.wantCPU0 || got > tt.wantCPU0+4*c.LineRemote+c.TagPut+c.BudgetPut+c.Wakeup {
+				t.Errorf("CPU 0 charged %v for the completion, want about %v", got, tt.wantCPU0)
+			}
+			if tt.cpu == 6 && after[6]-before[6] < c.Completion+c.EndBio {
+				t.Errorf("CPU 6 charged %v, want the completion path (≥ %v)", after[6]-before[6], c.Completion+c.EndBio)
+			}
+		})
+	}
+}
