@@ -143,6 +143,8 @@ type Options struct {
 	// MaxPlugRequests is BLK_MAX_REQUEST_COUNT: a plug holding this many requests is
 	// flushed before another is added (32 since v5.16, 16 before). 0 means 32.
 	MaxPlugRequests int
+	// Pre415: the v4.11–v4.14 dispatch switches (era_pre415.go, KernelPre415).
+	Pre415 Pre415Options
 }
 
 // Kernel returns the Options of a mainline kernel release "MAJOR.MINOR" (e.g. "5.17",

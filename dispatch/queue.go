@@ -90,7 +90,7 @@ func (h *Host) AddLUN(cfg LUNConfig) (*Queue, error) {
 	q.requeueWork.q = q
 	q.timeout.q = q
 	h.byDevice[q.sdev] = q
-	if err := q.initTags(cfg.NrRequests, elv != ""); err != nil {
+	if err := q.initTags(q.opts.schedNrRequests(cfg.NrRequests, elv != ""), elv != ""); err != nil {
 		return nil, fmt.Errorf("dispatch: lun %d: %w", len(h.queues), err)
 	}
 	if q.cpuHctx, err = MapQueues(h.cfg.NrCPUs, h.cfg.NrHwQueues, h.opts.MapQueues); err != nil {

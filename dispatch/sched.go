@@ -6,6 +6,10 @@ const errAgain = -1
 // schedDispatchRequests is blk_mq_sched_dispatch_requests: run the inner dispatch, once
 // more if it returned -EAGAIN, then defer to an asynchronous run.
 func (h *Hctx) schedDispatchRequests() {
+	if h.q.opts.Pre415.DequeueBeforeBudget {
+		h.schedDispatchPre415()
+		return
+	}
 	if h.schedDispatchInner() == errAgain {
 		if h.schedDispatchInner() == errAgain {
 			h.runHwQueue(true)
