@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestRunBadInputTable drives `blkmq run` through newRootCmd with malformed job files,
@@ -186,6 +188,31 @@ func TestSweepPrintsClamps(t *testing.T) {
 		"blkmq: warning: point host/nr_hw_queues=4: host/nr_hw_queues 4 > 2 CPUs: hctxs without a CPU get no I/O\n"} {
 		if strings.Count(out, want) != 1 {
 			t.Errorf("output has %d × %q:\n%s", strings.Count(out, want), want, out)
+		}
+	}
+}
+
+// TestParseVaryLargeRanges: ranges near the int64 limit give their values instead of
+// overflowing into "more than 10000 values" (found with FuzzParseVary).
+func TestParseVaryLargeRanges(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"x=4611686018427387904..9223372036854775807", []string{"4611686018427387904", "9223372036854775807"}},
+		{"x=9223372036854775806..9223372036854775807:5", []string{"9223372036854775806"}},
+		{"x=-9223372036854775808..9223372036854775807:9223372036854775807", []string{"-9223372036854775808", "-1", "9223372036854775806"}},
+		{"x=3..3", []string{"3"}},
+		{"x=1..100:40", []string{"1", "41", "81"}},
+	}
+	for _, tc := range tests {
+		a, err := parseVary(tc.in)
+		if err != nil {
+			t.Errorf("%s: %v", tc.in, err)
+			continue
+		}
+		if diff := cmp.Diff(tc.want, a.values); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.in, diff)
 		}
 	}
 }

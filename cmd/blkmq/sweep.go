@@ -57,9 +57,15 @@ func parseVary(s string) (axis, error) {
 				return axis{}, fmt.Errorf("--vary %q: more than %d values", s, maxSweepPoints)
 			}
 			if step > 0 {
+				if uint64(h)-uint64(x) < uint64(step) {
+					break // the next value would pass HI (computed without overflow)
+				}
 				x += step
 			} else {
-				if x*2 > h && x != h {
+				if x == h {
+					break
+				}
+				if x > h/2 { // x*2 > h, without overflow
 					x = h
 					continue
 				}
