@@ -11,6 +11,16 @@ func SetTestHookWordFull(fn func()) (restore func()) {
 	return func() { testHookWordFull = old }
 }
 
+// SetTestHookMidFold installs fn to run inside a fold of a cleared mask, after cleared
+// was emptied and before the bits are back in the word; and spin to run when a swap
+// lock is found held. It returns a function restoring the previous hooks. Not safe to
+// call while other goroutines use any Sbitmap.
+func SetTestHookMidFold(fn, spin func()) (restore func()) {
+	oldFold, oldSpin := testHookMidFold, testHookSpin
+	testHookMidFold, testHookSpin = fn, spin
+	return func() { testHookMidFold, testHookSpin = oldFold, oldSpin }
+}
+
 // Cleared returns the deferred-cleared mask of word i.
 func (s *Sbitmap) Cleared(i int) uint64 { return s.words[i].cleared.Load() }
 

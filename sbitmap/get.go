@@ -10,6 +10,11 @@ import (
 // interleaving. It is only set by tests (export_test.go).
 var testHookWordFull func()
 
+// testHookMidFold, when non-nil, runs inside a fold of a word's cleared mask, after
+// cleared was emptied and before its bits are back in the word (while the swap lock
+// is held, in the fixed mode). Tests only (export_test.go).
+var testHookMidFold func()
+
 // HintUnset is a hint value that is always out of range, so the next Get replaces it
 // with a pseudo-random hint (as the kernel re-randomises an alloc_hint >= depth).
 const HintUnset = ^uint32(0)
@@ -72,8 +77,45 @@ func (s *Sbitmap) hintAfterGet(hint *uint32, depth, h uint32, nr int) {
 // Get never allocates memory and never panics. Memory ordering: acquire (see Sbitmap).
 func (s *Sbitmap) Get(hint *uint32) int {
 	depth := s.depth.Load()
-	h := s.hintBeforeGet(hint, depth)
-	nr := s.getFrom(h)
+	h := *hint
+	if h >= depth {
+		h = s.hintBeforeGet(hint, depth)
+	}
+	index := h >> s.shift
+	if mapNr := s.mapNr.Load(); !s.roundRobin && index < mapNr && index < uint32(len(s.words)) {
+		// The common case of __sbitmap_get outside round-robin mode, inline: the
+		// first __sbitmap_get_word on the hinted word, from bit 0, setting the
+		// first free bit with one compare-and-swap against the value the search
+		// read. If the word has no free bit in range or the compare-and-swap loses
+		// a race, getSlow runs the full walk, which searches this word again with
+		// a fresh read before folding its cleared bits (sbitmap_find_bit).
+		w := &s.words[index].word
+		v := w.Load()
+		free := ^v & wordMask(s.mapDepth(index, depth, mapNr))
+		nr := uint32(bits.TrailingZeros64(free)) & (BitsPerWord - 1)
+		if free != 0 && w.CompareAndSwap(v, v|uint64(1)<<nr) {
+			nr |= index << s.shift
+			if nr == h { // update_alloc_hint_after_get
+				next := nr + 1
+				if next >= depth-1 {
+					next = 0
+				}
+				*hint = next
+			}
+			return int(nr)
+		}
+	}
+	return s.getSlow(hint, depth, h)
+}
+
+// getSlow is Get's full path: the search of getFrom and the hint update.
+func (s *Sbitmap) getSlow(hint *uint32, depth, h uint32) int {
+	var nr int
+	if s.roundRobin {
+		nr = s.getFrom(h)
+	} else {
+		nr = s.findBit(^uint32(0), h>>s.shift, 0, true)
+	}
 	s.hintAfterGet(hint, depth, h, nr)
 	return nr
 }
@@ -249,38 +291,72 @@ func testAndSet(word *atomic.Uint64, bit uint64) bool {
 // with respect to each other under the word's swap lock. With
 // Options.UnlockedDeferredClear the pre-fix behaviour is modelled: no lock and no
 // re-check.
+//
+// The check when nothing is cleared is done without taking the lock when the lock is
+// free, with the same result: see checkWithoutLock.
 func (s *Sbitmap) deferredClear(w *sbWord, depth, start uint32, wrap bool) bool {
 	if s.unlocked {
 		if w.cleared.Load() == 0 {
 			return false
 		}
-		w.word.And(^w.cleared.Swap(0))
+		foldCleared(w)
 		return true
 	}
-	w.swapLock.Lock()
-	defer w.swapLock.Unlock()
-	if w.cleared.Load() == 0 {
-		if depth == 0 {
-			return false
-		}
-		mask := wordMask(depth)
-		if !wrap && start != 0 {
-			mask &^= wordMask(start)
-		}
-		return w.word.Load()&mask != mask
+	if w.cleared.Load() == 0 && !w.swapLock.held() {
+		return wordHasFree(w, depth, start, wrap)
 	}
-	w.word.And(^w.cleared.Swap(0))
+	w.swapLock.lock()
+	defer w.swapLock.unlock()
+	if w.cleared.Load() == 0 {
+		return wordHasFree(w, depth, start, wrap)
+	}
+	foldCleared(w)
 	return true
+}
+
+// foldCleared moves w's cleared bits back into the word: empty cleared, then clear
+// those bits in the word (the xchg and andnot of sbitmap_deferred_clear).
+func foldCleared(w *sbWord) {
+	mask := w.cleared.Swap(0)
+	if testHookMidFold != nil {
+		testHookMidFold()
+	}
+	w.word.And(^mask)
+}
+
+// wordHasFree reports whether w.word has a free bit in the searched range: the low
+// depth bits, from bit start unless the search wraps (the fixed sbitmap_deferred_clear's
+// re-check, which excludes the bits below a non-wrapping search's start so that the
+// caller cannot loop forever).
+//
+// checkWithoutLock: deferredClear skips the lock when it loads cleared == 0 and then
+// the lock free; the word is loaded after both. Every bit freed before the load of
+// cleared is then either in the loaded word or would have sent us to the lock: it was
+// still in cleared (cleared != 0), or a fold emptied cleared before that load, having
+// taken the lock before; that fold then either still held the lock when we loaded it
+// (we take the lock) or had finished, its bits back in the word before we load the
+// word. Bits freed after the load of cleared are no different from bits freed just
+// after a locked check. So a half-done fold (cleared emptied, word not yet updated,
+// the window of case R08) is never taken for a full word.
+func wordHasFree(w *sbWord, depth, start uint32, wrap bool) bool {
+	if depth == 0 {
+		return false
+	}
+	mask := wordMask(depth)
+	if !wrap && start != 0 {
+		mask &^= wordMask(start)
+	}
+	return w.word.Load()&mask != mask
 }
 
 // foldAll folds the cleared mask of every allocated word (used by Resize).
 func (s *Sbitmap) foldAll() {
 	for i := range s.words {
 		w := &s.words[i]
-		w.swapLock.Lock()
+		w.swapLock.lock()
 		if w.cleared.Load() != 0 {
-			w.word.And(^w.cleared.Swap(0))
+			foldCleared(w)
 		}
-		w.swapLock.Unlock()
+		w.swapLock.unlock()
 	}
 }

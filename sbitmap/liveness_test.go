@@ -2,6 +2,7 @@ package sbitmap_test
 
 import (
 	"fmt"
+	"sync/atomic"
 	"testing"
 
 	"github.com/blkmq/blkmq/sbitmap"
@@ -305,5 +306,67 @@ func TestR08Before72d04bdcf3f7(t *testing.T) {
 	if bit1 < 0 || bit2 != -1 || !asleep || free != 64 {
 		t.Errorf("T1 got %d, T2 got %d, T2 asleep %v with %d free; want the bad outcome: T2 fails and sleeps with 64 free",
 			bit1, bit2, asleep, free)
+	}
+}
+
+// R08 with the fold in flight: T1 finds the word full and is folding its cleared mask
+// (cleared already emptied, the word not yet updated) when T2 finds the word full and
+// checks it. T2 must not conclude from the empty cleared mask that nothing is free:
+// in the fixed mode it waits for T1's fold (the swap lock) and allocates; before
+// 72d04bdcf3f7 it fails while 63 bits are about to be free. This is the window the
+// lock-free check of deferredClear must also respect.
+func runR08FoldInFlight(t *testing.T, unlocked bool) (bit1, bit2 int, t2WaitedForFold bool) {
+	t.Helper()
+	sb, err := sbitmap.New(64, sbitmap.Options{Shift: 6, UnlockedDeferredClear: unlocked})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h uint32
+	for range 64 {
+		sb.Get(&h)
+	}
+	for b := range 64 {
+		sb.Put(b, &h)
+	}
+	midFold, release, spinning := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	var folds, spins atomic.Int32
+	restore := sbitmap.SetTestHookMidFold(func() {
+		if folds.Add(1) == 1 { // T1's fold
+			close(midFold)
+			<-release
+		}
+	}, func() {
+		if spins.Add(1) == 1 { // T2 found the swap lock held
+			close(spinning)
+		}
+	})
+	defer restore()
+	r1, r2 := make(chan int), make(chan int)
+	go func() { var h1 uint32; r1 <- sb.Get(&h1) }()
+	<-midFold
+	go func() { h2 := uint32(0); r2 <- sb.Get(&h2) }()
+	select {
+	case <-spinning:
+		t2WaitedForFold = true
+		close(release)
+		bit2 = <-r2
+	case bit2 = <-r2:
+		close(release)
+	}
+	bit1 = <-r1
+	return bit1, bit2, t2WaitedForFold
+}
+
+func TestR08FoldInFlight(t *testing.T) {
+	bit1, bit2, waited := runR08FoldInFlight(t, false)
+	if bit1 < 0 || bit2 < 0 || bit1 == bit2 || !waited {
+		t.Errorf("T1 got %d, T2 got %d, T2 waited for the fold %v; want two distinct bits, T2 waiting", bit1, bit2, waited)
+	}
+}
+
+func TestR08FoldInFlightBefore72d04bdcf3f7(t *testing.T) {
+	bit1, bit2, waited := runR08FoldInFlight(t, true)
+	if bit1 < 0 || bit2 != -1 || waited {
+		t.Errorf("T1 got %d, T2 got %d, T2 waited %v; want the bad outcome: T2 fails during the fold", bit1, bit2, waited)
 	}
 }

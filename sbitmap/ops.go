@@ -71,12 +71,12 @@ func (s *Sbitmap) foldWord(w *sbWord) {
 		return
 	}
 	if s.unlocked {
-		w.word.And(^w.cleared.Swap(0))
+		foldCleared(w)
 		return
 	}
-	w.swapLock.Lock()
-	w.word.And(^w.cleared.Swap(0))
-	w.swapLock.Unlock()
+	w.swapLock.lock()
+	foldCleared(w)
+	w.swapLock.unlock()
 }
 
 // Resize changes the depth to depth bits without reallocating or changing the shift

@@ -12,19 +12,31 @@ func (s *Sbitmap) wordOf(op string, bit int) (*sbWord, uint64) {
 	return &s.words[uint32(bit)>>s.shift], uint64(1) << (uint32(bit) & (1<<s.shift - 1))
 }
 
-// deferredClearBit marks bit free in its word's cleared mask without touching the
-// word itself (sbitmap_deferred_clear_bit). It panics if the bit is not held. The
-// check is exact for a single goroutine; two goroutines freeing the same bit at the
-// same instant may escape it.
-func (s *Sbitmap) deferredClearBit(op string, bit int) {
-	w, m := s.wordOf(op, bit)
+// tryDeferredClearBit marks bit free in its word's cleared mask without touching the
+// word itself (sbitmap_deferred_clear_bit): one atomic OR. It reports false, doing
+// nothing, if bit is out of range or not held; callers then panic through panicFree.
+// The check is exact for a single goroutine; two goroutines freeing the same bit at
+// the same instant may escape it. Small enough to be inlined into Put and Clear.
+func (s *Sbitmap) tryDeferredClearBit(bit int) bool {
+	if uint(bit) >= uint(s.capacity) {
+		return false
+	}
+	w := &s.words[uint32(bit)>>s.shift]
+	m := uint64(1) << (uint32(bit) & (1<<s.shift - 1))
+	if w.word.Load()&m == 0 || w.cleared.Load()&m != 0 {
+		return false
+	}
+	w.cleared.Or(m)
+	return true
+}
+
+// panicFree panics for a free (op) of a bit that is out of range or not held.
+func (s *Sbitmap) panicFree(op string, bit int) {
+	w, m := s.wordOf(op, bit) // panics if out of range
 	if w.word.Load()&m == 0 {
 		panic(fmt.Sprintf("sbitmap: %s of bit %d which is not held (depth %d)", op, bit, s.depth.Load()))
 	}
-	if w.cleared.Load()&m != 0 {
-		panic(fmt.Sprintf("sbitmap: %s of bit %d which is already freed (depth %d)", op, bit, s.depth.Load()))
-	}
-	w.cleared.Or(m)
+	panic(fmt.Sprintf("sbitmap: %s of bit %d which is already freed (depth %d)", op, bit, s.depth.Load()))
 }
 
 // updateHint records a freed bit as the caller's next hint (sbitmap_update_cpu_hint):
@@ -46,7 +58,9 @@ func (s *Sbitmap) updateHint(hint *uint32, bit int) {
 // Put panics if bit is outside [0, Capacity()) or is not held (never allocated, or
 // already freed). Never allocates. Memory ordering: release (see Sbitmap).
 func (s *Sbitmap) Put(bit int, hint *uint32) {
-	s.deferredClearBit("Put", bit)
+	if !s.tryDeferredClearBit(bit) {
+		s.panicFree("Put", bit)
+	}
 	s.updateHint(hint, bit)
 }
 

@@ -305,8 +305,12 @@ func (q *Queue) GetBatch(hint *uint32, n int) (offset int, mask uint64) {
 // sbitmap_queue_clear. Panics as Sbitmap.Put does. Never allocates. Memory ordering:
 // release, and the free is visible before waiters are checked.
 func (q *Queue) Clear(bit int, hint *uint32) {
-	q.sb.deferredClearBit("Clear", bit)
-	q.WakeUp(1)
+	if !q.sb.tryDeferredClearBit(bit) {
+		q.sb.panicFree("Clear", bit)
+	}
+	if q.wsActive.Load() != 0 {
+		q.WakeUp(1)
+	}
 	q.sb.updateHint(hint, bit)
 }
 

@@ -2,7 +2,7 @@ package sbitmap
 
 import (
 	"fmt"
-	"sync"
+	"runtime"
 	"sync/atomic"
 	"unsafe"
 
@@ -70,8 +70,8 @@ type sbWord struct {
 	cleared atomic.Uint64
 	// swapLock makes the fold of cleared atomic with the "is the word really
 	// full" check (the per-word lock of 72d04bdcf3f7).
-	swapLock sync.Mutex
-	_        [cacheLine - unsafe.Sizeof(atomic.Uint64{}) - unsafe.Sizeof(sync.Mutex{})]byte
+	swapLock spinLock
+	_        [cacheLine - unsafe.Sizeof(atomic.Uint64{}) - unsafe.Sizeof(spinLock{})]byte
 }
 
 // Sbitmap is a scalable bitmap allocator: a fixed set of bits, each of which is either
@@ -200,3 +200,29 @@ func wordMask(depth uint32) uint64 {
 	}
 	return uint64(1)<<depth - 1
 }
+
+// spinLock is the word's swap_lock: a test-and-set lock whose state a reader can
+// load, standing in for the kernel's raw spinlock. The critical sections it guards
+// are two atomic instructions long, so a waiter yields the processor (rather than
+// parking) until the holder is done.
+type spinLock struct{ v atomic.Uint32 }
+
+func (l *spinLock) lock() {
+	for !l.v.CompareAndSwap(0, 1) {
+		if testHookSpin != nil {
+			testHookSpin()
+		}
+		for l.v.Load() != 0 {
+			runtime.Gosched()
+		}
+	}
+}
+
+// testHookSpin, when non-nil, runs each time lock finds the lock held. Tests only
+// (export_test.go).
+var testHookSpin func()
+
+func (l *spinLock) unlock() { l.v.Store(0) }
+
+// held reports whether the lock is held at the instant of the load.
+func (l *spinLock) held() bool { return l.v.Load() != 0 }
