@@ -143,6 +143,12 @@ type Options struct {
 	// MaxPlugRequests is BLK_MAX_REQUEST_COUNT: a plug holding this many requests is
 	// flushed before another is added (32 since v5.16, 16 before). 0 means 32.
 	MaxPlugRequests int
+	// PlugFlushInsert models kernels before v4.19 (Jianchao Wang, "blk-mq: issue
+	// directly if hw queues isn't busy in case of 'none'"): a plug flush without an
+	// elevator inserts its requests into their software queues and runs the hctx
+	// (blk_mq_sched_insert_requests → blk_mq_insert_requests) instead of issuing them
+	// directly, so they stay mergeable until the dispatch run takes them.
+	PlugFlushInsert bool
 	// Pre415: the v4.11–v4.14 dispatch switches (era_pre415.go, KernelPre415).
 	Pre415 Pre415Options
 }
@@ -166,6 +172,7 @@ func Kernel(version string) (Options, error) {
 	}
 	if v < 419 {
 		o.SwQueueDequeue = DequeueOneByOne
+		o.PlugFlushInsert = true
 	}
 	if v < 516 {
 		o.DefaultElevator = ElevatorSingleQueue

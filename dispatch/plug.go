@@ -87,7 +87,7 @@ func (p *Plug) flush(cpu int, fromSchedule bool) {
 	list.spliceTail(&p.list)
 	p.queues, p.last = 0, nil
 	first := list.head.q
-	if p.queuesOf(&list) == 1 && first.elevator == nil && !fromSchedule {
+	if p.queuesOf(&list) == 1 && first.elevator == nil && !fromSchedule && !first.opts.PlugFlushInsert {
 		for rq := list.popFront(); rq != nil; rq = list.popFront() {
 			if !first.issueDirectBypass(rq, cpu, list.empty()) {
 				break
