@@ -149,10 +149,20 @@ func TestR02StackMigratingWorkers(t *testing.T) {
 		}
 	})
 	t.Run("R02/pre-avoid-starve-after-migration", func(t *testing.T) {
+		// the strand needs a migration at the right moment: most seeds hit it
 		want := "stack: watchdog: job j.0 did not finish within 10s of model time"
-		err := run("4.17", 1)
-		if err == nil || !strings.HasPrefix(err.Error(), want) {
-			t.Errorf("kernel 4.17: err = %v, want %q", err, want)
+		hangs := 0
+		for seed := uint64(1); seed <= 4; seed++ {
+			err := run("4.17", seed)
+			if err != nil && !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("kernel 4.17 seed %d: err = %v, want %q", seed, err, want)
+			}
+			if err != nil {
+				hangs++
+			}
+		}
+		if hangs == 0 {
+			t.Errorf("kernel 4.17: no hang in seeds 1-4")
 		}
 	})
 }
