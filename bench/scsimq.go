@@ -1,0 +1,238 @@
+package bench
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/blkmq/blkmq/device"
+	"github.com/blkmq/blkmq/dispatch"
+	"github.com/blkmq/blkmq/fio"
+	"github.com/blkmq/blkmq/sim"
+	"github.com/blkmq/blkmq/stack"
+)
+
+// SCSI-MQ scenario of seed 002 (Ming Lei, "blk-mq-sched: improve SCSI-MQ performance",
+// v4.15): an SRP LUN, fio libaio 4 KiB direct, iodepth 64, 64 jobs, on "16 cores, dual
+// sockets". Source: seed 002 unless stated.
+const (
+	// SCSIMQCPUs: "16 cores, dual sockets".
+	SCSIMQCPUs = 16
+	// SCSIMQCPUsPerLLC: two sockets of 8 cores (one last-level cache each).
+	SCSIMQCPUsPerLLC = 8
+	// SCSIMQNrHwQueues is ib_srp's channel count, one hctx per channel (v4.14
+	// drivers/infiniband/ulp/srp/ib_srp.c srp_create_target: ch_count = max(nr_nodes,
+	// min(min(4 × nr_nodes, nr_comp_vectors), nr_cpus)) without the ch_count module
+	// parameter) = 8 on two NUMA nodes. Assumption: the HCA has ≥ 8 completion vectors.
+	SCSIMQNrHwQueues = 8
+	// SCSIMQMaxRequestKB is the largest request the LUN accepts, in KiB: ib_srp's
+	// sg_tablesize defaults to SRP_DEF_SG_TABLESIZE = 12 (cmd_sg_entries, and
+	// indirect_sg_entries defaults to it; srp_init_module), i.e. max_segments 12. fio's
+	// 4 KiB buffers are separate, physically non-contiguous pages (assumption: no huge
+	// pages under a 256 KiB buffer), one segment each, so a request holds at most 12
+	// bios = 48 KiB. The model has no segment count; this byte limit stands for it.
+	SCSIMQMaxRequestKB = 48
+	// SCSIMQCanQueue is ib_srp's default queue_size 64 minus the response and task
+	// management slots (SRP_DEFAULT_QUEUE_SIZE − SRP_RSP_SQ_SIZE − SRP_TSK_MGMT_SQ_SIZE
+	// = 62): can_queue, and so the tag-set queue_depth per hctx.
+	SCSIMQCanQueue = 62
+	// SCSIMQCmdPerLun is ib_srp's cmd_per_lun (SRP_DEFAULT_CMD_SQ_SIZE = 62): the LUN
+	// queue_depth, i.e. the budget the 64 × 64 outstanding I/Os compete for.
+	SCSIMQCmdPerLun = 62
+	// SCSIMQRuntime is the simulated fio runtime per cell (the published runs' length
+	// is not given; the model's steady state is reached within a few ms).
+	SCSIMQRuntime = 200 * time.Millisecond
+)
+
+// SCSIMQRWs are the four fio workloads of the tables, in table order.
+var SCSIMQRWs = []string{"read", "randread", "write", "randwrite"}
+
+// SCSIMQScheds are the table columns: "<scheduler>-<kernel>".
+var SCSIMQScheds = []string{"deadline-legacy", "none-v4.13", "none-patched", "mq-deadline-v4.13", "mq-deadline-patched"}
+
+// SCSIMQJob returns the fio job file testdata/fio/002_srp_<rw>.fio with its runtime
+// replaced by SCSIMQRuntime. The file is found from the working directory upwards.
+func SCSIMQJob(rw string) ([]fio.Spec, error) {
+	path, err := findTestdata(filepath.Join("testdata", "fio", "002_srp_"+rw+".fio"))
+	if err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("bench: scsi-mq: %w", err)
+	}
+	job := regexp.MustCompile(`(?m)^runtime=.*$`).ReplaceAllString(string(b),
+		fmt.Sprintf("runtime=%dms", SCSIMQRuntime.Milliseconds()))
+	return fio.Parse(strings.NewReader(job), filepath.Base(path))
+}
+
+// findTestdata looks for rel in the working directory and its parents, then next to
+// this source file.
+func findTestdata(rel string) (string, error) {
+	dir, _ := os.Getwd()
+	for d := dir; ; d = filepath.Dir(d) {
+		if p := filepath.Join(d, rel); fileExists(p) {
+			return p, nil
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	if _, src, _, ok := runtime.Caller(0); ok {
+		if p := filepath.Join(filepath.Dir(src), "..", rel); fileExists(p) {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("bench: %s not found from %s", rel, dir)
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}
+
+// SCSIMQOptions returns the dispatch switches of a column's kernel: "v4.13"
+// (dispatch.KernelPre415) or "patched" (dispatch.Kernel("4.15"), the release that
+// merged the series).
+func SCSIMQOptions(era string) (dispatch.Options, error) {
+	switch era {
+	case "v4.13":
+		return dispatch.KernelPre415("4.13")
+	case "patched":
+		return dispatch.Kernel("4.15")
+	}
+	return dispatch.Options{}, fmt.Errorf("bench: scsi-mq: era %q not one of v4.13, patched", era)
+}
+
+// SCSIMQConfig is the modelled machine: one SRP host (16 channels = hctxs, can_queue
+// 62 each), one LUN of queue_depth 62 on device.SRP002Params, the kernel path of the
+// column (elevator "none" or "mq-deadline", era "v4.13" or "patched"). nr_requests is
+// the kernel default of the era. The CPU cost table is dispatch.DefaultCPUCosts with
+// two sockets.
+func SCSIMQConfig(sched, era string, seed uint64) (stack.Config, error) {
+	opts, err := SCSIMQOptions(era)
+	if err != nil {
+		return stack.Config{}, err
+	}
+	costs := dispatch.DefaultCPUCosts()
+	costs.CPUsPerLLC = SCSIMQCPUsPerLLC
+	return stack.Config{
+		NrCPUs: SCSIMQCPUs,
+		Host:   stack.Host{CanQueue: SCSIMQCanQueue, NrHwQueues: SCSIMQNrHwQueues, CmdPerLun: SCSIMQCmdPerLun},
+		LUNs: []stack.LUN{{
+			Device: func(eng *sim.Engine) (device.Device, error) {
+				return device.NewSSD(eng, device.SRP002Params())
+			},
+			QueueDepth:   SCSIMQCmdPerLun,
+			Scheduler:    sched,
+			MaxSectorsKB: SCSIMQMaxRequestKB,
+		}},
+		Kernel:  "4.15",
+		Options: &opts,
+		CPU:     dispatch.CPUModel{Costs: costs},
+		Seed:    seed,
+	}, nil
+}
+
+// SCSIMQFigures are one cell's measurements.
+type SCSIMQFigures struct {
+	// IOPS is the 64 jobs' total (group_reporting), reads plus writes.
+	IOPS float64
+	// MeanRequestBytes is the mean size of the commands the device received
+	// (bytes dispatched / commands dispatched): the merge effect.
+	MeanRequestBytes float64
+	Result           *stack.Result
+}
+
+// RunSCSIMQ runs one blk-mq cell: sched "none" or "mq-deadline", era "v4.13" or
+// "patched", rw one of SCSIMQRWs.
+func RunSCSIMQ(sched, era, rw string, seed uint64) (*SCSIMQFigures, error) {
+	specs, err := SCSIMQJob(rw)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := SCSIMQConfig(sched, era, seed)
+	if err != nil {
+		return nil, err
+	}
+	res, err := stack.Run(cfg, specs)
+	if err != nil {
+		return nil, err
+	}
+	f := &SCSIMQFigures{Result: res}
+	for _, j := range res.Jobs {
+		iops, _ := j.Fio.Total()
+		f.IOPS += iops
+	}
+	if qs := res.Queues[0]; qs.Dispatched > 0 {
+		f.MeanRequestBytes = float64(qs.DispatchedBytes) / float64(qs.Dispatched)
+	}
+	return f, nil
+}
+
+// scsiMQBlkMQScheds maps the columns modelled on package dispatch to (elevator, era);
+// the legacy column (deadline-legacy) runs on package legacy (scsimq_legacy.go).
+var scsiMQBlkMQScheds = map[string][2]string{
+	"none-v4.13":          {"none", "v4.13"},
+	"none-patched":        {"none", "patched"},
+	"mq-deadline-v4.13":   {"mq-deadline", "v4.13"},
+	"mq-deadline-patched": {"mq-deadline", "patched"},
+}
+
+// scsiMQVariants lists "sched=<col>/rw=<rw>" for the given columns, in table order.
+func scsiMQVariants(cols []string) []string {
+	var out []string
+	for _, c := range cols {
+		for _, rw := range SCSIMQRWs {
+			out = append(out, "sched="+c+"/rw="+rw)
+		}
+	}
+	return out
+}
+
+// parseSCSIMQVariant splits "sched=<col>/rw=<rw>".
+func parseSCSIMQVariant(v string) (col, rw string, err error) {
+	a, b, ok := strings.Cut(v, "/")
+	col, ok1 := strings.CutPrefix(a, "sched=")
+	rw, ok2 := strings.CutPrefix(b, "rw=")
+	if !ok || !ok1 || !ok2 || !slices.Contains(SCSIMQScheds, col) || !slices.Contains(SCSIMQRWs, rw) {
+		return "", "", fmt.Errorf("bench: scsi-mq: variant %q: want sched=<%s>/rw=<%s>", v,
+			strings.Join(SCSIMQScheds, "|"), strings.Join(SCSIMQRWs, "|"))
+	}
+	return col, rw, nil
+}
+
+// runSCSIMQ is the claims-runner entry: metric "IOPS" (and "mean-request-bytes", the
+// mean command size the device saw).
+func runSCSIMQ(variant string, seed uint64) (map[string]float64, error) {
+	col, rw, err := parseSCSIMQVariant(variant)
+	if err != nil {
+		return nil, err
+	}
+	f, err := SCSIMQCell(col, rw, seed)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]float64{"IOPS": f.IOPS, "mean-request-bytes": f.MeanRequestBytes}, nil
+}
+
+func init() {
+	Register(Scenario{Name: "scsi-mq", Source: "002_ff2e374edb86df80.txt",
+		Variants: scsiMQVariants(SCSIMQScheds), Run: runSCSIMQ})
+}
+
+// SCSIMQCell runs one table cell by column name (SCSIMQScheds) and rw.
+func SCSIMQCell(col, rw string, seed uint64) (*SCSIMQFigures, error) {
+	if _, _, err := parseSCSIMQVariant("sched=" + col + "/rw=" + rw); err != nil {
+		return nil, err
+	}
+	if se, ok := scsiMQBlkMQScheds[col]; ok {
+		return RunSCSIMQ(se[0], se[1], rw, seed)
+	}
+	return RunSCSIMQLegacy(rw, seed)
+}
