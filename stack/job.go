@@ -13,7 +13,7 @@ import (
 type ioU struct {
 	bio      dispatch.Bio
 	job      *job
-	submitAt sim.Time
+	submitAt sim.Time // fio's start_time: the io_u was prepared (get_io_u)
 	issuedAt sim.Time // fio's issue_time: when the submitting syscall returned
 	doneAt   sim.Time // the block layer completed it (fio reaps it later)
 	punted   bool     // went through io-wq (or slept in blk_mq_get_tag)
@@ -99,16 +99,21 @@ type job struct {
 	// completion side
 	cq          ioFIFO
 	reapPending bool
-	cqN         int // completions waiting to be reaped
+	cqN         int  // completions waiting to be reaped
+	inGetevents bool // the thread sleeps in io_getevents / io_uring_enter(GETEVENTS)
+	drain       bool // wait_for_completions entered with the queue full
 	reapEv      reapEvent
 
 	// blocking submitters (libaio, psync): the thread sleeps in blk_mq_get_tag
 	tw      dispatch.TagWaiter
 	blocked bool
 
-	// submission batch (iodepth_batch_submit) and its block plug
+	// submission batch (iodepth_batch_submit) and its block plug; inSubmit holds the
+	// io_us of the io_submit / io_uring_enter call in progress (issue_time is stamped
+	// on all of them when it returns)
 	plug      dispatch.Plug
 	batchLeft int
+	inSubmit  []*ioU
 	// files on a file system (onFileSystem) and the switches that apply to them;
 	// dioPlug: the plug is iomap's per-I/O plug of the submission in progress
 	fs      bool
@@ -129,18 +134,25 @@ type job struct {
 
 type reapEvent struct{ j *job }
 
-// Fire reaps the job's completions.
+// Fire wakes the thread asleep in io_getevents / io_uring_enter: it reaps and carries
+// on with its loop.
 func (e *reapEvent) Fire(now sim.Time) {
-	if !e.j.blocked {
-		e.j.wakePlacement() // the thread wakes in io_getevents / io_uring_enter
+	j := e.j
+	j.reapPending = false
+	if !j.inGetevents {
+		return
 	}
-	e.j.reap(now)
+	j.inGetevents = false
+	j.wakePlacement()
+	if j.getevents(now) {
+		j.run(now)
+	}
 }
 
 type startEvent struct{ j *job }
 
-// Fire starts the job's submissions.
-func (e *startEvent) Fire(now sim.Time) { e.j.fill(now) }
+// Fire starts the job's thread.
+func (e *startEvent) Fire(now sim.Time) { e.j.run(now) }
 
 func newJob(r *runner, s fio.Spec, q *dispatch.Queue, cpu int, allowed []int, region, size int64, salt uint64) *job {
 	j := &job{r: r, spec: s, q: q, cpu: cpu, runCPU: cpu, allowed: allowed, region: region, size: size,
@@ -231,6 +243,7 @@ func (j *job) fill(now sim.Time) {
 			if j.plug.Active() {
 				j.plug.Finish(j.runCPU)
 			}
+			j.submitReturned(now)
 			if j.free == nil || j.done(now) {
 				return
 			}
@@ -249,8 +262,24 @@ func (j *job) fill(now sim.Time) {
 		u.next = nil
 		j.batchLeft--
 		j.prep(u, now)
+		j.inSubmit = append(j.inSubmit, u)
 		j.submit(u, now)
 	}
+}
+
+// submitReturned is the return of the submitting syscall (io_submit, io_uring_enter):
+// fio stamps issue_time on every io_u it carried (ioengines.c td_io_queue, after the
+// engine's commit; libaio fio_libaio_queued, io_uring fio_ioring_queued), so slat
+// includes any sleep in blk_mq_get_tag. A synchronous engine stamps issue_time before
+// the read or write (td_io_queue, FIO_SYNCIO): its slat is 0 and the sleep is clat.
+func (j *job) submitReturned(now sim.Time) {
+	if j.spec.IOEngine.Async() {
+		for _, u := range j.inSubmit {
+			u.issuedAt = now
+		}
+	}
+	clear(j.inSubmit)
+	j.inSubmit = j.inSubmit[:0]
 }
 
 // submit hands one io_u to the kernel the way the job's ioengine does. io_uring tries
@@ -319,12 +348,20 @@ func (s *jobSleeper) Unblocked(b *dispatch.Bio, now sim.Time) {
 	j.blocked = false
 	j.sleepers--
 	j.finishDIOPlug()
-	b.Priv.(*ioU).issuedAt = now // fio stamps issue_time when the syscall returns
-	if !j.cq.empty() {
-		j.reap(now)
-		return
+	// The syscall carries on with the rest of its batch and returns (fill stamps
+	// issue_time); the completions that arrived meanwhile wait to be reaped.
+	j.run(now)
+}
+
+// reapReady reports whether fio's io_getevents / io_uring wait would return now: at
+// least iodepth_batch_complete_min completions wait (all that are in flight if fewer).
+func (j *job) reapReady() bool {
+	if j.cq.empty() {
+		return false
 	}
-	j.fill(now)
+	need := max(j.spec.IODepthBatchCompleteMin, 1)
+	inFlight := j.spec.EffectiveIODepth - j.nFree - j.cqN
+	return j.cqN >= need || inFlight == 0
 }
 
 // EndBio receives a completion: the CQE / aio event is posted and the fio thread
@@ -332,26 +369,23 @@ func (s *jobSleeper) Unblocked(b *dispatch.Bio, now sim.Time) {
 func (j *job) EndBio(b *dispatch.Bio, now sim.Time, _ error) {
 	u := b.Priv.(*ioU)
 	u.doneAt = now
-	j.account(u, now)
 	j.cq.push(u)
 	j.cqN++
-	// fio waits for iodepth_batch_complete_min completions (all that are in flight
-	// if fewer) before it reaps.
-	need := max(j.spec.IODepthBatchCompleteMin, 1)
-	inFlight := j.spec.EffectiveIODepth - j.nFree - j.cqN
-	if !j.reapPending && (j.cqN >= need || inFlight == 0) {
+	// a thread asleep in getevents wakes once iodepth_batch_complete_min completions
+	// (all that are in flight if fewer) are there
+	if j.inGetevents && !j.reapPending && j.reapReady() {
 		j.reapPending = true
 		j.r.eng.After(j.r.rnd.Uniform(j.r.sub.ReapMin, j.r.sub.ReapMax), &j.reapEv)
 	}
 }
 
-// account records the I/O in the job's statistics. fio's libaio and io_uring engines
-// stamp issue_time when io_submit / io_uring_enter returns (fio_ioring_queued,
-// fio_libaio_queued): slat is the time the submitting thread spent in the syscall
-// (asleep in blk_mq_get_tag included), clat runs from there to the completion. fio
-// stops the clat clock when it reaps (init_icd after getevents), which adds the reap
-// delay, longer when the thread is asleep in a submission; the model stops it at the
-// block-layer completion (kept so for the stack tests' Little's-law convention).
+// account records the I/O in the job's statistics when fio reaps it (now). slat is
+// issue_time − start_time (submitReturned); clat runs from issue_time to the reap,
+// because fio stamps a completion when getevents returns it (io_u.c
+// io_u_queued_complete → init_icd, then io_completed: clat = icd time − issue_time).
+// So clat includes the wake-up delay before the reap and, for a thread asleep in
+// blk_mq_get_tag inside io_submit, the time its finished I/Os sat unreaped: IOPS × (slat
+// + clat) = iodepth. The wait breakdown keeps block-layer times (doneAt).
 func (j *job) account(u *ioU, now sim.Time) {
 	b := &u.bio
 	dir := fio.DirRead
@@ -360,7 +394,7 @@ func (j *job) account(u *ioU, now sim.Time) {
 	}
 	j.coll.Record(dir, int64(u.issuedAt-u.submitAt), int64(now-u.issuedAt), b.Length, int64(u.submitAt), int64(now))
 	j.lastDone = now
-	if now >= j.windowStart && now < j.stopAt {
+	if done := u.doneAt; done >= j.windowStart && done < j.stopAt {
 		w := &j.wait
 		w.n++
 		w.tag += float64(b.AllocatedAt - u.submitAt)
@@ -373,28 +407,64 @@ func (j *job) account(u *ioU, now sim.Time) {
 		}
 		if u.punted {
 			w.punted++
-			w.puntedLat += float64(now - u.submitAt)
+			w.puntedLat += float64(done - u.submitAt)
 		} else {
-			w.lat += float64(now - u.submitAt)
+			w.lat += float64(done - u.submitAt)
 		}
 	}
 }
 
-// reap frees the completed io_us and refills.
-func (j *job) reap(now sim.Time) {
-	j.reapPending = false
-	if j.blocked {
-		return // the thread is asleep in io_submit; it reaps when it returns
+// run is fio's job loop (backend.c do_io) from now: submit while io_us are free, then
+// wait for completions (wait_for_completions) and repeat, until the thread sleeps in a
+// submission (Unblocked resumes it) or in getevents (reapEvent resumes it), or the
+// job has finished.
+func (j *job) run(now sim.Time) {
+	for {
+		j.fill(now)
+		if j.blocked {
+			return
+		}
+		if j.done(now) && j.nFree == j.spec.EffectiveIODepth {
+			j.finished = true
+			return
+		}
+		// queue full (or the job done with I/O in flight: fio's final quiesce)
+		j.drain = j.free == nil
+		if !j.getevents(now) {
+			return
+		}
 	}
-	j.cqN = 0
-	for u := j.cq.pop(); u != nil; u = j.cq.pop() {
+}
+
+// getevents is wait_for_completions: one io_getevents call per round, each taking at
+// least iodepth_batch_complete_min and at most iodepth_batch_complete_max completions,
+// repeated while the queue was full and more than iodepth_low I/Os remain. It returns
+// false when the thread went to sleep waiting for completions.
+func (j *job) getevents(now sim.Time) bool {
+	for {
+		if !j.reapReady() {
+			j.inGetevents = true
+			return false
+		}
+		j.reapBatch(now)
+		if !j.drain || j.spec.EffectiveIODepth-j.nFree <= j.spec.IODepthLow {
+			return true
+		}
+	}
+}
+
+// reapBatch is one getevents return (io_u.c io_u_queued_complete): up to
+// iodepth_batch_complete_max completions, oldest first, all stamped with now, their
+// io_us freed.
+func (j *job) reapBatch(now sim.Time) {
+	n := min(j.cqN, max(j.spec.IODepthBatchCompleteMax, 1))
+	for range n {
+		u := j.cq.pop()
+		j.cqN--
+		j.account(u, now)
 		u.next = j.free
 		j.free = u
 		j.nFree++
-	}
-	j.fill(now)
-	if j.done(now) && j.nFree == j.spec.EffectiveIODepth {
-		j.finished = true
 	}
 }
 
