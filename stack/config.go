@@ -32,6 +32,13 @@ type Config struct {
 	CPU dispatch.CPUModel
 	// Submit are the latencies of the fio and io_uring submitters.
 	Submit SubmitTiming
+	// FS are the file-system behaviours of jobs whose files live on a file system
+	// (fio directory=, or a filename not under /dev/): see FSOptions (stack/fs.go).
+	// The zero value is v5.17 on XFS.
+	FS FSOptions
+	// Placement is where the scheduler runs an unpinned fio thread after a wake-up
+	// (stack/placement.go); the zero value moves it on DefaultWakeMigrate of wake-ups.
+	Placement Placement
 	// Seed seeds every random draw of the run.
 	Seed uint64
 	// Watchdog bounds the model time of a run whose jobs are not time-bound (size
@@ -151,6 +158,9 @@ func (c *Config) Validate() error {
 		if _, err := dispatch.Kernel(c.Kernel); err != nil {
 			return fmt.Errorf("stack: Kernel: %w", err)
 		}
+	}
+	if p := c.Placement.WakeMigrate; p > 1 || p != p {
+		return fmt.Errorf("stack: Placement.WakeMigrate %v out of range [0, 1] (0 = default, negative = never)", p)
 	}
 	t := c.Submit
 	if t.ReapMin < 0 || t.ReapMax < t.ReapMin || t.WorkerStep < 0 {

@@ -41,10 +41,8 @@ type FSOptions struct {
 	NoDIOPlug bool
 }
 
-// fsOptions returns the run's file-system switches. Config has no FS field yet
-// (requested from the stack/config.go owner); until then every run uses the v5.17
-// defaults (the zero value).
-func (r *runner) fsOptions() FSOptions { return FSOptions{} }
+// fsOptions returns the run's file-system switches (Config.FS).
+func (r *runner) fsOptions() FSOptions { return r.cfg.FS }
 
 // onFileSystem reports whether the job's files live on a file system: directory= is
 // set, or the first filename is an absolute path outside /dev/. A job with neither

@@ -82,3 +82,57 @@ func TestPlacement(t *testing.T) {
 		})
 	}
 }
+
+// TestConfigFSAndPlacement: Config.FS and Config.Placement reach the jobs, so the
+// storvsc-000 sensitivity switches run from committed code. FS.BioNowait makes a
+// file-system io_uring job punt to io-wq as on a block device; Placement.WakeMigrate
+// < 0 keeps an unpinned thread on its first CPU (one hctx), 1 moves it at every wake-up.
+func TestConfigFSAndPlacement(t *testing.T) {
+	tests := []struct {
+		name      string
+		mod       func(c *stack.Config)
+		job       string
+		wantPunts bool
+		wantHctxs func(n int) bool
+	}{
+		{"000/fs-default-blocks-inline", func(c *stack.Config) {},
+			"ioengine=io_uring\ndirectory=/mnt/test\ncpus_allowed=0\n", false, func(n int) bool { return n == 1 }},
+		{"000/fs-bio-nowait-punts-to-io-wq", func(c *stack.Config) { c.FS.BioNowait = true },
+			"ioengine=io_uring\ndirectory=/mnt/test\ncpus_allowed=0\n", true, func(n int) bool { return n >= 1 }},
+		{"000/placement-never-moves", func(c *stack.Config) { c.Placement.WakeMigrate = -1 },
+			"ioengine=libaio\n", false, func(n int) bool { return n == 1 }},
+		{"000/placement-always-moves", func(c *stack.Config) { c.Placement.WakeMigrate = 1 },
+			"ioengine=libaio\n", false, func(n int) bool { return n > 1 }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := baseConfig()
+			cfg.Host = stack.Host{CanQueue: 4, NrHwQueues: 4}
+			cfg.LUNs[0].QueueDepth = 4
+			tt.mod(&cfg)
+			job := "[j]\nrw=randread\nbs=4k\ndirect=1\niodepth=64\ntime_based\nruntime=20ms\nsize=64M\n" + tt.job
+			res, err := stack.Run(cfg, parse(t, job))
+			if err != nil {
+				t.Fatal(err)
+			}
+			j := res.Jobs[0]
+			if got := j.Wait.WouldBlock > 0; got != tt.wantPunts {
+				t.Errorf("would-block submissions %d, want punts %v", j.Wait.WouldBlock, tt.wantPunts)
+			}
+			n := 0
+			for _, h := range res.Hctxs[0] {
+				if h.Dispatched > 0 {
+					n++
+				}
+			}
+			if !tt.wantHctxs(n) {
+				t.Errorf("%d hctxs dispatched the job's requests", n)
+			}
+		})
+	}
+	cfg := baseConfig()
+	cfg.Placement.WakeMigrate = 1.5
+	if err := cfg.Validate(); err == nil || err.Error() != "stack: Placement.WakeMigrate 1.5 out of range [0, 1] (0 = default, negative = never)" {
+		t.Errorf("Validate() = %v", err)
+	}
+}

@@ -40,9 +40,8 @@ func (p Placement) wakeMigrate() float64 {
 // order, which is then seed-independent too.
 const placementSeed = 0x51ace0000
 
-// placementOptions returns the run's placement switches. Config has no field for them
-// yet (requested from the stack/config.go owner): every run uses the zero value.
-func (r *runner) placementOptions() Placement { return Placement{} }
+// placementOptions returns the run's placement switches (Config.Placement).
+func (r *runner) placementOptions() Placement { return r.cfg.Placement }
 
 // wakePlacement applies Placement to the job's thread after a wake-up: a blocked
 // submission resuming (blk_mq_get_tag) or the thread woken to reap completions.
