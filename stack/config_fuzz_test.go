@@ -2,6 +2,7 @@ package stack_test
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -208,5 +209,33 @@ func FuzzConfig(f *testing.F) {
 		if len(res.Jobs) != len(specs) {
 			t.Fatalf("%d results for %d jobs", len(res.Jobs), len(specs))
 		}
+		for _, j := range res.Jobs {
+			if msg := resultProblem(j); msg != "" {
+				t.Fatalf("job %s: %s\n%+v\n%s", j.Spec.Instance(), msg, cfg, job)
+			}
+		}
 	})
+}
+
+// resultProblem returns what is wrong with a job's figures ("" if nothing): counts
+// and latencies must be non-negative and finite, min <= mean <= max, bytes = I/Os × bs,
+// and the wait breakdown non-negative.
+func resultProblem(j stack.JobResult) string {
+	bad := func(x float64) bool { return math.IsNaN(x) || math.IsInf(x, 0) || x < 0 }
+	for _, d := range []*fio.DirStats{j.Fio.Read(), j.Fio.Write()} {
+		if d.TotalIOs < 0 || d.IOBytes != d.TotalIOs*j.Spec.BlockSize || bad(d.IOPS) || bad(d.BW) {
+			return fmt.Sprintf("counts %d I/Os, %d bytes, IOPS %v, BW %v", d.TotalIOs, d.IOBytes, d.IOPS, d.BW)
+		}
+		c := d.Clat
+		if c.N > 0 && (c.Min < 0 || float64(c.Min) > c.Mean+1 || c.Mean > float64(c.Max)+1 || bad(c.Stddev)) {
+			return fmt.Sprintf("clat min %d mean %v max %d stddev %v", c.Min, c.Mean, c.Max, c.Stddev)
+		}
+	}
+	w := j.Wait
+	for _, x := range []float64{w.TagWait, w.Queued, w.DispatchList, w.Device, w.SleptLatency, w.DirectLatency} {
+		if bad(x) {
+			return fmt.Sprintf("wait breakdown %+v", w)
+		}
+	}
+	return ""
 }
