@@ -138,19 +138,27 @@ var impls = []struct {
 	{"semaphore", func(d int) pool { return semPool{semaphore.NewWeighted(int64(d))} }},
 }
 
+// paddedHint is one goroutine's hint on its own 128-byte block, so that two
+// goroutines' hint writes never share a cache line (as per-CPU alloc_hints do not).
+type paddedHint struct {
+	h uint32
+	_ [124]byte
+}
+
 // BenchmarkGetPut measures one get plus one put (ns per pair). mode=serial runs in
 // the benchmark goroutine; mode=parallel uses b.RunParallel, each goroutine with its
-// own hint seeded differently (like a per-CPU alloc_hint), spread over the words.
+// own padded hint (like a per-CPU alloc_hint) seeded so the goroutines start on
+// different words. The baselines ignore the hint.
 func BenchmarkGetPut(b *testing.B) {
 	for _, im := range impls {
 		for _, depth := range []int{8, 64, 256, 1024} {
 			b.Run(fmt.Sprintf("impl=%s/depth=%d/mode=serial", im.name, depth), func(b *testing.B) {
 				p := im.make(depth)
-				hint := uint32(0)
+				hint := new(paddedHint)
 				b.ReportAllocs()
 				for b.Loop() {
-					t := p.get(&hint)
-					p.put(t, &hint)
+					t := p.get(&hint.h)
+					p.put(t, &hint.h)
 				}
 			})
 			b.Run(fmt.Sprintf("impl=%s/depth=%d/mode=parallel", im.name, depth), func(b *testing.B) {
@@ -161,11 +169,12 @@ func BenchmarkGetPut(b *testing.B) {
 				b.RunParallel(func(pb *testing.PB) {
 					// Hints spread evenly, as per-CPU hints that landed on
 					// different words (random ones may collide).
-					hint := uint32((seed.Add(1) - 1) * uint64(depth) / procs % uint64(depth))
+					hint := new(paddedHint)
+					hint.h = uint32((seed.Add(1) - 1) * uint64(depth) / procs % uint64(depth))
 					for pb.Next() {
-						t := p.get(&hint)
+						t := p.get(&hint.h)
 						if t >= 0 {
-							p.put(t, &hint)
+							p.put(t, &hint.h)
 						}
 					}
 				})
@@ -174,14 +183,23 @@ func BenchmarkGetPut(b *testing.B) {
 	}
 }
 
-// BenchmarkAtomicFloor is the cost of two uncontended atomic read-modify-writes on
-// this machine: the floor of a get/put pair, which needs one to set the bit and one
-// to record the free (as the kernel's test_and_set_bit_lock and set_bit).
+// floorWord is an atomic word alone on a 128-byte block, as the words of an Sbitmap.
+type floorWord struct {
+	v atomic.Uint64
+	_ [120]byte
+}
+
+var floorSet, floorCleared floorWord
+
+// BenchmarkAtomicFloor is the cost of the two uncontended atomic read-modify-writes a
+// get/put pair needs, on this machine: a compare-and-swap that sets a bit in one
+// padded word (the kernel's test_and_set_bit_lock) and an atomic OR into another (the
+// set_bit on cleared), each after a load of its word.
 func BenchmarkAtomicFloor(b *testing.B) {
-	var x, y atomic.Uint64
 	for b.Loop() {
-		x.Or(1)
-		y.Or(1)
+		v := floorSet.v.Load()
+		floorSet.v.CompareAndSwap(v, v+1)
+		floorCleared.v.Or(v)
 	}
 }
 

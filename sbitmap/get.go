@@ -226,13 +226,25 @@ func (s *Sbitmap) shallowWordDepth(index, depth, mapNr, shallow uint32) uint32 {
 
 // findBitInWord searches one word, folding its deferred-cleared bits and retrying as
 // long as that makes progress (sbitmap_find_bit_in_word).
+//
+// Two shortcuts keep a search of full words cheap, without changing any result:
+// getWord is skipped when one load shows no free bit in the searched range (getWord
+// would find none), and deferredClear's check without the lock is done inline.
 func (s *Sbitmap) findBitInWord(w *sbWord, depth, start uint32, wrap bool) int {
 	for {
-		if nr := getWord(&w.word, depth, start, wrap); nr >= 0 {
-			return nr
+		if wordHasFree(w, depth, start, wrap) {
+			if nr := getWord(&w.word, depth, start, wrap); nr >= 0 {
+				return nr
+			}
 		}
 		if testHookWordFull != nil {
 			testHookWordFull()
+		}
+		if !s.unlocked && w.cleared.Load() == 0 && !w.swapLock.held() {
+			if !wordHasFree(w, depth, start, wrap) { // deferredClear's checkWithoutLock
+				return -1
+			}
+			continue
 		}
 		if !s.deferredClear(w, depth, start, wrap) {
 			return -1

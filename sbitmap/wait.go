@@ -27,21 +27,24 @@ type Waiter struct {
 	Wake func(w *Waiter)
 
 	q          *Queue
-	wsIdx      atomic.Int32
-	queued     atomic.Bool // on a wait list (guarded by that list's lock for writes)
-	hook       bool        // non-exclusive hook (AddWaitHook)
-	counted    bool        // exclusive waiter counted in ws_active (owner-only)
-	prev, next *Waiter     // list links, guarded by the wait queue's lock
-	wakeNext   *Waiter     // chain of waiters selected by one wake-up
+	state      atomic.Int32 // wait-queue index | queuedFlag (written under that list's lock)
+	hook       bool         // non-exclusive hook (AddWaitHook)
+	counted    bool         // exclusive waiter counted in ws_active (owner-only)
+	prev, next *Waiter      // list links, guarded by the wait queue's lock
+	wakeNext   *Waiter      // chain of waiters selected by one wake-up
 }
 
 // Queued reports whether the waiter is still on a wait queue (it has not been woken
 // or removed). A Waiter that is not queued may still have a Wake call in progress.
-func (w *Waiter) Queued() bool { return w.queued.Load() }
+func (w *Waiter) Queued() bool { return w.state.Load()&queuedFlag != 0 }
 
 // WaitQueue returns the index in [0, 8) of the wait queue the waiter was last added
 // to.
-func (w *Waiter) WaitQueue() int { return int(w.wsIdx.Load()) }
+func (w *Waiter) WaitQueue() int { return int(w.state.Load() &^ queuedFlag) }
+
+// queuedFlag marks, in Waiter.state, a waiter that is on the wait list whose index is
+// in the low bits. Index and flag share one atomic so that queueing is one store.
+const queuedFlag = 1 << 3
 
 func checkWS(op string, wsIndex int) {
 	if wsIndex < 0 || wsIndex >= WaitQueues {
@@ -52,7 +55,7 @@ func checkWS(op string, wsIndex int) {
 // bind attaches w to q. A waiter may move to another Queue once it is neither queued
 // nor counted there (after FinishWait or RemoveWaitHook, or once woken as a hook).
 func (q *Queue) bind(op string, w *Waiter) {
-	if w.q != nil && w.q != q && (w.queued.Load() || w.counted) {
+	if w.q != nil && w.q != q && (w.Queued() || w.counted) {
 		panic(fmt.Sprintf("sbitmap: %s of a waiter still waiting on another Queue", op))
 	}
 	w.q = q
@@ -78,9 +81,8 @@ func (q *Queue) PrepareWait(w *Waiter, wsIndex int) {
 	}
 	ws := &q.ws[wsIndex]
 	ws.mu.Lock()
-	if !w.queued.Load() {
-		w.wsIdx.Store(int32(wsIndex))
-		ws.pushLocked(w)
+	if !w.Queued() {
+		ws.pushLocked(w, wsIndex)
 	}
 	ws.mu.Unlock()
 }
@@ -114,13 +116,12 @@ func (q *Queue) AddWaitHook(w *Waiter, wsIndex int) bool {
 	ws := &q.ws[wsIndex]
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
-	if w.queued.Load() {
+	if w.Queued() {
 		return false
 	}
 	w.hook = true
-	w.wsIdx.Store(int32(wsIndex))
 	q.wsActive.Add(1)
-	ws.pushLocked(w)
+	ws.pushLocked(w, wsIndex)
 	return true
 }
 
@@ -132,20 +133,24 @@ func (q *Queue) RemoveWaitHook(w *Waiter) bool {
 
 // dequeue removes w from whichever wait queue holds it; it reports whether it did.
 func (q *Queue) dequeue(w *Waiter) bool {
-	for w.queued.Load() {
-		ws := &q.ws[w.wsIdx.Load()]
+	for {
+		st := w.state.Load()
+		if st&queuedFlag == 0 {
+			return false
+		}
+		ws := &q.ws[st&^queuedFlag]
 		ws.mu.Lock()
-		if w.queued.Load() && &q.ws[w.wsIdx.Load()] == ws {
+		if w.state.Load() == st {
 			q.unlinkLocked(ws, w)
 			ws.mu.Unlock()
 			return true
 		}
 		ws.mu.Unlock()
 	}
-	return false
 }
 
-func (ws *waitState) pushLocked(w *Waiter) {
+// pushLocked appends w to ws, whose index is idx.
+func (ws *waitState) pushLocked(w *Waiter, idx int) {
 	w.prev, w.next = ws.tail, nil
 	if ws.tail != nil {
 		ws.tail.next = w
@@ -153,7 +158,7 @@ func (ws *waitState) pushLocked(w *Waiter) {
 		ws.head = w
 	}
 	ws.tail = w
-	w.queued.Store(true)
+	w.state.Store(int32(idx) | queuedFlag)
 	ws.n.Add(1)
 }
 
@@ -170,7 +175,7 @@ func (q *Queue) unlinkLocked(ws *waitState, w *Waiter) {
 		ws.tail = w.prev
 	}
 	w.prev, w.next = nil, nil
-	w.queued.Store(false)
+	w.state.Store(w.state.Load() &^ queuedFlag)
 	ws.n.Add(-1)
 	if w.hook {
 		q.wsActive.Add(-1)
