@@ -23,6 +23,12 @@
 // Everything runs on one sim.Engine goroutine; nothing here is safe for concurrent
 // use. Runs are deterministic: randomness only comes from explicitly seeded sim.Rand.
 //
+// The same single-queue path (unchanged in what is modelled here, as far as known) is
+// the v4.13 "DEADLINE" column of seed 002 (bench/scsimq_legacy.go: an SRP LUN with
+// queue_depth 62 and max_segments 12). No CPU or queue_lock cost is charged: the
+// package models where requests wait, not how long the kernel's own code runs, so a
+// path bound by queue_lock contention or by one completion CPU is not reproduced.
+//
 // Use this package to compare legacy-era policies (the blk-tag async reservation of
 // commit a6b3f7614ca6, deadline parameters, merge limits) on a modelled disk; use
 // package dispatch for blk-mq.
