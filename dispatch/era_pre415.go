@@ -28,6 +28,12 @@ type Pre415Options struct {
 	// 2 × min(queue_depth, BLKDEV_MAX_RQ) (v4.15 "use q->queue_depth as hint for
 	// q->nr_requests").
 	SchedNrRequestsMaxRQ bool
+	// NoDispatchBusy: there is no dispatch_busy EWMA (added in v4.19); without a plug,
+	// blk_mq_make_request issues a request directly only when it is synchronous on a
+	// queue with several hctxs, and otherwise inserts it and runs the hctx
+	// asynchronously, whatever earlier dispatches met. The pre-4.15 dispatch path never
+	// reads dispatch_busy.
+	NoDispatchBusy bool
 }
 
 // blkdevMaxRQ is BLKDEV_MAX_RQ (include/linux/blkdev.h): 128.
@@ -39,7 +45,7 @@ func pre415(v int) Pre415Options {
 		return Pre415Options{}
 	}
 	return Pre415Options{DequeueBeforeBudget: true, DispatchListHead: true,
-		SchedAfterNoProgress: true, SchedNrRequestsMaxRQ: true}
+		SchedAfterNoProgress: true, SchedNrRequestsMaxRQ: true, NoDispatchBusy: true}
 }
 
 // KernelPre415 returns the Options of a blk-mq release before the SCSI budget

@@ -85,3 +85,33 @@ func TestPre415NrRequests(t *testing.T) {
 		})
 	}
 }
+
+// TestPre415NoDispatchBusy: on a single-hctx queue without elevator a synchronous bio
+// with budget free is issued directly from v4.19 on (dispatch_busy clear) but inserted
+// and run asynchronously in v4.13, which has no dispatch_busy.
+func TestPre415NoDispatchBusy(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		kernel     func() (Options, error)
+		wantDirect uint64
+	}{
+		{"9c/v4.13-insert", func() (Options, error) { return KernelPre415("4.13") }, 0},
+		{"9c/v4.19-direct-issue", func() (Options, error) { return Kernel("4.19") }, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o, err := tc.kernel()
+			if err != nil {
+				t.Fatal(err)
+			}
+			rig := newRig(t, HostConfig{NrCPUs: 1, NrHwQueues: 1, CanQueue: 4, Options: o, CPU: CPUModel{Off: true}},
+				LUNConfig{QueueDepth: 4, Elevator: "none"}, device.NullParams{CompletionNsec: sim.Microsecond})
+			var c counter
+			b := Bio{Op: device.OpRead, Length: 4096, Sync: true, End: &c}
+			rig.q.SubmitBio(&b, 0, true, nil)
+			rig.eng.Run()
+			if st := rig.q.Stats(); st.DirectIssues != tc.wantDirect || c.n != 1 {
+				t.Errorf("direct issues %d completed %d, want %d, 1", st.DirectIssues, c.n, tc.wantDirect)
+			}
+		})
+	}
+}

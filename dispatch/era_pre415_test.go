@@ -29,7 +29,7 @@ func TestKernelPre415(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := dispatch.Pre415Options{DequeueBeforeBudget: true, DispatchListHead: true,
-		SchedAfterNoProgress: true, SchedNrRequestsMaxRQ: true}
+		SchedAfterNoProgress: true, SchedNrRequestsMaxRQ: true, NoDispatchBusy: true}
 	if d := cmp.Diff(want, o.Pre415); d != "" {
 		t.Errorf("KernelPre415(4.13).Pre415 (-want +got):\n%s", d)
 	}

@@ -278,7 +278,7 @@ func (q *Queue) initRequest(h *Hctx, cpu, tag int, b *Bio) *Request {
 // or a busy hctx for async I/O) and run asynchronously, or issue directly.
 func (q *Queue) queueNewRequest(rq *Request, b *Bio, cpu int) {
 	h := rq.hctx
-	if q.elevator != nil || h.dispatchBusy != 0 && (len(q.hctxs) == 1 || !rq.Sync) {
+	if q.elevator != nil || (h.dispatchBusy != 0 || q.opts.Pre415.NoDispatchBusy) && (len(q.hctxs) == 1 || !rq.Sync) {
 		q.insertRequest(rq, false)
 		h.runHwQueue(true)
 		return
