@@ -109,11 +109,17 @@ func SCSIMQOptions(era string) (dispatch.Options, error) {
 	return dispatch.Options{}, fmt.Errorf("bench: scsi-mq: era %q not one of v4.13, patched", era)
 }
 
-// SCSIMQConfig is the modelled machine: one SRP host (16 channels = hctxs, can_queue
-// 62 each), one LUN of queue_depth 62 on device.SRP002Params, the kernel path of the
-// column (elevator "none" or "mq-deadline", era "v4.13" or "patched"). nr_requests is
-// the kernel default of the era. The CPU cost table is dispatch.DefaultCPUCosts with
-// two sockets.
+// SCSIMQConfig is the modelled machine: 16 CPUs on two sockets, one SRP host
+// (SCSIMQNrHwQueues channels = hctxs, can_queue 62 each), one LUN of queue_depth 62
+// and 48 KiB largest request on device.SRP002Params, the kernel path of the column
+// (elevator "none" or "mq-deadline", era "v4.13" or "patched"). nr_requests is the
+// kernel default of the era. The CPU cost table is dispatch.DefaultCPUCosts with two
+// sockets. It returns an error for an unknown era.
+//
+// device.SRP002Params is derived from this source's own tables (controller time from
+// the random-I/O figures, link bandwidth from the legacy sequential read): the random
+// cells and the legacy read cell calibrate it and are not evidence; the sequential
+// cells of the blk-mq columns and the patched/v4.13 ratios are.
 func SCSIMQConfig(sched, era string, seed uint64) (stack.Config, error) {
 	opts, err := SCSIMQOptions(era)
 	if err != nil {
@@ -150,7 +156,8 @@ type SCSIMQFigures struct {
 }
 
 // RunSCSIMQ runs one blk-mq cell: sched "none" or "mq-deadline", era "v4.13" or
-// "patched", rw one of SCSIMQRWs.
+// "patched", rw one of SCSIMQRWs. It returns an error for unknown values, a missing
+// job file, or a model failure.
 func RunSCSIMQ(sched, era, rw string, seed uint64) (*SCSIMQFigures, error) {
 	specs, err := SCSIMQJob(rw)
 	if err != nil {
