@@ -81,7 +81,8 @@ func (s *Sbitmap) Get(hint *uint32) int {
 	if h >= depth {
 		h = s.hintBeforeGet(hint, depth)
 	}
-	index := h >> s.shift
+	sh := s.shift & 7 // always true; drops the compiler's shift guards
+	index := h >> sh
 	if mapNr := s.mapNr.Load(); !s.roundRobin && index < mapNr && index < uint32(len(s.words)) {
 		// The common case of __sbitmap_get outside round-robin mode, inline: the
 		// first __sbitmap_get_word on the hinted word, from bit 0, setting the
@@ -89,12 +90,16 @@ func (s *Sbitmap) Get(hint *uint32) int {
 		// read. If the word has no free bit in range or the compare-and-swap loses
 		// a race, getSlow runs the full walk, which searches this word again with
 		// a fresh read before folding its cleared bits (sbitmap_find_bit).
+		wd := uint32(1) << sh // __map_depth
+		if index == mapNr-1 {
+			wd = depth - index<<sh
+		}
 		w := &s.words[index].word
 		v := w.Load()
-		free := ^v & wordMask(s.mapDepth(index, depth, mapNr))
+		free := ^v & wordMask(wd)
 		nr := uint32(bits.TrailingZeros64(free)) & (BitsPerWord - 1)
 		if free != 0 && w.CompareAndSwap(v, v|uint64(1)<<nr) {
-			nr |= index << s.shift
+			nr |= index << sh
 			if nr == h { // update_alloc_hint_after_get
 				next := nr + 1
 				if next >= depth-1 {

@@ -21,8 +21,8 @@ func (s *Sbitmap) tryDeferredClearBit(bit int) bool {
 	if uint(bit) >= uint(s.capacity) {
 		return false
 	}
-	w := &s.words[uint32(bit)>>s.shift]
-	m := uint64(1) << (uint32(bit) & (1<<s.shift - 1))
+	w := &s.words[uint32(bit)>>(s.shift&7)] // the masks drop the shift guards
+	m := uint64(1) << (uint32(bit) & (1<<s.shift - 1) & (BitsPerWord - 1))
 	if w.word.Load()&m == 0 || w.cleared.Load()&m != 0 {
 		return false
 	}
