@@ -53,5 +53,5 @@ time_based
 	fmt.Printf("%d I/Os, %.0f IOPS, mean clat %.1f µs\n", r.TotalIOs, r.IOPS, r.Clat.Mean/1e3)
 	// Output:
 	// scheduler none, cpu 0
-	// 5920 I/Os, 59200 IOPS, mean clat 67.5 µs
+	// 5920 I/Os, 59200 IOPS, mean clat 66.8 µs
 }

@@ -114,6 +114,9 @@ type job struct {
 	plug      dispatch.Plug
 	batchLeft int
 	inSubmit  []*ioU
+	// the thread waits for its CPU to finish earlier work before its next submission
+	fillWait bool
+	fillEv   fillEvent
 	// files on a file system (onFileSystem) and the switches that apply to them;
 	// dioPlug: the plug is iomap's per-I/O plug of the submission in progress
 	fs      bool
@@ -149,6 +152,15 @@ func (e *reapEvent) Fire(now sim.Time) {
 	}
 }
 
+// fillEvent resumes the thread's submission loop once its CPU is free.
+type fillEvent struct{ j *job }
+
+// Fire resumes the job loop where it waited for the CPU.
+func (e *fillEvent) Fire(now sim.Time) {
+	e.j.fillWait = false
+	e.j.run(now)
+}
+
 type startEvent struct{ j *job }
 
 // Fire starts the job's thread.
@@ -158,6 +170,7 @@ func newJob(r *runner, s fio.Spec, q *dispatch.Queue, cpu int, allowed []int, re
 	j := &job{r: r, spec: s, q: q, cpu: cpu, runCPU: cpu, allowed: allowed, region: region, size: size,
 		rnd: sim.NewRand(r.cfg.Seed*0x9e3779b97f4a7c15 + salt + 1), coll: fio.NewCollector(&s)}
 	j.reapEv.j = j
+	j.fillEv.j = j
 	j.fs, j.fsOpts, j.place = onFileSystem(&s), r.fsOptions(), r.placementOptions()
 	j.placeRn = sim.NewRand(placementSeed + salt)
 	j.tw.S = (*jobSleeper)(j)
@@ -237,8 +250,18 @@ func (j *job) prep(u *ioU, now sim.Time) {
 // fill is fio's submission loop: keep EffectiveIODepth I/Os in flight, submitted in
 // batches of iodepth_batch_submit; a batch of more than two I/Os is plugged (io_uring
 // io_submit_sqes, libaio AIO_PLUG_THRESHOLD).
+//
+// The loop runs on the thread's CPU one I/O after the other: each bio enters
+// blk_mq_submit_bio once the CPU has finished the work charged so far (the previous
+// bio's submission cost, and completions or kblockd runs given to that CPU meanwhile),
+// so a queue run can dispatch a request while the rest of a burst is still being
+// submitted (Request C of the kernel oracle; with CPU costs off nothing is charged and
+// a burst is submitted at one instant).
 func (j *job) fill(now sim.Time) {
 	for !j.blocked {
+		if j.cpuBusy(now) {
+			return
+		}
 		if j.batchLeft == 0 {
 			if j.plug.Active() {
 				j.plug.Finish(j.runCPU)
@@ -265,6 +288,21 @@ func (j *job) fill(now sim.Time) {
 		j.inSubmit = append(j.inSubmit, u)
 		j.submit(u, now)
 	}
+}
+
+// cpuBusy defers the submission loop while the thread's CPU is busy with earlier work
+// and more I/O is to be submitted: fillEv resumes it when the CPU is free.
+func (j *job) cpuBusy(now sim.Time) bool {
+	if j.free == nil || j.done(now) {
+		return false
+	}
+	t := j.q.Host().CPUFreeAt(j.runCPU)
+	if t <= now {
+		return false
+	}
+	j.fillWait = true
+	j.r.eng.At(t, &j.fillEv)
+	return true
 }
 
 // submitReturned is the return of the submitting syscall (io_submit, io_uring_enter):
@@ -421,7 +459,7 @@ func (j *job) account(u *ioU, now sim.Time) {
 func (j *job) run(now sim.Time) {
 	for {
 		j.fill(now)
-		if j.blocked {
+		if j.blocked || j.fillWait {
 			return
 		}
 		if j.done(now) && j.nFree == j.spec.EffectiveIODepth {
