@@ -80,7 +80,7 @@ func (s *TagSet) AddQueue(qc QueueConfig) (*RequestQueue, error) {
 	}
 	q := &RequestQueue{set: s, cfg: qc, timerAt: -1}
 	q.nrRequests.Store(int32(nr))
-	if qc.Elevator && s.cfg.SharedTags() {
+	if qc.Elevator && s.cfg.SharedTags() && !s.cfg.Options.PerHctxSchedTagsWithHostTags {
 		t, err := newTags(nr, s.cfg.ReservedTags, MaxSchedRQ, s.cfg.NrCPUs, s.cfg.Seed^0x5ced, s.cfg.Queue)
 		if err != nil {
 			return nil, err

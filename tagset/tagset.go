@@ -39,6 +39,14 @@ type Options struct {
 	// and stored outside any lock, so two queues changing state at once can
 	// leave a batch computed for a stale user count (case R03 (b), bad).
 	UnlockedWakeBatchUpdate bool
+	// PerHctxSchedTagsWithHostTags models host-wide tags before d97e594c5166 (John
+	// Garry, v5.14, "blk-mq: Use request queue-wide tags for tagset-wide sbitmap"):
+	// with an elevator each hctx still has its own scheduler tags of nr_requests,
+	// so a queue holds nr_hw_queues × nr_requests scheduler tags in front of the one
+	// driver-tag bitmap (the commit reports higher CPU use and lower throughput when
+	// the driver depth is far below that total). Without host-wide tags it changes
+	// nothing.
+	PerHctxSchedTagsWithHostTags bool
 }
 
 // Config describes a tag set (struct blk_mq_tag_set).

@@ -138,15 +138,20 @@ func TestNrRequestsScope(t *testing.T) {
 		name     string
 		shared   bool
 		elevator bool
+		pre514   bool // Options.PerHctxSchedTagsWithHostTags
 		want     int
 	}{
-		{"per-hctx-sched-tags", false, true, 16 * 56},
-		{"hctx_share_tags-sched-tags", true, true, 56},
-		{"per-hctx-driver-tags-none", false, false, 16 * 15},
-		{"host-wide-driver-tags-none", true, false, 15},
+		{"per-hctx-sched-tags", false, true, false, 16 * 56},
+		{"hctx_share_tags-sched-tags", true, true, false, 56},
+		{"per-hctx-driver-tags-none", false, false, false, 16 * 15},
+		{"host-wide-driver-tags-none", true, false, false, 15},
+		// before v5.14 (d97e594c5166) host-wide tags kept per-hctx scheduler tags
+		{"v5.13-host-wide-per-hctx-sched-tags", true, true, true, 16 * 56},
+		{"v5.13-per-hctx-tags-unchanged", false, true, true, 16 * 56},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			s := mustSet(t, tagset.Config{NrHwQueues: 16, QueueDepth: 15, HctxShareTags: c.shared})
+			s := mustSet(t, tagset.Config{NrHwQueues: 16, QueueDepth: 15, HctxShareTags: c.shared,
+				Options: tagset.Options{PerHctxSchedTagsWithHostTags: c.pre514}})
 			nr := 56
 			if !c.elevator {
 				nr = 0
