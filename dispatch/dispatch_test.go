@@ -118,13 +118,20 @@ func TestKernel(t *testing.T) {
 		{"6.19", Options{}, false},
 		{"6.1", Options{MapQueues: MapModulo, NoTagWaitBarrier: true, DeadlineAsyncDepth: DeadlineAsyncRawPerWord}, false},
 		{"5.17", Options{MapQueues: MapModulo, NoTagWaitBarrier: true, DeadlineAsyncDepth: DeadlineAsyncRawPerWord}, false},
+		{"5.14", Options{DefaultElevator: ElevatorSingleQueue, MaxPlugRequests: 16, MapQueues: MapModulo,
+			NoTagWaitBarrier: true, NoWakeBatchRecalc: true, DeadlineAsyncDepth: DeadlineAsyncRawPerWord}, false},
+		// d97e594c5166 (v5.14): host-wide tags had per-hctx scheduler tags before
+		{"5.13", Options{DefaultElevator: ElevatorSingleQueue, MaxPlugRequests: 16, MapQueues: MapModulo,
+			NoTagWaitBarrier: true, NoWakeBatchRecalc: true, DeadlineAsyncDepth: DeadlineAsyncNone,
+			PerHctxSchedTagsWithHostTags: true}, false},
 		{"5.9", Options{SCSIRestart: RestartEveryCompletion, NoSchedBatch: true, DefaultElevator: ElevatorSingleQueue,
 			MaxPlugRequests: 16, RunAllHctxsWithSQSched: true, MapQueues: MapModulo, NoTagWaitBarrier: true,
-			DeviceBusyCounter: true, DeadlineAsyncDepth: DeadlineAsyncNone, NoWakeBatchRecalc: true}, false},
+			DeviceBusyCounter: true, DeadlineAsyncDepth: DeadlineAsyncNone, NoWakeBatchRecalc: true,
+			PerHctxSchedTagsWithHostTags: true}, false},
 		{"5.4", Options{SCSIRestart: RestartEveryCompletion, NoSchedBatch: true, DefaultElevator: ElevatorSingleQueue,
 			MaxPlugRequests: 16, RunAllHctxsWithSQSched: true, MapQueues: MapModulo, NoTagWaitBarrier: true,
 			DeviceBusyCounter: true, HostBusyCheck: true, NoBudgetRerun: true, DeadlineAsyncDepth: DeadlineAsyncNone,
-			NoWakeBatchRecalc: true}, false},
+			NoWakeBatchRecalc: true, PerHctxSchedTagsWithHostTags: true}, false},
 		{"4.14", Options{}, true},
 		{"five", Options{}, true},
 	}
@@ -355,5 +362,38 @@ func TestLazyIdleFairShare(t *testing.T) {
 	}
 	if got := maxInFlight(45 * sim.Second); got != 16 {
 		t.Errorf("LUN B in flight after A's timeout scan = %d, want 16", got)
+	}
+}
+
+// TestPerHctxSchedTagsWithHostTags: with host-wide tags and mq-deadline, v5.14+ gives
+// the queue one scheduler-tag pool of nr_requests; before d97e594c5166 (v5.13) each
+// hctx had its own, nr_hw_queues × nr_requests in all (seed 001's v5.11 era).
+func TestPerHctxSchedTagsWithHostTags(t *testing.T) {
+	for _, tt := range []struct {
+		kernel    string
+		wantPools int
+	}{
+		{"5.14", 1},
+		{"5.13", 4},
+		{"5.11", 4},
+	} {
+		t.Run("001/"+tt.kernel, func(t *testing.T) {
+			o, err := Kernel(tt.kernel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := newRig(t, HostConfig{NrCPUs: 4, NrHwQueues: 4, CanQueue: 32, HostTagset: true, Options: o},
+				LUNConfig{QueueDepth: 32, Elevator: "mq-deadline", NrRequests: 16}, device.NullParams{Name: "null"})
+			pools := map[any]bool{}
+			for _, h := range r.q.Hctxs() {
+				pools[h.SchedTags()] = true
+				if got := h.SchedTags().NrTags(); got != 16 {
+					t.Errorf("hctx %d: %d scheduler tags, want nr_requests 16", h.Index(), got)
+				}
+			}
+			if len(pools) != tt.wantPools {
+				t.Errorf("%d scheduler-tag pools, want %d", len(pools), tt.wantPools)
+			}
+		})
 	}
 }

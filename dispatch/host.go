@@ -120,7 +120,8 @@ func NewHost(eng *sim.Engine, cfg HostConfig) (*Host, error) {
 	if h.ts, err = tagset.New(tagset.Config{NrHwQueues: cfg.NrHwQueues, QueueDepth: cfg.CanQueue,
 		HostTagset: cfg.HostTagset, NrCPUs: cfg.NrCPUs, Seed: cfg.Seed, Queue: h.queueOptions(),
 		Options: tagset.Options{NoWakeBatchRecalc: cfg.Options.NoWakeBatchRecalc,
-			NoMigrationWakeup: cfg.Options.NoMigrationWakeup}}); err != nil {
+			NoMigrationWakeup:            cfg.Options.NoMigrationWakeup,
+			PerHctxSchedTagsWithHostTags: cfg.Options.PerHctxSchedTagsWithHostTags}}); err != nil {
 		return nil, fmt.Errorf("dispatch: %w", err)
 	}
 	return h, nil

@@ -151,6 +151,11 @@ type Options struct {
 	PlugFlushInsert bool
 	// Pre415: the v4.11–v4.14 dispatch switches (era_pre415.go, KernelPre415).
 	Pre415 Pre415Options
+	// PerHctxSchedTagsWithHostTags models host-wide tags before v5.14 (d97e594c5166,
+	// "blk-mq: Use request queue-wide tags for tagset-wide sbitmap"): with an elevator
+	// every hctx keeps its own nr_requests scheduler tags in front of the one driver-tag
+	// bitmap (tagset.Options.PerHctxSchedTagsWithHostTags).
+	PerHctxSchedTagsWithHostTags bool
 }
 
 // Kernel returns the Options of a mainline kernel release "MAJOR.MINOR" (e.g. "5.17",
@@ -198,6 +203,9 @@ func Kernel(version string) (Options, error) {
 	}
 	if v < 418 {
 		o.NoMigrationWakeup = true
+	}
+	if v < 514 {
+		o.PerHctxSchedTagsWithHostTags = true
 	}
 	switch {
 	case v < 514:
