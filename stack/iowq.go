@@ -61,9 +61,15 @@ func (j *job) workerCPU() int {
 	return j.r.rnd.IntN(j.r.cfg.NrCPUs)
 }
 
-// run processes the next work item.
+// run processes the next work item, once the worker's CPU has finished the work
+// charged to it so far (the previous item's submission cost included): like the fio
+// thread's loop, a worker submits on its CPU one item after the other.
 func (w *worker) run(now sim.Time) {
 	j := w.j
+	if t := j.q.Host().CPUFreeAt(w.cpu); t > now && !j.backlog.empty() {
+		j.r.eng.At(t, &w.step)
+		return
+	}
 	u := j.backlog.pop()
 	if u == nil {
 		w.busy = false

@@ -1,6 +1,7 @@
 package stack_test
 
 import (
+	"github.com/blkmq/blkmq/dispatch"
 	"testing"
 
 	"github.com/blkmq/blkmq/sim"
@@ -38,5 +39,38 @@ func TestSubmitLoopPacedByCPU(t *testing.T) {
 	t.Logf("mean command: %.1f KiB paced, %.1f KiB unpaced", paced, unpaced)
 	if paced > 0.75*unpaced {
 		t.Errorf("C/submit-loop-paced-by-cpu: mean command %.1f KiB with CPU costs, %.1f KiB without: want at most 75 %% of it", paced, unpaced)
+	}
+}
+
+// TestIOWQWorkerPacedByCPU: an io-wq worker also submits on its CPU one item after the
+// other. One CPU, a costly submission path (300 µs per attempt, charged on the CPU)
+// and an io_uring job on a block device whose excess goes to io-wq (4 driver tags,
+// iodepth 64, a 2 ms device): each I/O costs the CPU at most two attempts (the inline
+// one that got -EAGAIN and the worker's), so the run is CPU-bound near runtime / 600 µs
+// = 83 I/Os. Without pacing the workers charge their submissions whenever they are
+// woken, the CPU's backlog runs ahead of time and the completions queued behind it
+// come late (30 I/Os).
+func TestIOWQWorkerPacedByCPU(t *testing.T) {
+	cfg := stack.Config{
+		NrCPUs: 1,
+		Host:   stack.Host{CanQueue: 4, NrHwQueues: 1},
+		LUNs:   []stack.LUN{{Device: nullDevice(2 * sim.Millisecond), QueueDepth: 4, Scheduler: "none"}},
+		Kernel: "6.1",
+		Seed:   1,
+	}
+	cfg.CPU.Costs = dispatch.DefaultCPUCosts()
+	cfg.CPU.Costs.Submit = 300 * sim.Microsecond
+	job := "[j]\nioengine=io_uring\nfilename=/dev/sda\ndirect=1\nrw=randread\nbs=4k\niodepth=64\nruntime=50ms\ntime_based\nfilesize=1G\n"
+	res, err := stack.Run(cfg, parse(t, job))
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := res.Jobs[0]
+	if j.Wait.WouldBlock == 0 {
+		t.Fatal("no submission was punted to io-wq: the test does not exercise the workers")
+	}
+	// 80 % of the CPU-bound rate
+	if got, want := j.Fio.Read().TotalIOs, int64(66); /* 80 % of 50 ms / 600 µs */ got < want {
+		t.Errorf("C/io-wq-worker-paced-by-cpu: %d I/Os completed in 50 ms, want at least %d (CPU-bound near 83)", got, want)
 	}
 }
