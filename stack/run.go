@@ -3,6 +3,7 @@ package stack
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/blkmq/blkmq/dispatch"
 	"github.com/blkmq/blkmq/fio"
@@ -144,33 +145,32 @@ func Run(cfg Config, specs []fio.Spec) (*Result, error) {
 }
 
 // placeJobs maps each spec to a LUN and a CPU: the least loaded allowed CPU, lowest
-// number first, as the Linux scheduler spreads runnable threads over idle CPUs.
+// number first, as the Linux scheduler spreads runnable threads over idle CPUs. Each
+// job's I/O goes to its file's region of the LUN (see fileKey): jobs that name the same
+// file share one region, as fio's jobs share a file given by filename= (a block device
+// is one file: two jobs on /dev/sda draw offsets over the same range); other files get
+// consecutive 1 MiB-aligned regions, as large as their largest offset+size.
 func (r *runner) placeJobs(specs []fio.Spec) error {
 	load := make([]int, r.cfg.NrCPUs)
-	regionStart := map[*dispatch.Queue]int64{} // jobs of one LUN get consecutive regions
+	type placed struct {
+		q    *dispatch.Queue
+		cpu  int
+		size int64
+		key  fileKey
+	}
+	ps := make([]placed, len(specs))
+	extent := map[fileKey]int64{}
+	var order []fileKey
 	for i := range specs {
-		s := specs[i]
-		q, err := r.lunFor(&s)
+		s := &specs[i]
+		q, err := r.lunFor(s)
 		if err != nil {
 			return err
 		}
-		allowed := s.CPUsAllowed
-		if len(allowed) == 0 {
-			allowed = make([]int, r.cfg.NrCPUs)
-			for c := range allowed {
-				allowed[c] = c
-			}
+		cpu, err := r.pickCPU(s, load)
+		if err != nil {
+			return err
 		}
-		cpu := -1
-		for _, c := range allowed {
-			if c >= r.cfg.NrCPUs {
-				return fmt.Errorf("stack: job %s: cpus_allowed CPU %d out of range [0, %d]", s.Instance(), c, r.cfg.NrCPUs-1)
-			}
-			if cpu < 0 || load[c] < load[cpu] {
-				cpu = c
-			}
-		}
-		load[cpu]++
 		size := s.Size
 		if size == 0 {
 			size = 1 << 30
@@ -179,11 +179,78 @@ func (r *runner) placeJobs(specs []fio.Spec) error {
 		if size < s.BlockSize {
 			return fmt.Errorf("stack: job %s: size %d smaller than bs %d", s.Instance(), s.Size, s.BlockSize)
 		}
-		j := newJob(r, s, q, cpu, allowed, regionStart[q]+s.Offset, size, uint64(i))
-		regionStart[q] += (s.Offset + size + (1 << 20) - 1) &^ ((1 << 20) - 1)
+		k := jobFile(q, s, i)
+		if _, ok := extent[k]; !ok {
+			order = append(order, k)
+		}
+		extent[k] = max(extent[k], s.Offset+size)
+		ps[i] = placed{q, cpu, size, k}
+	}
+	regionStart := map[*dispatch.Queue]int64{} // next free byte of each LUN
+	base := map[fileKey]int64{}
+	for _, k := range order {
+		base[k] = regionStart[k.q]
+		regionStart[k.q] += (extent[k] + (1 << 20) - 1) &^ ((1 << 20) - 1)
+	}
+	for i := range specs {
+		p := ps[i]
+		allowed := specs[i].CPUsAllowed
+		if len(allowed) == 0 {
+			allowed = r.allCPUs()
+		}
+		j := newJob(r, specs[i], p.q, p.cpu, allowed, base[p.key]+specs[i].Offset, p.size, uint64(i))
 		r.jobs = append(r.jobs, j)
 	}
 	return nil
+}
+
+// fileKey identifies the file a job does I/O to: its LUN and its filename= (the same
+// name on the same LUN is the same file), or, for a job whose file fio names after the
+// job (no filename=), the job itself.
+type fileKey struct {
+	q    *dispatch.Queue
+	name string
+	job  int // index of the spec when name is ""
+}
+
+// jobFile returns the file of spec i (fio's filename=, split on ':' for the first file).
+func jobFile(q *dispatch.Queue, s *fio.Spec, i int) fileKey {
+	if s.Filename == "" {
+		return fileKey{q: q, job: i}
+	}
+	name, _, _ := strings.Cut(s.Filename, ":")
+	if s.Directory != "" && !strings.HasPrefix(name, "/") {
+		name = s.Directory + "/" + name
+	}
+	return fileKey{q: q, name: name, job: -1}
+}
+
+// pickCPU returns the least loaded CPU the spec allows and counts the job on it.
+func (r *runner) pickCPU(s *fio.Spec, load []int) (int, error) {
+	allowed := s.CPUsAllowed
+	if len(allowed) == 0 {
+		allowed = r.allCPUs()
+	}
+	cpu := -1
+	for _, c := range allowed {
+		if c >= r.cfg.NrCPUs {
+			return 0, fmt.Errorf("stack: job %s: cpus_allowed CPU %d out of range [0, %d]", s.Instance(), c, r.cfg.NrCPUs-1)
+		}
+		if cpu < 0 || load[c] < load[cpu] {
+			cpu = c
+		}
+	}
+	load[cpu]++
+	return cpu, nil
+}
+
+// allCPUs returns 0 … NrCPUs−1.
+func (r *runner) allCPUs() []int {
+	all := make([]int, r.cfg.NrCPUs)
+	for c := range all {
+		all[c] = c
+	}
+	return all
 }
 
 func (r *runner) lunFor(s *fio.Spec) (*dispatch.Queue, error) {
