@@ -232,3 +232,20 @@ func BenchmarkBlocking(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkGetWaitUncontended is GetWait plus Clear with a free bit always available
+// (depth 256, one goroutine): GetWait's fast path is a plain Get, so this should match
+// BenchmarkGetPut/impl=sbitmap/depth=256/mode=serial.
+func BenchmarkGetWaitUncontended(b *testing.B) {
+	q, err := sbitmap.NewQueue(256, sbitmap.QueueOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	hint := new(paddedHint)
+	b.ReportAllocs()
+	for b.Loop() {
+		t, _ := q.GetWait(ctx, &hint.h)
+		q.Clear(t, &hint.h)
+	}
+}

@@ -3,7 +3,7 @@ package sbitmap
 import (
 	"fmt"
 	"math"
-	"sync"
+	"runtime"
 	"sync/atomic"
 
 	"golang.org/x/sys/cpu"
@@ -90,13 +90,37 @@ type QueueOptions struct {
 // waitState is one wait queue (struct sbq_wait_state): a lock-protected intrusive
 // list of waiters and, in the countdown scheme, its wait_cnt.
 type waitState struct {
-	mu      sync.Mutex
+	// lk is the wait queue's spinlock (bit 0) and, above it, the number of
+	// waiters on the list as of the last unlock, so that waitqueue_active needs
+	// no lock and unlocking publishes the length with the same atomic store.
+	lk      atomic.Uint32
+	nr      uint32 // waiters on the list, guarded by the lock
 	head    *Waiter
 	tail    *Waiter
-	n       atomic.Int32 // waiters on the list (waitqueue_active without the lock)
 	waitCnt atomic.Int32 // countdown scheme only
 	_       cpu.CacheLinePad
 }
+
+const wsLocked = 1
+
+// lock takes the wait queue's lock (the spinlock of its wait_queue_head). The
+// critical sections are a few list operations, so a waiter for the lock yields
+// the processor rather than parking.
+func (ws *waitState) lock() {
+	for {
+		if v := ws.lk.Load(); v&wsLocked == 0 && ws.lk.CompareAndSwap(v, v|wsLocked) {
+			return
+		}
+		runtime.Gosched()
+	}
+}
+
+// unlock releases the lock and publishes the list length.
+func (ws *waitState) unlock() { ws.lk.Store(ws.nr << 1) }
+
+// length returns the number of waiters on the list without the lock
+// (waitqueue_active): the length as of the last unlock.
+func (ws *waitState) length() int { return int(ws.lk.Load() >> 1) }
 
 // Queue is a bitmap allocator with wait queues (struct sbitmap_queue, lib/sbitmap.c):
 // an Sbitmap plus eight wait queues on which users wait for a free bit, woken in

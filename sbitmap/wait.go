@@ -80,11 +80,11 @@ func (q *Queue) PrepareWait(w *Waiter, wsIndex int) {
 		q.wsActive.Add(1)
 	}
 	ws := &q.ws[wsIndex]
-	ws.mu.Lock()
+	ws.lock()
 	if !w.Queued() {
 		ws.pushLocked(w, wsIndex)
 	}
-	ws.mu.Unlock()
+	ws.unlock()
 }
 
 // FinishWait ends a wait begun with PrepareWait: it removes w from its wait queue if
@@ -114,8 +114,8 @@ func (q *Queue) AddWaitHook(w *Waiter, wsIndex int) bool {
 		panic("sbitmap: AddWaitHook of a waiter used with PrepareWait")
 	}
 	ws := &q.ws[wsIndex]
-	ws.mu.Lock()
-	defer ws.mu.Unlock()
+	ws.lock()
+	defer ws.unlock()
 	if w.Queued() {
 		return false
 	}
@@ -139,13 +139,13 @@ func (q *Queue) dequeue(w *Waiter) bool {
 			return false
 		}
 		ws := &q.ws[st&^queuedFlag]
-		ws.mu.Lock()
+		ws.lock()
 		if w.state.Load() == st {
 			q.unlinkLocked(ws, w)
-			ws.mu.Unlock()
+			ws.unlock()
 			return true
 		}
-		ws.mu.Unlock()
+		ws.unlock()
 	}
 }
 
@@ -159,7 +159,7 @@ func (ws *waitState) pushLocked(w *Waiter, idx int) {
 	}
 	ws.tail = w
 	w.state.Store(int32(idx) | queuedFlag)
-	ws.n.Add(1)
+	ws.nr++
 }
 
 // unlinkLocked removes w from ws; a hook is uncounted from ws_active.
@@ -176,7 +176,7 @@ func (q *Queue) unlinkLocked(ws *waitState, w *Waiter) {
 	}
 	w.prev, w.next = nil, nil
 	w.state.Store(w.state.Load() &^ queuedFlag)
-	ws.n.Add(-1)
+	ws.nr--
 	if w.hook {
 		q.wsActive.Add(-1)
 	}
@@ -189,7 +189,7 @@ func (q *Queue) unlinkLocked(ws *waitState, w *Waiter) {
 func (q *Queue) wakeUpNr(ws *waitState, nr int) int {
 	var chain, last *Waiter
 	woken := 0
-	ws.mu.Lock()
+	ws.lock()
 	for w := ws.head; w != nil; {
 		next := w.next
 		q.unlinkLocked(ws, w)
@@ -207,7 +207,7 @@ func (q *Queue) wakeUpNr(ws *waitState, nr int) int {
 		}
 		w = next
 	}
-	ws.mu.Unlock()
+	ws.unlock()
 	for w := chain; w != nil; {
 		next := w.wakeNext
 		w.wakeNext = nil
@@ -223,14 +223,14 @@ func (q *Queue) WaitQueueLen(wsIndex int) int {
 	if wsIndex < 0 || wsIndex >= WaitQueues {
 		return 0
 	}
-	return int(q.ws[wsIndex].n.Load())
+	return q.ws[wsIndex].length()
 }
 
 // Waiting returns the number of waiters queued on all wait queues.
 func (q *Queue) Waiting() int {
 	n := 0
 	for i := range q.ws {
-		n += int(q.ws[i].n.Load())
+		n += q.ws[i].length()
 	}
 	return n
 }

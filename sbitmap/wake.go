@@ -60,7 +60,7 @@ func (q *Queue) WakeWaiters(nr int) int {
 	for range WaitQueues {
 		ws := &q.ws[idx]
 		idx = (idx + 1) % WaitQueues
-		if ws.n.Load() == 0 {
+		if ws.length() == 0 {
 			continue
 		}
 		woken := q.wakeUpNr(ws, nr)
@@ -111,7 +111,7 @@ func (q *Queue) wakePtr() *waitState {
 	idx := q.wakeIndex.Load()
 	for range WaitQueues {
 		ws := &q.ws[idx]
-		if ws.n.Load() > 0 {
+		if ws.length() > 0 {
 			if idx != q.wakeIndex.Load() {
 				q.wakeIndex.Store(idx)
 			}
@@ -140,7 +140,7 @@ func (q *Queue) WakeAll() {
 	idx := q.wakeIndex.Load()
 	for range WaitQueues {
 		ws := &q.ws[idx]
-		if ws.n.Load() > 0 {
+		if ws.length() > 0 {
 			q.wakeUpNr(ws, 1)
 		}
 		idx = (idx + 1) % WaitQueues
