@@ -132,6 +132,15 @@ func TestKernel(t *testing.T) {
 			MaxPlugRequests: 16, RunAllHctxsWithSQSched: true, MapQueues: MapModulo, NoTagWaitBarrier: true,
 			DeviceBusyCounter: true, HostBusyCheck: true, NoBudgetRerun: true, DeadlineAsyncDepth: DeadlineAsyncNone,
 			NoWakeBatchRecalc: true, PerHctxSchedTagsWithHostTags: true}, false},
+		// AIO_PLUG_THRESHOLD (v5.1): before it every io_submit is plugged
+		{"5.1", Options{SCSIRestart: RestartEveryCompletion, NoSchedBatch: true, DefaultElevator: ElevatorSingleQueue,
+			MaxPlugRequests: 16, RunAllHctxsWithSQSched: true, MapQueues: MapModulo, NoTagWaitBarrier: true,
+			DeviceBusyCounter: true, HostBusyCheck: true, NoBudgetRerun: true, DeadlineAsyncDepth: DeadlineAsyncNone,
+			NoWakeBatchRecalc: true, PerHctxSchedTagsWithHostTags: true}, false},
+		{"5.0", Options{SCSIRestart: RestartEveryCompletion, NoSchedBatch: true, DefaultElevator: ElevatorSingleQueue,
+			MaxPlugRequests: 16, RunAllHctxsWithSQSched: true, MapQueues: MapModulo, NoTagWaitBarrier: true,
+			DeviceBusyCounter: true, HostBusyCheck: true, NoBudgetRerun: true, DeadlineAsyncDepth: DeadlineAsyncNone,
+			NoWakeBatchRecalc: true, PerHctxSchedTagsWithHostTags: true, AIOPlugAlways: true}, false},
 		{"4.14", Options{}, true},
 		{"five", Options{}, true},
 	}

@@ -36,6 +36,9 @@ func TestKernelPre415(t *testing.T) {
 	if o.SwQueueDequeue != dispatch.DequeueFlushAll || o.SCSIRestart != dispatch.RestartEveryCompletion {
 		t.Errorf("KernelPre415(4.13): SwQueueDequeue %d SCSIRestart %d, want flush-all and every-completion", o.SwQueueDequeue, o.SCSIRestart)
 	}
+	if !o.AIOPlugAlways {
+		t.Errorf("KernelPre415(4.13).AIOPlugAlways = false, want true (AIO_PLUG_THRESHOLD is v5.1)")
+	}
 	if o415, _ := dispatch.Kernel("4.15"); o415.Pre415 != (dispatch.Pre415Options{}) {
 		t.Errorf("Kernel(4.15).Pre415 = %+v, want zero", o415.Pre415)
 	}

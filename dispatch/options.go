@@ -156,6 +156,14 @@ type Options struct {
 	// every hctx keeps its own nr_requests scheduler tags in front of the one driver-tag
 	// bitmap (tagset.Options.PerHctxSchedTagsWithHostTags).
 	PerHctxSchedTagsWithHostTags bool
+	// AIOPlugAlways models kernels before v5.1 (Jens Axboe, "aio: only use blk plugs
+	// for > 2 depth submissions", which added AIO_PLUG_THRESHOLD = 2 to fs/aio.c
+	// io_submit): every io_submit call, even of a single iocb, runs under a blk_plug,
+	// so its requests are issued by the plug flush when the syscall returns
+	// (blk_finish_plug) instead of by blk_mq_submit_bio's unplugged path. From v5.1 on
+	// (false) only a batch of more than two iocbs is plugged. The dispatch layer does
+	// not read it: the submitter (package stack, libaio engine) does.
+	AIOPlugAlways bool
 }
 
 // Kernel returns the Options of a mainline kernel release "MAJOR.MINOR" (e.g. "5.17",
@@ -206,6 +214,9 @@ func Kernel(version string) (Options, error) {
 	}
 	if v < 514 {
 		o.PerHctxSchedTagsWithHostTags = true
+	}
+	if v < 501 {
+		o.AIOPlugAlways = true
 	}
 	switch {
 	case v < 514:
