@@ -113,7 +113,9 @@ type job struct {
 	// on all of them when it returns)
 	plug      dispatch.Plug
 	batchLeft int
-	inSubmit  []*ioU
+	// aioPlugAlways: io_submit plugs every batch (before v5.1, see startSubmitPlug)
+	aioPlugAlways bool
+	inSubmit      []*ioU
 	// the thread waits for its CPU to finish earlier work before its next submission
 	fillWait bool
 	fillEv   fillEvent
@@ -175,6 +177,7 @@ func newJob(r *runner, s fio.Spec, q *dispatch.Queue, cpu int, allowed []int, re
 	j.placeRn = sim.NewRand(placementSeed + salt)
 	j.tw.S = (*jobSleeper)(j)
 	j.tw.Plug = &j.plug
+	j.aioPlugAlways = q.Host().Config().Options.AIOPlugAlways
 	for i := 0; i < s.EffectiveIODepth; i++ {
 		u := &ioU{job: j}
 		u.bio.End = j
@@ -248,8 +251,7 @@ func (j *job) prep(u *ioU, now sim.Time) {
 }
 
 // fill is fio's submission loop: keep EffectiveIODepth I/Os in flight, submitted in
-// batches of iodepth_batch_submit; a batch of more than two I/Os is plugged (io_uring
-// io_submit_sqes, libaio AIO_PLUG_THRESHOLD).
+// batches of iodepth_batch_submit; a batch is plugged as startSubmitPlug says.
 //
 // The loop runs on the thread's CPU one I/O after the other: each bio enters
 // blk_mq_submit_bio once the CPU has finished the work charged so far (the previous
@@ -271,9 +273,7 @@ func (j *job) fill(now sim.Time) {
 				return
 			}
 			j.batchLeft = min(max(j.spec.IODepthBatchSubmit, 1), j.nFree)
-			if j.batchLeft > 2 {
-				j.plug.Start(j.batchLeft)
-			}
+			j.startSubmitPlug()
 		}
 		if j.free == nil || j.done(now) {
 			j.batchLeft = 0
@@ -287,6 +287,16 @@ func (j *job) fill(now sim.Time) {
 		j.prep(u, now)
 		j.inSubmit = append(j.inSubmit, u)
 		j.submit(u, now)
+	}
+}
+
+// startSubmitPlug starts the block plug of the submitting syscall for a batch of
+// batchLeft I/Os: io_uring (io_submit_sqes) and libaio since v5.1 (io_submit,
+// AIO_PLUG_THRESHOLD) plug only a batch of more than two; libaio before v5.1 plugs
+// every io_submit, even of one iocb (dispatch.Options.AIOPlugAlways).
+func (j *job) startSubmitPlug() {
+	if j.batchLeft > 2 || j.aioPlugAlways && j.spec.IOEngine == fio.EngineLibaio {
+		j.plug.Start(j.batchLeft)
 	}
 }
 
