@@ -45,6 +45,9 @@ func (dst *Request) takeBios(src *Request) {
 	if src.bios == nil {
 		return
 	}
+	for b := src.bios; b != nil; b = b.next {
+		b.rq = dst
+	}
 	if dst.Offset == src.end() { // src in front
 		src.biosTail.next = dst.bios
 		dst.bios = src.bios

@@ -54,6 +54,7 @@ func (p *Plug) add(rq *Request, cpu int) {
 		p.queues++
 		p.last = q
 	}
+	rq.plugged = true
 	p.list.pushBack(rq)
 }
 
@@ -87,6 +88,9 @@ func (p *Plug) flush(cpu int, fromSchedule bool) {
 	list.spliceTail(&p.list)
 	p.queues, p.last = 0, nil
 	first := list.head.q
+	for rq := list.head; rq != nil; rq = rq.next {
+		rq.plugged = false
+	}
 	if p.queuesOf(&list) == 1 && first.elevator == nil && !fromSchedule && !first.opts.PlugFlushInsert {
 		for rq := list.popFront(); rq != nil; rq = list.popFront() {
 			if !first.issueDirectBypass(rq, cpu, list.empty()) {

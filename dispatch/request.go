@@ -36,7 +36,9 @@ type Bio struct {
 	// never did): from then on it waited for budget, a driver tag or the device.
 	DispatchListAt sim.Time
 
-	next *Bio // chain inside a request
+	next   *Bio       // chain inside a request
+	rq     *Request   // the request holding the bio, nil before allocation and after completion
+	waiter *TagWaiter // the task's tag waiter of the last blocking submission (valid while it sleeps on this bio)
 }
 
 // end returns the byte offset just after the bio.
@@ -67,6 +69,7 @@ type Request struct {
 	listTime   sim.Time // when it first entered hctx->dispatch (ns), 0 if never
 	fifoTime   sim.Time // mq-deadline deadline (ns)
 	dispatched bool     // handed to the device at least once
+	plugged    bool     // held in a task's plug
 
 	prev, next *Request // list links (ctx list, dispatch list, plug, elevator fifo)
 	cmd        device.Command
@@ -96,13 +99,13 @@ func (r *Request) markDispatchList(now sim.Time) {
 // initFromBio makes r a request of exactly one bio (blk_mq_bio_to_request).
 func (r *Request) initFromBio(b *Bio) {
 	r.Op, r.Offset, r.Length, r.Sync = b.Op, b.Offset, b.Length, b.Sync
-	b.next = nil
+	b.next, b.rq = nil, r
 	r.bios, r.biosTail, r.nrBios = b, b, 1
 }
 
 // backMerge appends b (bio_attempt_back_merge).
 func (r *Request) backMerge(b *Bio) {
-	b.next = nil
+	b.next, b.rq = nil, r
 	r.biosTail.next = b
 	r.biosTail = b
 	r.Length += b.Length
@@ -111,7 +114,7 @@ func (r *Request) backMerge(b *Bio) {
 
 // frontMerge prepends b (bio_attempt_front_merge).
 func (r *Request) frontMerge(b *Bio) {
-	b.next = r.bios
+	b.next, b.rq = r.bios, r
 	r.bios = b
 	r.Offset = b.Offset
 	r.Length += b.Length

@@ -199,7 +199,7 @@ func (q *Queue) endBios(rq *Request, now sim.Time) {
 	q.stats.Completed++
 	for b := rq.bios; b != nil; {
 		next := b.next
-		b.next = nil
+		b.next, b.rq = nil, nil
 		q.host.charge(q.host.cpu.c.EndBio)
 		b.End.EndBio(b, now, nil)
 		b = next

@@ -198,7 +198,7 @@ func (q *Queue) allocRequest(b *Bio, cpu int, nowait bool, tw *TagWaiter) *Reque
 
 // bind sets the waiter's queue, bio and callbacks.
 func (tw *TagWaiter) bind(q *Queue, b *Bio) {
-	tw.bio = b
+	tw.bio, b.waiter = b, tw
 	if tw.q == q && tw.runHctx != nil {
 		return
 	}
