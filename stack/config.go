@@ -41,9 +41,14 @@ type Config struct {
 	Placement Placement
 	// Seed seeds every random draw of the run.
 	Seed uint64
-	// Watchdog bounds the model time of a run whose jobs are not time-bound (size
-	// only): Run returns an error naming the unfinished jobs when it expires, so a
-	// modelled hang is reported rather than waited on. 0 = 1 hour.
+	// Watchdog reports a modelled hang instead of waiting on it (stack/watchdog.go),
+	// in model time (ns); 0 = 1 hour. A run with a job that is not time-bound (size
+	// only) stops at Watchdog; if a job has not finished, Run returns an error naming
+	// the request that has gone longest without progress (submitted, given a request
+	// or merged, issued, completed), its job, LUN, hctx and what it waits for
+	// (dispatch.WaitState), or the job as too slow when every request progresses. A
+	// time-bound run is checked every Watchdog/4 and stops with such an error once a
+	// request has made no progress for Watchdog.
 	Watchdog sim.Time
 }
 

@@ -17,6 +17,7 @@ type ioU struct {
 	issuedAt sim.Time // fio's issue_time: when the submitting syscall returned
 	doneAt   sim.Time // the block layer completed it (fio reaps it later)
 	punted   bool     // went through io-wq (or slept in blk_mq_get_tag)
+	inFlight bool     // submitted, not yet completed by the block layer (watchdog)
 	next     *ioU     // free list / FIFO links
 }
 
@@ -86,8 +87,9 @@ type job struct {
 
 	free        *ioU
 	nFree       int
-	region      int64 // first byte of the job's file
-	size        int64 // bytes of the file used
+	ious        []*ioU // every io_u of the job (the watchdog scans them)
+	region      int64  // first byte of the job's file
+	size        int64  // bytes of the file used
 	seqNext     int64
 	issuedBytes int64
 
@@ -185,6 +187,7 @@ func newJob(r *runner, s fio.Spec, q *dispatch.Queue, cpu int, allowed []int, re
 		u.next = j.free
 		j.free = u
 		j.nFree++
+		j.ious = append(j.ious, u)
 	}
 	if s.IOEngine == fio.EngineIOUring {
 		entries := 1 << bits.Len(uint(max(s.EffectiveIODepth, 1)-1))
@@ -246,7 +249,7 @@ func (j *job) prep(u *ioU, now sim.Time) {
 	}
 	j.issuedBytes += s.BlockSize
 	u.submitAt, u.issuedAt = now, now
-	u.punted = false
+	u.punted, u.inFlight = false, true
 	b.AllocatedAt, b.IssuedAt, b.DispatchListAt = 0, 0, 0
 }
 
@@ -416,7 +419,7 @@ func (j *job) reapReady() bool {
 // reaps it after a wake-up delay.
 func (j *job) EndBio(b *dispatch.Bio, now sim.Time, _ error) {
 	u := b.Priv.(*ioU)
-	u.doneAt = now
+	u.doneAt, u.inFlight = now, false
 	j.cq.push(u)
 	j.cqN++
 	// a thread asleep in getevents wakes once iodepth_batch_complete_min completions

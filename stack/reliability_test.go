@@ -10,6 +10,7 @@ import (
 	"github.com/blkmq/blkmq/dispatch"
 	"github.com/blkmq/blkmq/sim"
 	"github.com/blkmq/blkmq/stack"
+	"github.com/google/go-cmp/cmp"
 )
 
 // stuckNull is a null device that stops completing commands at model time at.
@@ -24,31 +25,120 @@ func stuckNull(at sim.Time) func(*sim.Engine) (device.Device, error) {
 	}
 }
 
-// watchdogNamesResource reports whether a watchdog error names the waiting request's
-// resource: the message requested from "cost" in .plan/REQUESTS.md (issue 9).
-func watchdogNamesResource(err error) bool { return strings.Contains(err.Error(), "waiting for") }
+// refusingNull is a null device that answers every command with st from model time at
+// on: an LLD that never takes another command (a livelock: the queue retries forever).
+type refusingNull struct {
+	*device.Null
+	eng *sim.Engine
+	at  sim.Time
+	st  device.Status
+}
+
+// Submit refuses from r.at on.
+func (r *refusingNull) Submit(cmd *device.Command) device.Status {
+	if r.eng.Now() >= r.at {
+		return r.st
+	}
+	return r.Null.Submit(cmd)
+}
+
+func refusing(at sim.Time, st device.Status) func(*sim.Engine) (device.Device, error) {
+	return func(eng *sim.Engine) (device.Device, error) {
+		d, err := device.NewNull(eng, device.NullParams{Name: "refusing", CompletionNsec: 50 * sim.Microsecond})
+		return &refusingNull{Null: d, eng: eng, at: at, st: st}, err
+	}
+}
 
 // TestWatchdogStuckDevice: a size-bound job on a device that stops completing at 1 ms
 // must end with a watchdog error at the watchdog's model time, not spin; the error
-// names the job and the I/Os it has in flight, and (once stack provides it) the
-// resource: the device.
+// names the job, the request that waits longest (direction, offset, length), its
+// queue (LUN, hctx) and what it waits for: the device.
 func TestWatchdogStuckDevice(t *testing.T) {
-	for _, sched := range []string{"none", "mq-deadline"} {
-		t.Run("stuck-device/"+sched, func(t *testing.T) {
+	for _, tt := range []struct{ sched, want string }{
+		{"none", "stack: watchdog: job j.0 did not finish within 100ms of model time (4 I/Os in flight): " +
+			"request read offset 7385088 len 4096 of job j.0 on LUN 0 hctx 0 waiting for device " +
+			"(in device, tag 6, driver tags 4/64, budget 4/32, host_busy 4/64, device in flight 4, run pending no) " +
+			"since 950.392µs, no progress for 99.049608ms"},
+		{"mq-deadline", "stack: watchdog: job j.0 did not finish within 100ms of model time (4 I/Os in flight): " +
+			"request read offset 8290304 len 4096 of job j.0 on LUN 0 hctx 0 waiting for device " +
+			"(in device, tag 15, sched tag 15, driver tags 4/64, budget 4/32, host_busy 4/64, device in flight 4, run pending no) " +
+			"since 951.098µs, no progress for 99.048902ms"},
+	} {
+		t.Run("stuck-device/"+tt.sched, func(t *testing.T) {
 			cfg := baseConfig()
 			cfg.LUNs[0].Device = stuckNull(sim.Millisecond)
-			cfg.LUNs[0].Scheduler = sched
+			cfg.LUNs[0].Scheduler = tt.sched
 			cfg.Watchdog = 100 * sim.Millisecond
 			specs := parse(t, "[j]\nioengine=libaio\ndirect=1\nrw=randread\niodepth=4\nsize=64m\n")
 			_, err := stack.Run(cfg, specs)
-			want := "stack: watchdog: job j.0 did not finish within 100ms of model time (4 I/Os in flight): hang or too slow"
-			if err == nil || err.Error() != want && !watchdogNamesResource(err) {
-				t.Fatalf("err = %v, want %q", err, want)
+			if err == nil {
+				t.Fatalf("err = nil, want %q", tt.want)
 			}
-			if !watchdogNamesResource(err) {
-				t.Skipf("watchdog does not yet name the request, queue and resource (request to cost): %v", err)
+			if diff := cmp.Diff(tt.want, err.Error()); diff != "" {
+				t.Errorf("watchdog error (-want +got):\n%s", diff)
 			}
-			for _, w := range []string{"waiting for device", "j.0"} {
+		})
+	}
+}
+
+// TestWatchdogTimeBoundStuckDevice: a time-bound run (runtime 1 s) whose device is
+// stuck from 1 ms on is reported as a hang once a request has made no progress for the
+// watchdog (100 ms; checked every 25 ms), not ended at runtime with the figures of
+// the first millisecond. The same run on a working device ends without error.
+func TestWatchdogTimeBoundStuckDevice(t *testing.T) {
+	for _, tt := range []struct {
+		name, job, want string
+	}{
+		{"libaio-iodepth-4", "[j]\nioengine=libaio\ndirect=1\nrw=randread\niodepth=4\ntime_based\nruntime=1s\n",
+			"waiting for device (in device, "},
+		// 300 I/Os on a LUN of depth 32: the oldest waits for the budget the device holds
+		{"io_uring-iodepth-300", "[j]\nioengine=io_uring\ndirect=1\nrw=randread\niodepth=300\ntime_based\nruntime=1s\n",
+			"waiting for budget (in hctx->dispatch, "},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := baseConfig()
+			cfg.LUNs[0].Device = stuckNull(sim.Millisecond)
+			cfg.Watchdog = 100 * sim.Millisecond
+			_, err := stack.Run(cfg, parse(t, tt.job))
+			if err == nil {
+				t.Fatal("err = nil on a device stuck from 1 ms, want a watchdog error")
+			}
+			msg := err.Error()
+			for _, w := range []string{"stack: watchdog: request read offset ", " of job j.0 on LUN 0 hctx ", tt.want, "no progress for 12"} {
+				if !strings.Contains(msg, w) {
+					t.Errorf("watchdog error lacks %q: %v", w, err)
+				}
+			}
+			cfg.LUNs[0].Device = nullDevice(50 * sim.Microsecond)
+			if _, err := stack.Run(cfg, parse(t, strings.Replace(tt.job, "runtime=1s", "runtime=300ms", 1))); err != nil {
+				t.Errorf("working device: %v", err)
+			}
+		})
+	}
+}
+
+// TestWatchdogRefusingDevice: a device that refuses every command from 1 ms on (the LLD
+// answers device busy, or host busy, forever) leaves its requests cycling between
+// hctx->dispatch and queue_rq with no progress: a livelock, reported by the watchdog of
+// a time-bound run with what the request waits for.
+func TestWatchdogRefusingDevice(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		st   device.Status
+		want []string
+	}{
+		{"device-busy", device.Busy, []string{"waiting for budget (in hctx->dispatch, ", "budget 0/32, device_blocked ", "device in flight 0"}},
+		{"host-busy", device.HostBusy, []string{"waiting for host (in hctx->dispatch, ", "host_busy 0/64, host_blocked ", "device in flight 0"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := baseConfig()
+			cfg.LUNs[0].Device = refusing(sim.Millisecond, tt.st)
+			cfg.Watchdog = 100 * sim.Millisecond
+			_, err := stack.Run(cfg, parse(t, "[j]\nioengine=libaio\ndirect=1\nrw=randread\niodepth=4\ntime_based\nruntime=1s\n"))
+			if err == nil {
+				t.Fatal("err = nil on a device refusing every command, want a watchdog error")
+			}
+			for _, w := range append([]string{"stack: watchdog: request read offset ", " of job j.0 "}, tt.want...) {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("watchdog error lacks %q: %v", w, err)
 				}
@@ -57,51 +147,25 @@ func TestWatchdogStuckDevice(t *testing.T) {
 	}
 }
 
-// TestWatchdogTimeBoundStuckDevice: a time-bound run (runtime 1 s) whose device is
-// stuck from 1 ms on must also be reported as a hang. Today Run returns the figures of
-// the first millisecond without an error (the watchdog covers size-bound jobs only):
-// skipped until stack has a per-request watchdog (request to cost).
-func TestWatchdogTimeBoundStuckDevice(t *testing.T) {
-	cfg := baseConfig()
-	cfg.LUNs[0].Device = stuckNull(sim.Millisecond)
-	cfg.Watchdog = 100 * sim.Millisecond
-	specs := parse(t, "[j]\nioengine=libaio\ndirect=1\nrw=randread\niodepth=4\ntime_based\nruntime=1s\n")
-	res, err := stack.Run(cfg, specs)
-	if err == nil {
-		if n := res.Jobs[0].Fio.Read().TotalIOs; n > 100 {
-			t.Fatalf("%d I/Os completed on a device stuck from 1 ms", n)
-		}
-		t.Skip("time-bound runs have no per-request watchdog yet (request to cost): a stuck device gives a result, not an error")
-	}
-	if !watchdogNamesResource(err) {
-		t.Errorf("watchdog error does not name the resource: %v", err)
-	}
-}
-
-// TestWatchdogQueueDepth1Starvation is the starvation stack/property_test.go found:
+// TestWatchdogQueueDepth1Starvation is the starvation stack/property_test.go once found:
 // one CPU, LUN queue_depth 1, no elevator, a sequential libaio job submitting in
-// batches of 3 with iodepth 9 next to a queue-depth-1 random reader. The reader's first
-// request waits in the ctx list while the batching job's plug flushes keep the single
-// budget busy: it completes only once the other job is done (~105 ms for 40 MiB).
-// With the other job 4 GiB long, the 50 ms watchdog fires; it must name the starved
-// job (b.0) and what its request waits for (budget). Today it names the job that is
-// merely long (a.0): the assertion on b.0 is skipped until stack's per-request
-// watchdog exists (request to cost).
+// batches of 3 with iodepth 9 next to a queue-depth-1 random reader, whose first
+// request waited in the ctx list until the other job was done. The model no longer
+// starves it (TestQueueDepth1StarvationBounded: the reader's worst latency is
+// ~140 µs), so with the other job 4 GiB long the 50 ms watchdog must say that a.0 is
+// too slow, not that something hangs, and must not accuse b.0.
 func TestWatchdogQueueDepth1Starvation(t *testing.T) {
 	cfg := stack.Config{NrCPUs: 1, Host: stack.Host{CanQueue: 8, NrHwQueues: 1}, Seed: 1, Watchdog: 50 * sim.Millisecond,
 		LUNs: []stack.LUN{{Device: nullDevice(20 * sim.Microsecond), QueueDepth: 1, Scheduler: "none"}}}
 	specs := parse(t, "[global]\ndirect=1\nioengine=libaio\n[a]\niodepth=9\niodepth_batch_submit=3\nrw=write\nsize=4g\n[b]\niodepth=1\nrw=randread\nsize=64k\n")
 	_, err := stack.Run(cfg, specs)
-	if err == nil || !strings.Contains(err.Error(), "stack: watchdog:") {
-		t.Fatalf("err = %v, want a watchdog error", err)
+	want := "stack: watchdog: job a.0 did not finish within 50ms of model time (8 I/Os in flight): too slow, not a hang: " +
+		"every request made progress in the last 12.5ms (oldest: request write offset "
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("err = %v, want prefix %q", err, want)
 	}
-	if !watchdogNamesResource(err) {
-		t.Skipf("watchdog names the first unfinished job, not the starved request (request to cost): %v", err)
-	}
-	for _, w := range []string{"b.0", "waiting for"} {
-		if !strings.Contains(err.Error(), w) {
-			t.Errorf("watchdog error lacks %q: %v", w, err)
-		}
+	if strings.Contains(err.Error(), "b.0") {
+		t.Errorf("watchdog error names b.0, which finished: %v", err)
 	}
 }
 

@@ -129,17 +129,13 @@ func Run(cfg Config, specs []fio.Spec) (*Result, error) {
 		end = max(end, j.stopAt)
 	}
 	if end == sim.MaxTime {
-		limit := cfg.watchdog()
-		r.eng.RunUntil(limit)
+		err = r.runSizeBound()
 		end = r.eng.Now()
-		for _, j := range r.jobs {
-			if !j.finished {
-				return nil, fmt.Errorf("stack: watchdog: job %s did not finish within %v of model time (%d I/Os in flight): hang or too slow",
-					j.spec.Instance(), limit, j.spec.EffectiveIODepth-j.nFree)
-			}
-		}
 	} else {
-		r.eng.RunUntil(end)
+		err = r.runTimeBound(end)
+	}
+	if err != nil {
+		return nil, err
 	}
 	return r.result(end), nil
 }

@@ -1,0 +1,149 @@
+package stack
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/blkmq/blkmq/device"
+	"github.com/blkmq/blkmq/dispatch"
+	"github.com/blkmq/blkmq/sim"
+)
+
+// The watchdog (Config.Watchdog) reports a modelled hang instead of waiting on it. A
+// request makes progress when it is submitted, gets a request (tag) or is merged, is
+// issued to the device, or completes; the watchdog looks at the io_us in flight only
+// at its checks, so it adds nothing to the per-I/O path. A size-bound run is checked
+// once, at the watchdog's model time; a time-bound run every quarter of the watchdog,
+// stopping as soon as some request has made no progress for a whole watchdog period.
+
+// lastProgress returns the model time of u's last progress in the block layer.
+func (u *ioU) lastProgress() sim.Time {
+	return max(u.submitAt, u.bio.AllocatedAt, u.bio.IssuedAt)
+}
+
+// oldestStalled returns the in-flight io_u whose last progress is the oldest (the
+// first job's, then the lowest io_u's, on a tie), or nil when nothing is in flight.
+func (r *runner) oldestStalled() *ioU {
+	var old *ioU
+	for _, j := range r.jobs {
+		for _, u := range j.ious {
+			if u.inFlight && (old == nil || u.lastProgress() < old.lastProgress()) {
+				old = u
+			}
+		}
+	}
+	return old
+}
+
+// runTimeBound runs a time-bound run to end, checking every quarter of the watchdog
+// that no request has gone a whole watchdog period without progress.
+func (r *runner) runTimeBound(end sim.Time) error {
+	limit := r.cfg.watchdog()
+	step := max(limit/4, 1)
+	for t := r.eng.Now(); t < end; {
+		t = min(t+step, end)
+		r.eng.RunUntil(t)
+		if u := r.oldestStalled(); u != nil && t-u.lastProgress() >= limit {
+			return fmt.Errorf("stack: watchdog: %s", r.describeWait(u, t))
+		}
+	}
+	return nil
+}
+
+// runSizeBound runs a run with a job that is not time-bound until the watchdog's model
+// time, and returns an error if a job has not finished then: it names the request that
+// has gone longest without progress, its job, queue and what it waits for when that is
+// at least a quarter of the watchdog (a hang), else the first unfinished job as too
+// slow.
+func (r *runner) runSizeBound() error {
+	limit := r.cfg.watchdog()
+	r.eng.RunUntil(limit)
+	var late *job
+	for _, j := range r.jobs {
+		if !j.finished {
+			late = j
+			break
+		}
+	}
+	if late == nil {
+		return nil
+	}
+	now := r.eng.Now()
+	u := r.oldestStalled()
+	hang := u != nil && now-u.lastProgress() >= max(limit/4, 1)
+	if hang {
+		late = u.job // the job of the request that waits longest
+	}
+	msg := fmt.Sprintf("stack: watchdog: job %s did not finish within %v of model time (%d I/Os in flight)",
+		late.spec.Instance(), limit, late.spec.EffectiveIODepth-late.nFree)
+	switch {
+	case hang:
+		return fmt.Errorf("%s: %s", msg, r.describeWait(u, now))
+	case u != nil:
+		return fmt.Errorf("%s: too slow, not a hang: every request made progress in the last %v (oldest: %s)",
+			msg, max(limit/4, 1), r.describeWait(u, now))
+	}
+	return fmt.Errorf("%s: hang or too slow", msg)
+}
+
+// describeWait names u's request, its queue and what it waits for:
+// "request read offset 4096 len 4096 of job j.0 on LUN 0 hctx 0 waiting for device
+// (in device, tag 3, budget 4/64, host_busy 4/64, device in flight 4, run pending no)
+// since 1ms, no progress for 100ms".
+func (r *runner) describeWait(u *ioU, now sim.Time) string {
+	j := u.job
+	b := &u.bio
+	w := j.q.BioWait(b)
+	op := "read"
+	if b.Op == device.OpWrite {
+		op = "write"
+	}
+	waitFor, in := w.For.String(), w.In.String()
+	if w.In == dispatch.WaitNone {
+		waitFor, in = "io-wq", "io-wq work list" // punted, no worker has taken it yet
+	}
+	switch w.In {
+	case dispatch.WaitSchedTag, dispatch.WaitDriverTag:
+		in = "blk_mq_get_tag"
+	case dispatch.WaitCtx:
+		in = "ctx of CPU " + strconv.Itoa(w.CPU)
+	case dispatch.WaitDispatchList:
+		in = "hctx->dispatch"
+	}
+	tags := fmt.Sprintf("tag %d", w.Tag)
+	if w.SchedTag >= 0 || j.q.Elevator() != nil {
+		tags += fmt.Sprintf(", sched tag %d", w.SchedTag)
+	}
+	run := "no"
+	if w.RunPending {
+		run = "yes"
+	}
+	budget := fmt.Sprintf("budget %d/%d", w.BudgetBusy, w.QueueDepth)
+	if w.DeviceBlocked > 0 {
+		budget += fmt.Sprintf(", device_blocked %d", w.DeviceBlocked)
+	}
+	host := fmt.Sprintf("host_busy %d/%d", w.HostBusy, w.CanQueue)
+	if w.HostBlocked > 0 {
+		host += fmt.Sprintf(", host_blocked %d", w.HostBlocked)
+	}
+	last := u.lastProgress()
+	return fmt.Sprintf("request %s offset %d len %d of job %s on LUN %s hctx %d waiting for %s "+
+		"(in %s, %s, driver tags %d/%d, %s, %s, device in flight %d, run pending %s) "+
+		"since %v, no progress for %v",
+		op, b.Offset, b.Length, j.spec.Instance(), r.lunName(j.q), w.Hctx, waitFor,
+		in, tags, w.TagsBusy, w.NrTags, budget, host, w.DeviceInFlight, run,
+		last, now-last)
+}
+
+// lunName returns the LUN's Name, or its index in Config.LUNs when it has none.
+func (r *runner) lunName(q *dispatch.Queue) string {
+	for i, x := range r.queues {
+		if x == q {
+			if n := r.cfg.LUNs[i].Name; n != "" {
+				return strconv.Quote(n)
+			}
+			return strconv.Itoa(i)
+		}
+	}
+	return "?"
+}
