@@ -39,8 +39,16 @@ type Config struct {
 	// Placement is where the scheduler runs an unpinned fio thread after a wake-up
 	// (stack/placement.go); the zero value moves it on DefaultWakeMigrate of wake-ups.
 	Placement Placement
-	// Seed seeds every random draw of the run.
+	// Seed seeds the workload's random draws only: fio's random offsets and rwmix
+	// directions (fio's randseed), per job. A job set without random draws gives the
+	// same result for every Seed.
 	Seed uint64
+	// JitterSeed seeds the model's own random draws, which are not part of the
+	// workload: kblockd, wake-up and reap delays (Timing, Submit), io-wq worker CPUs
+	// and the tag sets' initial allocation hints; 0 = DefaultJitterSeed. Placement
+	// draws use a fixed stream of their own (placementSeed) and device models their
+	// own parameters (e.g. device.NullParams.Seed).
+	JitterSeed uint64
 	// Watchdog reports a modelled hang instead of waiting on it (stack/watchdog.go),
 	// in model time (ns); 0 = 1 hour. A run with a job that is not time-bound (size
 	// only) stops at Watchdog; if a job has not finished, Run returns an error naming
@@ -50,6 +58,18 @@ type Config struct {
 	// time-bound run is checked every Watchdog/4 and stops with such an error once a
 	// request has made no progress for Watchdog.
 	Watchdog sim.Time
+}
+
+// DefaultJitterSeed is the JitterSeed of the zero value: 1, the stream Seed 1 drew
+// before the two were separated, so runs with Seed 1 keep their figures.
+const DefaultJitterSeed = 1
+
+// jitterSeed returns the effective JitterSeed.
+func (c *Config) jitterSeed() uint64 {
+	if c.JitterSeed == 0 {
+		return DefaultJitterSeed
+	}
+	return c.JitterSeed
 }
 
 func (c *Config) watchdog() sim.Time {
@@ -183,7 +203,7 @@ func (c *Config) hostConfig() dispatch.HostConfig {
 		HostTagset: c.Host.HostTagset || c.Host.HctxShareTags,
 		Timing:     c.Timing,
 		CPU:        c.CPU,
-		Seed:       c.Seed ^ 0x5eed0001,
+		Seed:       c.jitterSeed() ^ 0x5eed0001,
 	}
 	if c.Kernel != "" {
 		hc.Options, _ = dispatch.Kernel(c.Kernel)

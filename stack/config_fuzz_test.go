@@ -109,6 +109,7 @@ func fuzzConfig(data []byte, accepted *int) (stack.Config, string) {
 		Seed:     uint64(f.u16()),
 		Watchdog: fuzzWatchdog,
 	}
+	cfg.JitterSeed = cfg.Seed // one fuzzed seed varies both the workload and the jitter
 	if f.u8()%4 == 0 {
 		opts, _ := dispatch.Kernel("5.9")
 		opts.NoTagWaitBarrier = f.u8()%2 == 1

@@ -34,10 +34,8 @@ func (p Placement) wakeMigrate() float64 {
 }
 
 // placementSeed seeds each job's placement stream (plus the job's index). The draws
-// do not use Config.Seed: the seed varies the workload (random offsets) and the
-// kernel-timing jitter; where the jitter is fixed, runs of sequential jobs stay
-// identical across seeds (stack's determinism tests), and placement follows the event
-// order, which is then seed-independent too.
+// use neither Config.Seed (the workload) nor Config.JitterSeed: runs of sequential
+// jobs stay identical across seeds (stack's determinism tests).
 const placementSeed = 0x51ace0000
 
 // placementOptions returns the run's placement switches (Config.Placement).

@@ -198,7 +198,7 @@ func TestQueueDepth1StarvationBounded(t *testing.T) {
 // (io_uring did not exist before v5.1; the workers stand for any migrating submitter.)
 func TestR02StackMigratingWorkers(t *testing.T) {
 	run := func(kernel string, seed uint64) error {
-		cfg := stack.Config{NrCPUs: 2, Host: stack.Host{CanQueue: 49, NrHwQueues: 6}, Kernel: kernel, Seed: seed,
+		cfg := stack.Config{NrCPUs: 2, Host: stack.Host{CanQueue: 49, NrHwQueues: 6}, Kernel: kernel, JitterSeed: seed,
 			Watchdog: 10 * sim.Second, LUNs: []stack.LUN{{Device: nullDevice(10 * sim.Microsecond), QueueDepth: 47, NrRequests: 1}}}
 		_, err := stack.Run(cfg, parse(t, "[j]\ndirect=1\nioengine=io_uring\nrw=read\nbs=512\niodepth=49\nsize=28672\ncpus_allowed=0\n"))
 		return err
@@ -304,7 +304,7 @@ func TestR09SharedTagDepthOne(t *testing.T) {
 		t.Run("R09/rerun-when-hook-fired/kernel="+kernel, func(t *testing.T) {
 			for seed := uint64(1); seed <= 3; seed++ {
 				cfg := stack.Config{NrCPUs: 4, Host: stack.Host{CanQueue: 1, NrHwQueues: 1}, Kernel: kernel, LUNs: luns,
-					Seed: seed, Watchdog: 10 * sim.Second}
+					Seed: seed, JitterSeed: seed, Watchdog: 10 * sim.Second}
 				res, err := stack.Run(cfg, parse(t, job.String()))
 				if err != nil {
 					t.Fatalf("seed %d: %v", seed, err)
@@ -340,7 +340,7 @@ func TestR16HostBusyRandomized(t *testing.T) {
 			for seed := uint64(1); seed <= 3; seed++ {
 				opts := dispatch.Options{DevResource: tt.rule}
 				cfg := stack.Config{NrCPUs: 16, Host: stack.Host{CanQueue: 64, NrHwQueues: 16, HostTagset: true}, Options: &opts,
-					LUNs: []stack.LUN{{Device: busyNull, QueueDepth: 32, Scheduler: "none"}}, Seed: seed, Watchdog: 10 * sim.Second}
+					LUNs: []stack.LUN{{Device: busyNull, QueueDepth: 32, Scheduler: "none"}}, JitterSeed: seed, Watchdog: 10 * sim.Second}
 				_, err := stack.Run(cfg, parse(t, job))
 				if tt.rule == dispatch.DevResourceIfBusy {
 					t.Logf("seed %d: %v", seed, err)

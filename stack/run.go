@@ -83,15 +83,15 @@ type runner struct {
 	host   *dispatch.Host
 	queues []*dispatch.Queue
 	jobs   []*job
-	rnd    *sim.Rand
+	rnd    *sim.Rand // model jitter (Config.JitterSeed): reap and io-wq delays, worker CPUs
 	sub    SubmitTiming
 }
 
 // Run runs the fio jobs on the modelled machine in virtual time and returns the
 // per-job results. It returns an error for an invalid Config (naming the field and
 // range), for a spec that targets no LUN or allows no existing CPU, or for a device
-// constructor's error. Run is deterministic: the same Config (Seed included) and specs
-// give identical results. Memory does not grow with the simulated run length.
+// constructor's error. Run is deterministic: the same Config (Seed and JitterSeed
+// included) and specs give identical results. Memory does not grow with the simulated run length.
 func Run(cfg Config, specs []fio.Spec) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -99,7 +99,7 @@ func Run(cfg Config, specs []fio.Spec) (*Result, error) {
 	if len(specs) == 0 {
 		return nil, fmt.Errorf("stack: no fio jobs")
 	}
-	r := &runner{cfg: cfg, eng: sim.NewEngine(), rnd: sim.NewRand(cfg.Seed), sub: cfg.Submit.withDefaults()}
+	r := &runner{cfg: cfg, eng: sim.NewEngine(), rnd: sim.NewRand(cfg.jitterSeed()), sub: cfg.Submit.withDefaults()}
 	var err error
 	if r.host, err = dispatch.NewHost(r.eng, cfg.hostConfig()); err != nil {
 		return nil, fmt.Errorf("stack: %w", err)
