@@ -73,7 +73,7 @@ Exit status 1 if any claim is outside its tolerance or a scenario fails.`,
 			return nil
 		},
 	}
-	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed of the model's random number generators (PCG)")
+	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed of the fio workloads' random offsets and read/write mix (PCG); model timing jitter uses its own fixed stream")
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
 	cmd.Flags().IntVar(&parallel, "parallel", 0, "scenario runs at once (0 = all CPUs)")
 	cmd.Flags().StringVar(&only, "only", "", "run only the claims whose id starts with this prefix (e.g. 000/)")

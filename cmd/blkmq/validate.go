@@ -75,7 +75,7 @@ harness (the message names the install command).`,
 	f.StringVar(&v.device, "device", "", `kernel block driver and module parameters: "scsi_debug key=value ..." or "null_blk key=value ..."`)
 	f.StringArrayVar(&v.sets, "set", nil, "sysfs setting key=value, repeatable: queue/scheduler, queue/nr_requests, device/queue_depth, queue/max_sectors_kb, system/nr_cpus")
 	f.IntVar(&v.cpus, "cpus", 0, "vCPUs of the VM and CPUs of the model (default 2)")
-	f.Uint64Var(&v.seed, "seed", 1, "seed of the model's random number generators")
+	f.Uint64Var(&v.seed, "seed", 1, "seed of the fio workloads' random offsets and read/write mix (PCG); model timing jitter uses its own fixed stream")
 	f.DurationVar(&v.runtime, "runtime", 0, "override every job's runtime on both sides, whole seconds (0 = the job file's)")
 	f.StringVar(&v.format, "output-format", "text", "text or json")
 	f.StringVar(&v.overhead, "emulation-overhead", "auto", "per-command TCG overhead added to the model: auto (calibrate in the VM), 0, or a duration such as 300us")
