@@ -104,14 +104,16 @@ type waitState struct {
 const wsLocked = 1
 
 // lock takes the wait queue's lock (the spinlock of its wait_queue_head). The
-// critical sections are a few list operations, so a waiter for the lock yields
-// the processor rather than parking.
+// critical sections are a few list operations, so a waiter for the lock spins
+// spinTries times and then yields the processor between tries, never parking.
 func (ws *waitState) lock() {
-	for {
+	for i := 0; ; i++ {
 		if v := ws.lk.Load(); v&wsLocked == 0 && ws.lk.CompareAndSwap(v, v|wsLocked) {
 			return
 		}
-		runtime.Gosched()
+		if i >= spinTries {
+			runtime.Gosched()
+		}
 	}
 }
 

@@ -203,8 +203,8 @@ func wordMask(depth uint32) uint64 {
 
 // spinLock is the word's swap_lock: a test-and-set lock whose state a reader can
 // load, standing in for the kernel's raw spinlock. The critical sections it guards
-// are two atomic instructions long, so a waiter yields the processor (rather than
-// parking) until the holder is done.
+// are two atomic instructions long, so a waiter spins briefly and then yields the
+// processor (rather than parking) until the holder is done.
 type spinLock struct{ v atomic.Uint32 }
 
 func (l *spinLock) lock() {
@@ -212,11 +212,18 @@ func (l *spinLock) lock() {
 		if testHookSpin != nil {
 			testHookSpin()
 		}
-		for l.v.Load() != 0 {
-			runtime.Gosched()
+		for i := 0; l.v.Load() != 0; i++ {
+			if i >= spinTries {
+				runtime.Gosched()
+			}
 		}
 	}
 }
+
+// spinTries is how many times a waiter for a spin lock re-reads it before it starts
+// yielding the processor between reads: about the length of the critical sections,
+// so that a holder running on another processor is waited for without a yield.
+const spinTries = 64
 
 // testHookSpin, when non-nil, runs each time lock finds the lock held. Tests only
 // (export_test.go).
