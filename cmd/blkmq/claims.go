@@ -91,7 +91,7 @@ func fmtValue(v float64) string {
 	case a >= 10:
 		return fmt.Sprintf("%.1f", v)
 	default:
-		return fmt.Sprintf("%.3g", v)
+		return fmt.Sprintf("%.4g", v)
 	}
 }
 
