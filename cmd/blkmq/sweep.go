@@ -260,11 +260,14 @@ is identical whatever --parallel is. A progress bar shows on a terminal for long
 					return runError(cmd, fmt.Errorf("point %s: %w", strings.Join(p.vals, " "), p.err))
 				}
 			}
-			if err := writeSweepTable(cmd.OutOrStdout(), axes, points); err != nil {
-				return err
+			// With --csv - stdout carries only the CSV, so it can be piped.
+			if csvPath != "-" {
+				if err := writeSweepTable(cmd.OutOrStdout(), axes, points); err != nil {
+					return err
+				}
 			}
 			if csvPath != "" {
-				if err := writeFile(csvPath, func(w io.Writer) error { return writeSweepCSV(w, axes, points) }); err != nil {
+				if err := writeFile(cmd.OutOrStdout(), csvPath, func(w io.Writer) error { return writeSweepCSV(w, axes, points) }); err != nil {
 					return usageError(err)
 				}
 			}
@@ -419,9 +422,9 @@ func writeSweepTable(w io.Writer, axes []axis, points []*sweepPoint) error {
 }
 
 // writeFile writes through fn to path ("-" = stdout).
-func writeFile(path string, fn func(io.Writer) error) error {
+func writeFile(stdout io.Writer, path string, fn func(io.Writer) error) error {
 	if path == "-" {
-		return fn(os.Stdout)
+		return fn(stdout)
 	}
 	f, err := os.Create(path)
 	if err != nil {

@@ -109,3 +109,27 @@ func TestSweepBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestSweepCSVStdoutOnly: with --csv - stdout carries only the CSV (no aligned
+// table), so the output can be piped into a CSV reader.
+func TestSweepCSVStdoutOnly(t *testing.T) {
+	out, err := run(args("sweep", nullJob, nullDevice, "--runtime", "10ms", "--vary", "tags=per-hctx,shared", "--csv", "-")...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if !strings.HasPrefix(l, "blkmq: ") { // warnings and notes go to stderr
+			lines = append(lines, l)
+		}
+	}
+	want := []string{"tags,job,iops,bw_kib_s,clat_mean_us,clat_p99_us"}
+	if len(lines) != 1+2*2 || lines[0] != want[0] {
+		t.Fatalf("want only a CSV header %q and 4 rows, got:\n%s", want[0], out)
+	}
+	for _, l := range lines[1:] {
+		if strings.Contains(l, "  ") || strings.Count(l, ",") != 5 {
+			t.Errorf("not a CSV row: %q\n%s", l, out)
+		}
+	}
+}
