@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -201,6 +202,11 @@ is identical whatever --parallel is. A progress bar shows on a terminal for long
 			}
 			if plotPath != "" && !strings.HasSuffix(plotPath, ".png") && !strings.HasSuffix(plotPath, ".svg") {
 				return usageError(fmt.Errorf("--plot %q: allowed extensions are .png, .svg", plotPath))
+			}
+			for _, o := range []struct{ flag, path string }{{"--csv", csvPath}, {"--plot", plotPath}} {
+				if err := checkOutputPath(o.flag, o.path); err != nil {
+					return usageError(err)
+				}
 			}
 			var axes []axis
 			for _, v := range vary {
@@ -419,6 +425,33 @@ func writeSweepTable(w io.Writer, axes []axis, points []*sweepPoint) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// checkOutputPath reports, before any point runs, whether path (given by flag) can
+// be created: its directory must exist and accept a new file, and path must not be a
+// directory. "" (not asked for) and "-" (stdout) always pass. The error names the
+// flag and the path.
+func checkOutputPath(flag, path string) error {
+	if path == "" || path == "-" {
+		return nil
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("%s %q: is a directory, want a file path", flag, path)
+	}
+	dir := filepath.Dir(path)
+	if st, err := os.Stat(dir); err != nil {
+		return fmt.Errorf("%s %q: directory %q does not exist", flag, path, dir)
+	} else if !st.IsDir() {
+		return fmt.Errorf("%s %q: %q is not a directory", flag, path, dir)
+	}
+	f, err := os.CreateTemp(dir, ".blkmq-check-*")
+	if err != nil {
+		return fmt.Errorf("%s %q: cannot create files in %q: %v", flag, path, dir, err)
+	}
+	name := f.Name()
+	f.Close()
+	os.Remove(name)
+	return nil
 }
 
 // writeFile writes through fn to path ("-" = stdout).

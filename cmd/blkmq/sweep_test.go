@@ -133,3 +133,27 @@ func TestSweepCSVStdoutOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepOutputPathChecked: an uncreatable --csv or --plot path fails at once
+// (exit 2, naming the path) instead of after every point has run.
+func TestSweepOutputPathChecked(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		flag []string
+		want string
+	}{
+		{"csv-missing-dir", []string{"--csv", "/nonexistent/dir/x.csv"}, `--csv "/nonexistent/dir/x.csv": directory "/nonexistent/dir" does not exist`},
+		{"plot-missing-dir", []string{"--plot", "/nonexistent/dir/x.png"}, `--plot "/nonexistent/dir/x.png": directory "/nonexistent/dir" does not exist`},
+		{"csv-is-dir", []string{"--csv", dir}, `is a directory`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			// A long runtime: if the points ran first, the test would be slow.
+			out, err := run(args("sweep", nullJob, nullDevice, "--runtime", "2s", "--vary", "kernel=4.19,6.1", tc.flag)...)
+			if exitCode(err) != 2 || err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err %v (exit %d), want exit 2 with %q\n%s", err, exitCode(err), tc.want, out)
+			}
+		})
+	}
+}
