@@ -167,6 +167,9 @@ and the allowed values); 1 if the model fails (e.g. a modelled hang caught by th
 			if err != nil {
 				return runError(cmd, err)
 			}
+			for _, l := range idleJobLines(out) {
+				fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: warning:", l)
+			}
 			rep := reportOf(out)
 			w := cmd.OutOrStdout()
 			if format == "json" || format == "json+" {
@@ -202,4 +205,50 @@ func reportOf(out *stack.Result) *fio.Report {
 		rs[i] = j.Fio
 	}
 	return fio.NewReport(rs)
+}
+
+// idleJobLines explains each job (its numjobs clones together) that completed no I/O
+// in its measurement window, which fio prints as a bare header: whether its tasks
+// slept in blk_mq_get_tag waiting for a tag (JobResult.MaxSleepers), and how far
+// each LUN's requests got by the end of the run (dispatch.QueueStats).
+func idleJobLines(out *stack.Result) []string {
+	var order []string
+	idle := map[string]bool{}
+	sleepers := map[string]int{}
+	window := map[string]time.Duration{}
+	for _, j := range out.Jobs {
+		name := j.Spec.Name
+		if _, ok := idle[name]; !ok {
+			order = append(order, name)
+			idle[name] = true
+		}
+		for _, d := range j.Fio.Dirs {
+			if d.TotalIOs > 0 {
+				idle[name] = false
+			}
+		}
+		sleepers[name] = max(sleepers[name], j.MaxSleepers)
+		window[name] = max(window[name], j.Fio.Window)
+	}
+	var luns []string
+	for i, q := range out.Queues {
+		luns = append(luns, fmt.Sprintf("LUN %d: %d bios submitted, %d commands accepted by the device, %d requests completed",
+			i, q.Bios, q.Dispatched, q.Completed))
+	}
+	var lines []string
+	for _, name := range order {
+		if !idle[name] {
+			continue
+		}
+		why := "its submitter never slept waiting for a tag, so its I/Os were still queued or in the device"
+		if n := sleepers[name]; n > 0 {
+			why = fmt.Sprintf("its submitter was still blocked: up to %d of its tasks slept in blk_mq_get_tag waiting for a tag", n)
+		}
+		lines = append(lines, fmt.Sprintf("job %s: no I/O completed in the %v measurement window: %s; a longer --runtime may help",
+			name, window[name], why))
+	}
+	if len(lines) > 0 {
+		lines = append(lines, "by the end of the run: "+strings.Join(luns, "; "))
+	}
+	return lines
 }

@@ -239,3 +239,26 @@ func TestHelpListsSubcommands(t *testing.T) {
 		}
 	}
 }
+
+// TestRunNoIOInWindow: a job that completes no I/O in its window (a 1 ms window on
+// a seeking disk) gets a line saying so and where its I/Os were, not a bare header.
+func TestRunNoIOInWindow(t *testing.T) {
+	out, err := run("run", nullJob, "--device", "hdd", "--runtime", "1ms")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{
+		"blkmq: warning: job reader: no I/O completed in the 1ms measurement window: ",
+		"blkmq: warning: job writer: no I/O completed in the 1ms measurement window: ",
+		"blkmq: warning: by the end of the run: LUN 0: ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// A window with I/O gets no such line.
+	out, err = run(args("run", nullJob, nullDevice, "--runtime", "10ms")...)
+	if err != nil || strings.Contains(out, "no I/O completed") {
+		t.Errorf("err %v; unexpected no-I/O line:\n%s", err, out)
+	}
+}
