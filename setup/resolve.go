@@ -414,3 +414,26 @@ func (r *Resolved) lunIndex(target string) int {
 	}
 	return -1
 }
+
+// CheckTargets returns an error naming the job file, line and job of the first job
+// that names a device the machine does not have, with the devices it has: fio would
+// fail to open it. A job names a device when its target (fio.Spec.Target) is a /dev/
+// path; a job targeting anything else (a directory, a file, its own name) runs on the
+// only LUN, and with several LUNs must name one of them (stack.Run's lunFor).
+func (r *Resolved) CheckTargets(specs []fio.Spec) error {
+	for i := range specs {
+		s := &specs[i]
+		if s.Index != 0 || r.lunIndex(s.Target) >= 0 && (len(r.LUNs) > 1 || !strings.HasPrefix(s.Target, "/dev/") || s.Target == r.LUNs[0]) {
+			continue
+		}
+		what := "targets " + s.Target
+		if s.Filename != "" {
+			what = "filename=" + s.Filename
+		} else if s.Directory != "" {
+			what = "directory=" + s.Directory
+		}
+		return fmt.Errorf("setup: %s:%d: job %s: %s names no modelled device; the devices are %s (add a --device, or name one of them)",
+			s.File, s.Line, s.Name, what, strings.Join(r.LUNs, ", "))
+	}
+	return nil
+}

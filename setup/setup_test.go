@@ -222,3 +222,46 @@ func TestSizeJobs(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckTargets: a job naming a /dev/ path the machine lacks is an error naming
+// the file, line, job and the devices that exist (fio would fail to open it); a job
+// naming no device runs on the only LUN.
+func TestCheckTargets(t *testing.T) {
+	job := func(filename, dir string) []fio.Spec {
+		s := fio.Spec{Name: "r", File: "job.fio", Line: 3, Filename: filename, Directory: dir, Target: "r"}
+		if dir != "" {
+			s.Target = dir
+		}
+		if filename != "" {
+			s.Target = filename
+		}
+		return []fio.Spec{s}
+	}
+	tests := []struct {
+		name    string
+		devices []string
+		specs   []fio.Spec
+		want    string // "" = no error
+	}{
+		{"R-target/scsi_debug-sdz", []string{"scsi_debug"}, job("/dev/sdz", ""), "setup: job.fio:3: job r: filename=/dev/sdz names no modelled device; the devices are /dev/sda"},
+		{"R-target/scsi_debug-sda", []string{"scsi_debug"}, job("/dev/sda", ""), ""},
+		{"R-target/null_blk-sda", nil, job("/dev/sda", ""), "the devices are /dev/nullb0"},
+		{"R-target/directory", []string{"cloud"}, job("", "/mnt/test"), ""},
+		{"R-target/job-name", []string{"cloud"}, job("", ""), ""},
+		{"R-target/two-luns-sdb", []string{"hdd", "ssd"}, job("/dev/sdb", ""), ""},
+		{"R-target/two-luns-sdc", []string{"hdd", "ssd"}, job("/dev/sdc", ""), "the devices are /dev/sda, /dev/sdb"},
+		{"R-target/two-luns-directory", []string{"hdd", "ssd"}, job("", "/mnt/x"), "directory=/mnt/x names no modelled device"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Description{Devices: tc.devices}.Resolve()
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = r.CheckTargets(tc.specs)
+			if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+				t.Errorf("CheckTargets: %v, want %q", err, tc.want)
+			}
+		})
+	}
+}

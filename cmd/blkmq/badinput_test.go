@@ -55,7 +55,7 @@ func TestRunBadInputTable(t *testing.T) {
 		{"cpus-allowed-range-beyond-machine", "[j]\ncpus_allowed=2-9\nnumjobs=8\nruntime=1ms\ntime_based\n", []string{"--cpus", "4"},
 			"stack: job j.0: cpus_allowed CPU 4 out of range [0, 3]"},
 		{"target-matches-no-lun", "[j]\nfilename=/dev/sdz\nruntime=1ms\ntime_based\n", []string{"--device", "scsi_debug max_luns=2"},
-			`stack: job j.0: target "/dev/sdz" matches no LUN name`},
+			"setup: %s:1: job j: filename=/dev/sdz names no modelled device; the devices are /dev/sda, /dev/sdb (add a --device, or name one of them)"},
 		{"size-beyond-hdd-capacity", "[j]\nsize=700g\n", []string{"--device", "hdd"},
 			"setup: job j.0: offset+size end at byte 751619276800 of /dev/sda, beyond its capacity 600000000000 (jobs get consecutive regions; lower size= or numjobs)"},
 		{"nr-requests-over-limit", ok, []string{"--set", "queue/nr_requests=4096"},

@@ -159,6 +159,9 @@ and the allowed values); 1 if the model fails (e.g. a modelled hang caught by th
 			for _, n := range setup.JobNotes(specs) {
 				fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: note:", n)
 			}
+			if err := res.CheckTargets(specs); err != nil {
+				return usageError(err)
+			}
 			res.SizeJobs(specs)
 			if err := res.CheckFit(specs); err != nil {
 				return usageError(err)

@@ -262,3 +262,19 @@ func TestRunNoIOInWindow(t *testing.T) {
 		t.Errorf("err %v; unexpected no-I/O line:\n%s", err, out)
 	}
 }
+
+// TestRunMissingDevice: a job naming a device the machine lacks fails (exit 2) with
+// the file, line and the devices that exist, in run and sweep, instead of running on
+// the only LUN.
+func TestRunMissingDevice(t *testing.T) {
+	want := `testdata/sdz.fio:8: job r: filename=/dev/sdz names no modelled device; the devices are /dev/sda`
+	for _, a := range [][]string{
+		{"run", "testdata/sdz.fio", "--device", "scsi_debug"},
+		{"sweep", "testdata/sdz.fio", "--device", "scsi_debug", "--vary", "tags=per-hctx,shared"},
+	} {
+		out, err := run(a...)
+		if exitCode(err) != 2 || err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%v: err %v (exit %d), want exit 2 with %q\n%s", a, err, exitCode(err), want, out)
+		}
+	}
+}

@@ -244,6 +244,9 @@ is identical whatever --parallel is. A progress bar shows on a terminal for long
 				if err != nil {
 					return usageError(fmt.Errorf("point %s: %w", strings.Join(sets, " "), err))
 				}
+				if err := res.CheckTargets(specs); err != nil {
+					return usageError(fmt.Errorf("point %s: %w", strings.Join(sets, " "), err))
+				}
 				cfgs[i] = res.WithSeed(m.seed, 0)
 				pspecs[i] = append([]fio.Spec(nil), specs...)
 				res.SizeJobs(pspecs[i])
