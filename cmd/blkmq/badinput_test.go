@@ -84,6 +84,8 @@ func TestRunBadInputTable(t *testing.T) {
 			`setup: flags: "queue/nr_requests": want key=value (e.g. queue/nr_requests=56)`},
 		{"negative-cpus", ok, []string{"--cpus", "-2"},
 			"--cpus -2: allowed: [1, 4096]"},
+		{"zero-cpus", ok, []string{"--cpus", "0"},
+			"--cpus 0: allowed: [1, 4096]"},
 		{"cpus-over-limit", ok, []string{"--cpus", "5000"},
 			"setup: flags: cpus: system/nr_cpus=5000: allowed: an integer in [1, 4096]"},
 		{"kernel-before-blk-mq-budget", ok, []string{"--kernel", "4.14"},

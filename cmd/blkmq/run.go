@@ -22,12 +22,16 @@ type machineFlags struct {
 	config  string
 	seed    uint64
 	runtime time.Duration
+	// changed reports whether a flag was given (the command's FlagSet.Changed), to
+	// tell a given --cpus 0 from an absent one.
+	changed func(name string) bool
 }
 
 func (m *machineFlags) register(cmd *cobra.Command) {
 	f := cmd.Flags()
+	m.changed = f.Changed
 	f.StringVar(&m.kernel, "kernel", "", "kernel release MAJOR.MINOR in [4.15, 6.19] selecting every era switch (default: current kernel)")
-	f.IntVar(&m.cpus, "cpus", 0, "online CPUs (system/nr_cpus; default 4)")
+	f.IntVar(&m.cpus, "cpus", 0, "online CPUs (system/nr_cpus), [1, 4096] (default: the config file's, else 4)")
 	f.StringVar(&m.host, "host", "", `SCSI host "KIND key=value ..." (storvsc, generic); default: the device's`)
 	f.StringArrayVar(&m.devices, "device", nil, `device "KIND key=value ..." in module-parameter style, repeatable:
 scsi_debug, null_blk, cloud, ssd, hdd (default "null_blk")`)
@@ -47,7 +51,9 @@ func (m *machineFlags) layers(extra ...string) ([]setup.Layer, error) {
 		}
 		ls = append(ls, l)
 	}
-	if m.cpus < 0 {
+	// 0 means "not set" to setup (the config file's or the default 4 CPUs apply),
+	// so only a --cpus given on the command line can be 0: reject it like -1.
+	if m.cpus < 0 || m.cpus == 0 && m.changed != nil && m.changed("cpus") {
 		return nil, fmt.Errorf("--cpus %d: allowed: [1, 4096]", m.cpus)
 	}
 	d := setup.Description{Kernel: m.kernel, CPUs: m.cpus, Host: m.host, Devices: m.devices,
