@@ -21,7 +21,8 @@ import (
 //	devices = ["cloud iops=5000 mbps=200"]
 //	set     = ["queue/nr_requests=56", "device/queue_depth=15"]
 type Description struct {
-	// Kernel is the release "MAJOR.MINOR" in [4.15, 6.19] or "current"; "" = not set.
+	// Kernel is the release "MAJOR.MINOR" in [4.15, 6.19] (uname -r forms such as
+	// "6.1.0-57-amd64" count as their MAJOR.MINOR) or "current"; "" = not set.
 	Kernel string `toml:"kernel,omitempty"`
 	// CPUs is system/nr_cpus, [1, 4096]; 0 = not set (DefaultCPUs).
 	CPUs int `toml:"cpus,omitempty"`

@@ -65,7 +65,9 @@
 // # Kernel eras (--kernel MAJOR.MINOR, [4.15, 6.19])
 //
 // A release selects every era switch at once (dispatch.Kernel, plus the sbitmap
-// wake-up era the stack derives); each may then be overridden with --set. Releases
+// wake-up era the stack derives); each may then be overridden with --set. A release
+// as uname -r or a git tag writes it (5.17.3, v5.17, 6.1.0-57-amd64) counts as its
+// MAJOR.MINOR, and --explain notes what was given. Releases
 // before 4.15 have no SCSI budget and are not modelled by the blk-mq stack (the
 // legacy package models the single-queue path). Value before → value since:
 //

@@ -85,3 +85,44 @@ func TestEraTable(t *testing.T) {
 		t.Error("EraSwitches(4.14): no error")
 	}
 }
+
+// TestKernelReleaseForms: uname -r and git-tag forms of a release select the rules of
+// their MAJOR.MINOR, and --explain says what was given; malformed ones are rejected.
+func TestKernelReleaseForms(t *testing.T) {
+	tests := []struct {
+		in, want, note string // want "" = rejected
+	}{
+		{"5.17", "5.17", ""},
+		{"5.17.3", "5.17", `given as "5.17.3": only MAJOR.MINOR selects the rules`},
+		{"v5.17", "5.17", `given as "v5.17": only MAJOR.MINOR selects the rules`},
+		{"6.1.0-57-amd64", "6.1", `given as "6.1.0-57-amd64": only MAJOR.MINOR selects the rules`},
+		{"6.8-rc2", "6.8", `given as "6.8-rc2": only MAJOR.MINOR selects the rules`},
+		{"5.17x", "", ""},
+		{"5", "", ""},
+		{"v", "", ""},
+		{".5.17", "", ""},
+		{"4.14.300", "", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			r, err := Description{Kernel: tc.in}.Resolve()
+			if tc.want == "" {
+				if err == nil {
+					t.Fatalf("accepted as %q, want an error", r.Config.Kernel)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Config.Kernel != tc.want {
+				t.Errorf("Config.Kernel %q, want %q", r.Config.Kernel, tc.want)
+			}
+			for _, st := range r.Settings {
+				if st.Key == "kernel" && (st.Value != tc.want || st.Note != tc.note) {
+					t.Errorf("setting %+v, want value %q note %q", st, tc.want, tc.note)
+				}
+			}
+		})
+	}
+}

@@ -133,17 +133,26 @@ func enumKey[T ~uint8](name, doc string, names []string, field func(*state) *T) 
 
 func init() {
 	addKey(&key{name: "kernel", doc: "kernel release whose rules apply (selects every era/ switch)",
-		allowed: "MAJOR.MINOR in [4.15, 6.19], or current", early: true,
+		allowed: "MAJOR.MINOR in [4.15, 6.19] (uname -r forms such as 5.17.3, v5.17, 6.1.0-57-amd64 count as MAJOR.MINOR), or current", early: true,
 		set: func(s *state, v string) error {
 			v = strings.TrimSpace(v)
 			if v == "" || v == "current" {
 				s.kernel = ""
+				delete(s.notes, "kernel")
 				return nil
 			}
-			if _, err := dispatch.Kernel(v); err != nil {
+			mm, ok := majorMinor(v)
+			if !ok {
+				return errRange{"MAJOR.MINOR in [4.15, 6.19] (the blk-mq SCSI budget era; a uname -r release such as 6.1.0-57-amd64 counts as its MAJOR.MINOR), or current"}
+			}
+			if _, err := dispatch.Kernel(mm); err != nil {
 				return errRange{"MAJOR.MINOR in [4.15, 6.19] (the blk-mq SCSI budget era), or current"}
 			}
-			s.kernel = v
+			s.kernel = mm
+			delete(s.notes, "kernel")
+			if mm != v {
+				s.notes["kernel"] = fmt.Sprintf("given as %q: only MAJOR.MINOR selects the rules", v)
+			}
 			return nil
 		},
 		get: func(s *state) string {
@@ -319,4 +328,27 @@ type KeyInfo struct {
 	Allowed string
 	// Doc says what the key models.
 	Doc string
+}
+
+// majorMinor reduces a kernel release as uname -r or a git tag writes it ("5.17",
+// "5.17.3", "v5.17", "6.1.0-57-amd64", "6.8-rc2") to MAJOR.MINOR, the granularity of
+// the modelled rules. ok is false when v does not start with two dot-separated
+// numbers followed by the end or one of . - + ~ _.
+func majorMinor(v string) (string, bool) {
+	v = strings.TrimPrefix(v, "v")
+	num := func(i int) int { // index after the digits starting at i
+		for i < len(v) && v[i] >= '0' && v[i] <= '9' {
+			i++
+		}
+		return i
+	}
+	maj := num(0)
+	if maj == 0 || maj >= len(v) || v[maj] != '.' {
+		return "", false
+	}
+	mn := num(maj + 1)
+	if mn == maj+1 || mn < len(v) && !strings.ContainsRune(".-+~_", rune(v[mn])) {
+		return "", false
+	}
+	return v[:mn], true
 }
