@@ -49,7 +49,9 @@ delay is in jiffies, 4 ms at HZ=250 — so that emulation speed does not dominat
 queue/nr_requests, device/queue_depth, queue/max_sectors_kb (written under
 /sys/block/DISK/ of every new disk, the scheduler first), and system/nr_cpus (the VM's
 vCPUs, default 2). The model runs with the guest's kernel era (6.1) and CPU count.
-${DEV}, ${DEV1}, ${DEV2}... in the job name the new disks on both sides.
+In the job file, write ${DEV} for the first new disk and ${DEV1}, ${DEV2}, ... for the
+first, second, ... (e.g. filename=${DEV}): each is replaced by that disk's path, in the
+VM and in the model alike.
 
 Under TCG each command costs the guest a few hundred microseconds of emulated CPU.
 --emulation-overhead=auto (default) first runs a queue-depth-1 calibration job in the VM

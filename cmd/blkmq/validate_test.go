@@ -94,3 +94,20 @@ func TestValidateReference(t *testing.T) {
 		t.Errorf("000-small-none: no known-miss rows in the JSON")
 	}
 }
+
+// TestValidateHelpDevSentence: the help explains the ${DEV} placeholders in a whole
+// sentence (it once read "${DEV}... in the job name the new disks").
+func TestValidateHelpDevSentence(t *testing.T) {
+	out, err := run("validate", "--help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "in the job name the new disks") {
+		t.Errorf("garbled ${DEV} sentence still in the help:\n%s", out)
+	}
+	for _, want := range []string{"In the job file, write ${DEV} for the first new disk", "filename=${DEV}"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("help lacks %q:\n%s", want, out)
+		}
+	}
+}
