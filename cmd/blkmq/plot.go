@@ -5,6 +5,7 @@ import (
 	"math"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -19,9 +20,28 @@ var metricLabels = map[string]string{
 	"clat-p99-us":  "p99 completion latency (µs)",
 }
 
+// Plot size (also used to leave room for the legend).
+const (
+	plotWidth  = 16 * vg.Centimeter
+	plotHeight = 10 * vg.Centimeter
+)
+
 // plotSweep draws metric against the first numeric axis (or the first axis as
-// categories), one line per job and value of the other axis.
+// categories), one line per job and value of the other axis, to path (.png, .svg).
 func plotSweep(path string, axes []axis, points []*sweepPoint, metric, job string) error {
+	pl, err := buildSweepPlot(axes, points, metric, job)
+	if err != nil {
+		return err
+	}
+	if err := pl.Save(plotWidth, plotHeight, path); err != nil {
+		return fmt.Errorf("--plot %s: %w", path, err)
+	}
+	return nil
+}
+
+// buildSweepPlot lays out the plot of plotSweep: compact Y tick labels (625k, 1.2M),
+// the legend top-left above the data (the Y axis extended so no point lies under it).
+func buildSweepPlot(axes []axis, points []*sweepPoint, metric, job string) (*plot.Plot, error) {
 	xi := 0
 	for i, a := range axes {
 		if a.numeric() {
@@ -61,6 +81,7 @@ func plotSweep(path string, axes []axis, points []*sweepPoint, metric, job strin
 	pl.X.Label.Text = xa.key
 	pl.Y.Label.Text = metricLabels[metric]
 	pl.Legend.Top = true
+	pl.Legend.Left = true
 	if numeric && wideRange(xa.values) {
 		pl.X.Scale = plot.LogScale{}
 		var ticks []plot.Tick
@@ -81,12 +102,76 @@ func plotSweep(path string, axes []axis, points []*sweepPoint, metric, job strin
 	}
 	logY(pl, series)
 	if err := plotutil.AddLinePoints(pl, vs...); err != nil {
-		return fmt.Errorf("--plot: %w", err)
+		return nil, fmt.Errorf("--plot: %w", err)
 	}
-	if err := pl.Save(16*vg.Centimeter, 10*vg.Centimeter, path); err != nil {
-		return fmt.Errorf("--plot %s: %w", path, err)
+	if pl.Y.Tick.Marker == nil {
+		pl.Y.Tick.Marker = plot.DefaultTicks{}
 	}
-	return nil
+	pl.Y.Tick.Marker = compactTicks{pl.Y.Tick.Marker}
+	legendRoom(pl, len(order))
+	return pl, nil
+}
+
+// compactTicks relabels another Ticker's labelled ticks with compactNumber.
+type compactTicks struct{ inner plot.Ticker }
+
+// Ticks returns the inner ticks, labels in compact form.
+func (c compactTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := c.inner.Ticks(lo, hi)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = compactNumber(ts[i].Value)
+		}
+	}
+	return ts
+}
+
+// compactNumber writes v with a k (1e3), M (1e6) or G (1e9) suffix and at most
+// three significant digits after scaling, trailing zeros dropped: 625000 → "625k",
+// 1250000 → "1.25M", 12.5 → "12.5", 0 → "0".
+func compactNumber(v float64) string {
+	suffix, x := "", v
+	for _, u := range []struct {
+		s string
+		f float64
+	}{{"G", 1e9}, {"M", 1e6}, {"k", 1e3}} {
+		if math.Abs(v) >= u.f {
+			suffix, x = u.s, v/u.f
+			break
+		}
+	}
+	prec := 2
+	switch a := math.Abs(x); {
+	case a >= 100:
+		prec = 0
+	case a >= 10:
+		prec = 1
+	}
+	t := strconv.FormatFloat(x, 'f', prec, 64)
+	if strings.Contains(t, ".") {
+		t = strings.TrimRight(strings.TrimRight(t, "0"), ".")
+	}
+	if t == "-0" {
+		t = "0"
+	}
+	return t + suffix
+}
+
+// legendRoom raises the Y axis maximum so the top share of the plot that the
+// legend's entries occupy holds no data (linear or log scale).
+func legendRoom(pl *plot.Plot, entries int) {
+	size := pl.Legend.TextStyle.Font.Size
+	// the data area is roughly 3/4 of the plot height (title, labels, ticks).
+	f := math.Min(0.7, float64(vg.Length(entries+1)*size*1.3)/float64(plotHeight*3/4))
+	lo, hi := pl.Y.Min, pl.Y.Max
+	if _, isLog := pl.Y.Scale.(plot.LogScale); isLog && lo > 0 && hi > lo {
+		pl.Y.Max = math.Max(hi, lo*math.Pow(hi/lo, 1/(1-f)))
+		return
+	}
+	if hi <= lo {
+		hi = lo + math.Max(math.Abs(lo), 1)
+	}
+	pl.Y.Max = lo + (hi-lo)/(1-f)
 }
 
 // logY switches the Y axis to a log scale when the positive values span more than

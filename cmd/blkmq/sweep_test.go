@@ -157,3 +157,49 @@ func TestSweepOutputPathChecked(t *testing.T) {
 		})
 	}
 }
+
+func TestCompactNumber(t *testing.T) {
+	tests := []struct {
+		in   float64
+		want string
+	}{
+		{625000, "625k"}, {1250000, "1.25M"}, {2e9, "2G"}, {12.5, "12.5"}, {0, "0"},
+		{100, "100"}, {50000, "50k"}, {0.25, "0.25"}, {-3000, "-3k"}, {1500, "1.5k"},
+	}
+	for _, tc := range tests {
+		if got := compactNumber(tc.in); got != tc.want {
+			t.Errorf("compactNumber(%v) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestSweepPlotLayout: Y tick labels are compact (no "625000.00"), and the top of
+// the plot, where the legend sits, holds no point.
+func TestSweepPlotLayout(t *testing.T) {
+	axes := []axis{{key: "queue/nr_requests", values: []string{"4", "8", "16", "32"}}, {key: "tags", values: []string{"per-hctx", "shared"}}}
+	var points []*sweepPoint
+	hi := 0.0
+	for i, n := range axes[0].values {
+		for j, tag := range axes[1].values {
+			iops := float64(100000*(i+1) + 25000*j)
+			hi = max(hi, iops)
+			points = append(points, &sweepPoint{vals: []string{n, tag}, rows: []metricRow{{job: "reader", iops: iops}, {job: "writer", iops: iops / 8}}})
+		}
+	}
+	pl, err := buildSweepPlot(axes, points, "iops", "job.fio")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tk := range pl.Y.Tick.Marker.Ticks(pl.Y.Min, pl.Y.Max) {
+		if tk.Label != "" && (strings.Contains(tk.Label, ".00") || len(tk.Label) > 5) {
+			t.Errorf("Y tick label %q not compact", tk.Label)
+		}
+	}
+	// 4 legend entries: the top fifth of the Y range must be free of data.
+	if free := (pl.Y.Max - hi) / (pl.Y.Max - pl.Y.Min); free < 0.2 {
+		t.Errorf("only %.0f%% of the Y range above the highest point (%v of [%v, %v]); the legend would cover it", 100*free, hi, pl.Y.Min, pl.Y.Max)
+	}
+	if !pl.Legend.Top || !pl.Legend.Left {
+		t.Errorf("legend not top-left")
+	}
+}
