@@ -139,7 +139,7 @@ func sdName(n int) string {
 	return "/dev/sd" + name
 }
 
-var nullBlkInert = []string{"virt_boundary", "poll_queues", "home_node", "bs", "use_per_node_hctx",
+var nullBlkInert = []string{"virt_boundary", "home_node", "bs", "use_per_node_hctx",
 	"memory_backed", "discard", "cache_size"}
 
 // parseNullBlk models null_blk with queue_mode=2 (blk-mq): hw_queue_depth is the tag
@@ -148,15 +148,22 @@ var nullBlkInert = []string{"virt_boundary", "poll_queues", "home_node", "bs", "
 // kernel ignores completion_nsec then). null_blk has no SCSI budget: the LUN
 // queue_depth is set to hw_queue_depth, so the model caps a device's commands in
 // flight at hw_queue_depth even with several hctxs (the kernel allows
-// hw_queue_depth per hctx).
+// hw_queue_depth per hctx). poll_queues (default 1, as in 6.1) adds that many poll
+// hctxs to the tag set (null_init_tag_set: nr_hw_queues = submit_queues +
+// poll_queues, three queue maps): they get no normal I/O, so the model does not
+// simulate them, but they count in elevator_get_default's nr_hw_queues, so the
+// default scheduler is none unless poll_queues=0 with one submit queue, or
+// shared_tag_bitmap.
 func parseNullBlk(s *state, pairs [][2]string, where, source string) error {
 	compl, irq, depth, subQ, nrDev, mbps, qmode, maxSectors, gb := 10000, 1, 64, 1, 1, 0, 2, 0, 250
+	pollQ := 1
 	var sharedTags, sharedBitmap, noSched, blocking, zoned bool
 	ps := &paramSet{kind: "null_blk", inert: nullBlkInert}
 	ps.intP("completion_nsec", 0, 10_000_000_000, &compl)
 	ps.intP("irqmode", 0, 2, &irq)
 	ps.intP("hw_queue_depth", 1, 10240, &depth)
 	ps.intP("submit_queues", 1, 4096, &subQ)
+	ps.intP("poll_queues", 0, 4096, &pollQ)
 	ps.intP("nr_devices", 1, 64, &nrDev)
 	ps.boolP("shared_tags", &sharedTags)
 	ps.boolP("shared_tag_bitmap", &sharedBitmap)
@@ -193,6 +200,11 @@ func parseNullBlk(s *state, pairs [][2]string, where, source string) error {
 	s.setDerived("host/cmd_per_lun", depth, source+" (no budget: queue_depth = hw_queue_depth)")
 	if sharedBitmap {
 		s.setDerived("host/host_tagset", 1, source+" (shared_tag_bitmap)")
+	}
+	s.pollQueues = pollQ
+	if pollQ > 0 {
+		s.notes["queue/scheduler"] = fmt.Sprintf("null_blk poll_queues=%d: the request queue has %d hw queues for the default rule (submit_queues %d + poll_queues %d); the poll hctxs get no normal I/O and are not simulated",
+			pollQ, subQ+pollQ, subQ, pollQ)
 	}
 	if noSched {
 		_ = keys["queue/scheduler"].set(s, "none")

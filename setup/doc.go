@@ -27,6 +27,8 @@
 //     only with irqmode=2, as the driver does; irqmode 0/1 complete at once),
 //     hw_queue_depth (tag set depth), submit_queues, shared_tag_bitmap (host-wide
 //     tags), shared_tags with nr_devices (LUNs /dev/nullb0, ...), no_sched, mbps,
+//     poll_queues (default 1: poll hctxs, not simulated since they get no normal
+//     I/O, but counted by the default-scheduler rule, so the default is none),
 //     max_sectors, gb (size, default 250 GiB). null_blk has no SCSI budget; the model's LUN queue_depth is
 //     hw_queue_depth, which caps a device at hw_queue_depth commands in flight even
 //     with several hctxs (the kernel allows that many per hctx).

@@ -34,7 +34,7 @@ func ExampleDescription_Resolve_error() {
 	_, err := setup.Description{Devices: []string{"null_blk hw_queue_dept=64"}}.Resolve()
 	fmt.Println(err)
 	// Output:
-	// setup: flags: --device "null_blk hw_queue_dept=64": unknown null_blk parameter "hw_queue_dept"; allowed: completion_nsec, irqmode, hw_queue_depth, submit_queues, nr_devices, shared_tags, shared_tag_bitmap, no_sched, mbps, queue_mode, max_sectors, gb, blocking, zoned
+	// setup: flags: --device "null_blk hw_queue_dept=64": unknown null_blk parameter "hw_queue_dept"; allowed: completion_nsec, irqmode, hw_queue_depth, submit_queues, poll_queues, nr_devices, shared_tags, shared_tag_bitmap, no_sched, mbps, queue_mode, max_sectors, gb, blocking, zoned
 }
 
 // Every era switch a release selects, as --explain shows them.

@@ -19,6 +19,10 @@ type state struct {
 	nrHwQueues int
 	cmdPerLun  int
 	hostTagset bool
+	// pollQueues are null_blk's poll_queues: extra hctxs of the request queue
+	// that count in elevator_get_default's nr_hw_queues but get no normal I/O,
+	// so the model does not simulate them.
+	pollQueues int
 
 	queueDepth   int // 0 = cmd_per_lun
 	nrRequests   int // 0 = kernel default
@@ -247,9 +251,10 @@ func (s *state) effectiveQueueDepth() int {
 	return min(max(s.cmdPerLun, 1), s.canQueue, 10000)
 }
 
-// defaultScheduler is elevator_get_default for this tag set and era.
+// defaultScheduler is elevator_get_default for this tag set and era: the request
+// queue's nr_hw_queues includes the poll hctxs (null_blk poll_queues).
 func (s *state) defaultScheduler() string {
-	if s.nrHwQueues == 1 || s.hostTagset && s.opts.DefaultElevator == dispatch.ElevatorSingleQueueOrSharedTags {
+	if s.nrHwQueues+s.pollQueues == 1 || s.hostTagset && s.opts.DefaultElevator == dispatch.ElevatorSingleQueueOrSharedTags {
 		return "mq-deadline"
 	}
 	return "none"

@@ -220,9 +220,15 @@ func (s *state) resolved() (*Resolved, error) {
 		Options: &opts,
 	}
 	r := &Resolved{Warnings: s.warn}
+	sched := s.scheduler
+	if sched == "" && s.pollQueues > 0 {
+		// dispatch picks the default from the simulated hctxs only; the poll
+		// hctxs it does not simulate still count in elevator_get_default.
+		sched = s.defaultScheduler()
+	}
 	for _, l := range s.luns {
 		cfg.LUNs = append(cfg.LUNs, stack.LUN{Name: l.name, Device: l.build, QueueDepth: s.queueDepth,
-			NrRequests: s.nrRequests, Scheduler: s.scheduler, MaxSectorsKB: s.maxSectorsKB})
+			NrRequests: s.nrRequests, Scheduler: sched, MaxSectorsKB: s.maxSectorsKB})
 		r.LUNs = append(r.LUNs, l.name)
 		r.Capacity = append(r.Capacity, l.capacity)
 		r.bounded = append(r.bounded, l.bounded)
@@ -231,6 +237,9 @@ func (s *state) resolved() (*Resolved, error) {
 		return nil, fmt.Errorf("setup: %w", err)
 	}
 	r.Config = cfg
+	if s.scheduler != "" {
+		delete(s.notes, "queue/scheduler") // the poll_queues note explains the default only
+	}
 	for _, name := range keyOrder {
 		if name == "tags" {
 			continue

@@ -36,7 +36,16 @@ func TestResolveGood(t *testing.T) {
 		want hostOf
 	}{
 		{"default/null_blk", Description{},
+			hostOf{CPUs: 4, Host: stack.Host{CanQueue: 64, NrHwQueues: 1, CmdPerLun: 64}, Scheduler: "none", MaxSectors: 1280, LUNs: []string{"/dev/nullb0"}}},
+		// F: 6.1's poll_queues=1 adds a poll hctx, so nr_hw_queues is 2 for the
+		// default-scheduler rule (kernel guest: /sys/block/nullb0/mq has 2 entries,
+		// scheduler [none]); the poll hctx is not simulated.
+		{"F/null_blk-poll_queues-0", Description{Devices: []string{"null_blk poll_queues=0"}},
 			hostOf{CPUs: 4, Host: stack.Host{CanQueue: 64, NrHwQueues: 1, CmdPerLun: 64}, MaxSectors: 1280, LUNs: []string{"/dev/nullb0"}}},
+		{"F/null_blk-poll_queues-shared_tag_bitmap", Description{Devices: []string{"null_blk poll_queues=2 shared_tag_bitmap=1"}},
+			hostOf{CPUs: 4, Host: stack.Host{CanQueue: 64, NrHwQueues: 1, CmdPerLun: 64, HostTagset: true}, Scheduler: "mq-deadline", MaxSectors: 1280, LUNs: []string{"/dev/nullb0"}}},
+		{"F/null_blk-poll_queues-set-scheduler", Description{Devices: []string{"null_blk"}, Set: []string{"queue/scheduler=mq-deadline"}},
+			hostOf{CPUs: 4, Host: stack.Host{CanQueue: 64, NrHwQueues: 1, CmdPerLun: 64}, Scheduler: "mq-deadline", MaxSectors: 1280, LUNs: []string{"/dev/nullb0"}}},
 		{"scsi_debug/003-host_max_queue", Description{CPUs: 2, Devices: []string{"scsi_debug delay=0 no_rwlock=1 host_max_queue=192 submit_queues=2"}},
 			hostOf{CPUs: 2, Host: stack.Host{CanQueue: 192, NrHwQueues: 2, CmdPerLun: 192, HostTagset: true}, MaxSectors: 1280, LUNs: []string{"/dev/sda"}}},
 		{"scsi_debug/modprobe-prefix-and-luns", Description{CPUs: 16, Devices: []string{"modprobe scsi_debug scsi_debug.max_queue=64 max_luns=2 submit_queues=32"}},
@@ -92,7 +101,9 @@ func TestResolveBad(t *testing.T) {
 		{"scsi_debug-range", Description{Devices: []string{"scsi_debug max_queue=500"}},
 			`setup: flags: --device "scsi_debug max_queue=500": scsi_debug parameter max_queue=500: allowed: an integer in [1, 192]`},
 		{"null_blk-unknown", Description{Devices: []string{"null_blk completion=5"}},
-			`setup: flags: --device "null_blk completion=5": unknown null_blk parameter "completion"; allowed: completion_nsec, irqmode, hw_queue_depth, submit_queues, nr_devices, shared_tags, shared_tag_bitmap, no_sched, mbps, queue_mode, max_sectors, gb, blocking, zoned`},
+			`setup: flags: --device "null_blk completion=5": unknown null_blk parameter "completion"; allowed: completion_nsec, irqmode, hw_queue_depth, submit_queues, poll_queues, nr_devices, shared_tags, shared_tag_bitmap, no_sched, mbps, queue_mode, max_sectors, gb, blocking, zoned`},
+		{"F/null_blk-poll_queues-negative", Description{Devices: []string{"null_blk poll_queues=-1"}},
+			`setup: flags: --device "null_blk poll_queues=-1": null_blk parameter poll_queues=-1: allowed: an integer in [0, 4096]`},
 		{"null_blk-nr_devices", Description{Devices: []string{"null_blk nr_devices=2"}},
 			`setup: flags: --device "null_blk nr_devices=2": null_blk nr_devices=2 needs shared_tags=1: the model has one tag set; allowed: nr_devices=1, or shared_tags=1`},
 		{"driver-not-alone", Description{Devices: []string{"scsi_debug", "cloud"}},
@@ -262,6 +273,35 @@ func TestCheckTargets(t *testing.T) {
 			if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
 				t.Errorf("CheckTargets: %v, want %q", err, tc.want)
 			}
+		})
+	}
+}
+
+// TestExplainNullBlkDefaults checks what --explain shows for a default null_blk
+// (kernel guest 6.1: scheduler [none] because of the poll hctx).
+func TestExplainNullBlkDefaults(t *testing.T) {
+	tests := []struct {
+		name, device, key, value, noteHas string
+	}{
+		{"F/poll_queues-default", "null_blk", "queue/scheduler", "none (kernel default)", "submit_queues 1 + poll_queues 1"},
+		{"F/poll_queues-0", "null_blk poll_queues=0", "queue/scheduler", "mq-deadline (kernel default)", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Description{Devices: []string{tc.device}}.Resolve()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, st := range r.Settings {
+				if st.Key != tc.key {
+					continue
+				}
+				if st.Value != tc.value || !strings.Contains(st.Note, tc.noteHas) || (tc.noteHas == "" && st.Note != "") {
+					t.Errorf("%s = %q note %q; want %q note containing %q", tc.key, st.Value, st.Note, tc.value, tc.noteHas)
+				}
+				return
+			}
+			t.Fatalf("no setting %s", tc.key)
 		})
 	}
 }

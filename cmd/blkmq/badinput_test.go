@@ -71,7 +71,7 @@ func TestRunBadInputTable(t *testing.T) {
 		{"unknown-scheduler-in-job", "[j]\nioscheduler=bfq\nruntime=1ms\ntime_based\n", nil,
 			"setup: job %s:1 ioscheduler: queue/scheduler=bfq: allowed: none, mq-deadline, default"},
 		{"unknown-device-key", ok, []string{"--device", "null_blk hw_queue_deph=4"},
-			`setup: flags: --device "null_blk hw_queue_deph=4": unknown null_blk parameter "hw_queue_deph"; allowed: completion_nsec, irqmode, hw_queue_depth, submit_queues, nr_devices, shared_tags, shared_tag_bitmap, no_sched, mbps, queue_mode, max_sectors, gb, blocking, zoned`},
+			`setup: flags: --device "null_blk hw_queue_deph=4": unknown null_blk parameter "hw_queue_deph"; allowed: completion_nsec, irqmode, hw_queue_depth, submit_queues, poll_queues, nr_devices, shared_tags, shared_tag_bitmap, no_sched, mbps, queue_mode, max_sectors, gb, blocking, zoned`},
 		{"unknown-device-kind", ok, []string{"--device", "nvme"},
 			`setup: flags: --device "nvme": unknown device kind "nvme"; allowed: cloud, hdd, null_blk, scsi_debug, ssd`},
 		{"device-param-range", ok, []string{"--device", "scsi_debug max_queue=1000"},
