@@ -62,8 +62,8 @@ func (s *state) setDerived(name string, v int, source string) {
 var scsiDebugInert = []string{"ato", "cdb_len", "clustering", "dif", "dix", "dsense",
 	"fake_rw", "guard", "host_lock", "inq_product", "inq_rev", "inq_vendor", "lbprz", "lbpu", "lbpws",
 	"lbpws10", "lowest_aligned", "lun_format", "no_lun_0", "no_rwlock", "no_uld", "num_parts",
-	"opt_blks", "opt_xferlen_exp", "per_host_store", "physblk_exp", "ptype", "removable", "scsi_level",
-	"sector_size", "statistics", "strict", "tur_ms_to_ready", "unmap_alignment", "unmap_granularity",
+	"opt_xferlen_exp", "per_host_store", "physblk_exp", "ptype", "removable", "scsi_level",
+	"statistics", "strict", "tur_ms_to_ready", "unmap_alignment", "unmap_granularity",
 	"unmap_max_blocks", "unmap_max_desc", "uuid_ctl", "vpd_use_hostno", "wp",
 	"write_same_length"}
 
@@ -75,9 +75,14 @@ const sdebugCanQueue = 192
 // (which also sets host_tagset, as sdebug_driver_probe does) else max_queue;
 // nr_hw_queues = submit_queues (capped at the CPUs); cmd_per_lun = 192; each LUN a
 // Null device completing after delay jiffies (at system/hz) or ndelay ns.
+// queue/max_sectors_kb is opt_blks × sector_size (default 1024 × 512 B = 512 KiB):
+// sd_revalidate_disk takes the Block Limits VPD optimal transfer length, which
+// scsi_debug reports as opt_blks, as the request size limit when it is at least
+// one 4 KiB page (else BLK_DEF_MAX_SECTORS, 1280 KiB).
 func parseScsiDebug(s *state, pairs [][2]string, where, source string) error {
 	delay, ndelay, maxQueue, hostMax, subQ, maxLuns, numTgts, addHost := 1, 0, sdebugCanQueue, 0, 1, 1, 1, 1
 	random, every, devSizeMB, virtualGB := false, 0, 8, 0
+	optBlks, sectorSize := 1024, 512
 	ps := &paramSet{kind: "scsi_debug", inert: scsiDebugInert}
 	ps.intP("dev_size_mb", 1, 1<<20, &devSizeMB)
 	ps.intP("virtual_gb", 0, 1<<20, &virtualGB)
@@ -91,8 +96,13 @@ func parseScsiDebug(s *state, pairs [][2]string, where, source string) error {
 	ps.intP("add_host", 1, 1, &addHost)
 	ps.boolP("random", &random)
 	ps.intP("every_nth", 0, 0, &every)
+	ps.intP("opt_blks", 0, 1<<20, &optBlks)
+	ps.intP("sector_size", 512, 4096, &sectorSize)
 	if err := ps.apply(pairs, s, where, source); err != nil {
 		return err
+	}
+	if sectorSize&(sectorSize-1) != 0 {
+		return fmt.Errorf("%s: scsi_debug parameter sector_size=%d: allowed: 512, 1024, 2048, 4096", where, sectorSize)
 	}
 	if random {
 		return fmt.Errorf("%s: scsi_debug parameter random=1: not modelled (fixed delays only); allowed: 0", where)
@@ -109,6 +119,11 @@ func parseScsiDebug(s *state, pairs [][2]string, where, source string) error {
 	s.setDerived("host/can_queue", canQueue, source)
 	s.setDerived("host/nr_hw_queues", subQ, source)
 	s.setDerived("host/cmd_per_lun", sdebugCanQueue, source)
+	if optKB := optBlks * sectorSize >> 10; optKB >= 4 {
+		s.setDerived("queue/max_sectors_kb", min(optKB, 32767), source+" (sd: opt_blks × sector_size)")
+	} else {
+		s.setDerived("queue/max_sectors_kb", blkDefMaxSectorsKB, source+" (sd: opt_blks below one page, BLK_DEF_MAX_SECTORS)")
+	}
 	var compl sim.Time
 	if delay > 0 || ndelay > 0 {
 		compl = device.ScsiDebugDelay(delay, sim.Time(ndelay), s.hz)
@@ -129,6 +144,15 @@ func parseScsiDebug(s *state, pairs [][2]string, where, source string) error {
 	}
 	return nil
 }
+
+// blkDefMaxSectorsKB is BLK_DEF_MAX_SECTORS (2560 sectors) in KiB: the request
+// size limit a driver that sets none gets (include/linux/blkdev.h, 6.1).
+const blkDefMaxSectorsKB = 1280
+
+// blkSafeMaxSectorsKB is BLK_SAFE_MAX_SECTORS (255 sectors) in KiB, rounded down as
+// sysfs max_sectors_kb shows it: the default max_hw_sectors of a queue whose
+// driver sets no limit (blk_set_default_limits), which null_blk keeps.
+const blkSafeMaxSectorsKB = 255 >> 1
 
 // sdName is the sd disk name of the n-th SCSI disk: /dev/sda ... /dev/sdz, /dev/sdaa ...
 func sdName(n int) string {
@@ -214,7 +238,9 @@ func parseNullBlk(s *state, pairs [][2]string, where, source string) error {
 		if maxSectors < 8 {
 			s.warn = append(s.warn, fmt.Sprintf("null_blk: max_sectors %d below one 4 KiB page: raised to 8 sectors (queue/max_sectors_kb 4), as blk_queue_max_hw_sectors does", maxSectors))
 		}
-		s.setDerived("queue/max_sectors_kb", max(maxSectors/2, 4), source+" (max_sectors)")
+		s.setDerived("queue/max_sectors_kb", min(max(maxSectors/2, 4), blkDefMaxSectorsKB), source+" (max_sectors, at most BLK_DEF_MAX_SECTORS)")
+	} else {
+		s.setDerived("queue/max_sectors_kb", blkSafeMaxSectorsKB, source+" (no max_sectors: BLK_SAFE_MAX_SECTORS)")
 	}
 	for range nrDev {
 		p := device.NullParams{Name: fmt.Sprintf("/dev/nullb%d", len(s.luns)), CompletionNsec: delay, MBps: int64(mbps)}

@@ -21,7 +21,8 @@
 //     max_luns and num_tgts (LUNs /dev/sda, /dev/sdb, ...), add_host (1 only),
 //     dev_size_mb (default 8) and virtual_gb (GiB): the size a job without size=
 //     covers (Resolved.SizeJobs); cmd_per_lun is 192, so queue_depth = min(192,
-//     can_queue). The other modinfo parameters (no_rwlock, dif, ...) are accepted
+//     can_queue); opt_blks × sector_size (default 512 KiB) is queue/max_sectors_kb
+//     (sd's optimal transfer length). The other modinfo parameters (no_rwlock, dif, ...) are accepted
 //     and change nothing the model simulates (it holds no data).
 //   - null_blk (drivers/block/null_blk, queue_mode=2 only): completion_nsec (used
 //     only with irqmode=2, as the driver does; irqmode 0/1 complete at once),
@@ -29,7 +30,8 @@
 //     tags), shared_tags with nr_devices (LUNs /dev/nullb0, ...), no_sched, mbps,
 //     poll_queues (default 1: poll hctxs, not simulated since they get no normal
 //     I/O, but counted by the default-scheduler rule, so the default is none),
-//     max_sectors, gb (size, default 250 GiB). null_blk has no SCSI budget; the model's LUN queue_depth is
+//     max_sectors (queue/max_sectors_kb = max_sectors/2, at most 1280; default 127,
+//     BLK_SAFE_MAX_SECTORS), gb (size, default 250 GiB). null_blk has no SCSI budget; the model's LUN queue_depth is
 //     hw_queue_depth, which caps a device at hw_queue_depth commands in flight even
 //     with several hctxs (the kernel allows that many per hctx).
 //
