@@ -172,7 +172,7 @@ var nullBlkInert = []string{"virt_boundary", "home_node", "bs", "use_per_node_hc
 // kernel ignores completion_nsec then). null_blk has no SCSI budget: the LUN
 // queue_depth is set to hw_queue_depth, so the model caps a device's commands in
 // flight at hw_queue_depth even with several hctxs (the kernel allows
-// hw_queue_depth per hctx). poll_queues (default 1, as in 6.1) adds that many poll
+// hw_queue_depth per hctx; see noteNullBlkBudget). poll_queues (default 1, as in 6.1) adds that many poll
 // hctxs to the tag set (null_init_tag_set: nr_hw_queues = submit_queues +
 // poll_queues, three queue maps): they get no normal I/O, so the model does not
 // simulate them, but they count in elevator_get_default's nr_hw_queues, so the
@@ -226,6 +226,7 @@ func parseNullBlk(s *state, pairs [][2]string, where, source string) error {
 		s.setDerived("host/host_tagset", 1, source+" (shared_tag_bitmap)")
 	}
 	s.pollQueues = pollQ
+	noteNullBlkBudget(s, depth, subQ, sharedBitmap)
 	if pollQ > 0 {
 		s.notes["queue/scheduler"] = fmt.Sprintf("null_blk poll_queues=%d: the request queue has %d hw queues for the default rule (submit_queues %d + poll_queues %d); the poll hctxs get no normal I/O and are not simulated",
 			pollQ, subQ+pollQ, subQ, pollQ)
@@ -248,6 +249,21 @@ func parseNullBlk(s *state, pairs [][2]string, where, source string) error {
 			build: func(eng *sim.Engine) (device.Device, error) { return device.NewNull(eng, p) }})
 	}
 	return nil
+}
+
+// noteNullBlkBudget documents in --explain (device/queue_depth) that the
+// model caps a null_blk device at hw_queue_depth commands in flight: null_blk has
+// no get_budget (blk_mq_get_dispatch_budget always succeeds) and, without
+// shared_tag_bitmap, each of its hctxs owns hw_queue_depth driver tags, so the
+// kernel allows submit_queues × hw_queue_depth; the model's LUN budget
+// (stack.LUN.QueueDepth) is at most Host.CanQueue = hw_queue_depth.
+func noteNullBlkBudget(s *state, depth, subQ int, sharedBitmap bool) {
+	if sharedBitmap || subQ == 1 {
+		s.notes["device/queue_depth"] = "null_blk has no budget: the model's budget equals the tag set depth, so it never binds"
+		return
+	}
+	s.notes["device/queue_depth"] = fmt.Sprintf("null_blk has no budget; the kernel allows hw_queue_depth per hctx (%d × %d = %d in flight), the model caps the device at %d (a LUN budget cannot exceed can_queue)",
+		subQ, depth, subQ*depth, depth)
 }
 
 func has(pairs [][2]string, name string) bool {

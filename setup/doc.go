@@ -33,7 +33,10 @@
 //     max_sectors (queue/max_sectors_kb = max_sectors/2, at most 1280; default 127,
 //     BLK_SAFE_MAX_SECTORS), gb (size, default 250 GiB). null_blk has no SCSI budget; the model's LUN queue_depth is
 //     hw_queue_depth, which caps a device at hw_queue_depth commands in flight even
-//     with several hctxs (the kernel allows that many per hctx).
+//     with several hctxs (the kernel allows that many per hctx): without
+//     shared_tag_bitmap and with submit_queues > 1 the model under-counts what the
+//     kernel keeps in flight; --explain notes it on device/queue_depth (lifting it
+//     needs a LUN without budget in stack).
 //
 // Disk kinds sit behind a host (--host, default in parentheses), one LUN each:
 //

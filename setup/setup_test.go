@@ -317,3 +317,34 @@ func TestExplainNullBlkDefaults(t *testing.T) {
 		})
 	}
 }
+
+// TestNullBlkBudgetNote checks that --explain says where the model
+// caps null_blk below the kernel (H: hw_queue_depth is per hctx in the kernel,
+// debugfs nr_tags=64 on each of 3 hctxs; the model's LUN budget is at most can_queue).
+func TestNullBlkBudgetNote(t *testing.T) {
+	tests := []struct {
+		name, device string
+		noteHas      string
+	}{
+		{"H/one-hctx", "null_blk hw_queue_depth=16", "never binds"},
+		{"H/shared_tag_bitmap", "null_blk hw_queue_depth=16 submit_queues=2 shared_tag_bitmap=1", "never binds"},
+		{"H/per-hctx-tags", "null_blk hw_queue_depth=16 submit_queues=2", "(2 × 16 = 32 in flight), the model caps the device at 16"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Description{CPUs: 2, Devices: []string{tc.device}}.Resolve()
+			if err != nil {
+				t.Fatal(err)
+			}
+			note := ""
+			for _, st := range r.Settings {
+				if st.Key == "device/queue_depth" {
+					note = st.Note
+				}
+			}
+			if !strings.Contains(note, tc.noteHas) {
+				t.Errorf("device/queue_depth note %q lacks %q", note, tc.noteHas)
+			}
+		})
+	}
+}
