@@ -118,8 +118,11 @@ type job struct {
 	// aioPlugAlways: io_submit plugs every batch (before v5.1, see startSubmitPlug)
 	aioPlugAlways bool
 	inSubmit      []*ioU
-	// the thread waits for its CPU to finish earlier work before its next submission
+	// the thread waits for its CPU to finish earlier work before its next submission;
+	// cpuTurn: that wait is over, the next submission runs even if work charged on
+	// the CPU meanwhile (completions, queue runs) has not finished
 	fillWait bool
+	cpuTurn  bool
 	fillEv   fillEvent
 	// files on a file system (onFileSystem) and the switches that apply to them;
 	// dioPlug: the plug is iomap's per-I/O plug of the submission in progress
@@ -156,12 +159,14 @@ func (e *reapEvent) Fire(now sim.Time) {
 	}
 }
 
-// fillEvent resumes the thread's submission loop once its CPU is free.
+// fillEvent resumes the thread's submission loop once its CPU has finished the work
+// charged before the thread waited for it.
 type fillEvent struct{ j *job }
 
-// Fire resumes the job loop where it waited for the CPU.
+// Fire resumes the job loop where it waited for the CPU: the thread has its turn.
 func (e *fillEvent) Fire(now sim.Time) {
 	e.j.fillWait = false
+	e.j.cpuTurn = true
 	e.j.run(now)
 }
 
@@ -263,10 +268,13 @@ func (j *job) prep(u *ioU, now sim.Time) {
 // submitted (Request C of the kernel oracle; with CPU costs off nothing is charged and
 // a burst is submitted at one instant).
 func (j *job) fill(now sim.Time) {
+	turn := j.cpuTurn
+	j.cpuTurn = false
 	for !j.blocked {
-		if j.cpuBusy(now) {
+		if j.cpuBusy(now, turn) {
 			return
 		}
+		turn = false
 		if j.batchLeft == 0 {
 			if j.plug.Active() {
 				j.plug.Finish(j.runCPU)
@@ -304,9 +312,17 @@ func (j *job) startSubmitPlug() {
 }
 
 // cpuBusy defers the submission loop while the thread's CPU is busy with earlier work
-// and more I/O is to be submitted: fillEv resumes it when the CPU is free.
-func (j *job) cpuBusy(now sim.Time) bool {
-	if j.free == nil || j.done(now) {
+// and more I/O is to be submitted: fillEv resumes it when the work charged so far is
+// done. The thread then has its turn (turn): it submits its next I/O even if
+// completions or queue runs were charged on the CPU while it waited, the way a deferred
+// completion or kblockd run takes its turn (dispatch CPUCosts: work that finds its CPU
+// busy waits for the work given before it, not for an idle CPU). Waiting for an idle
+// CPU instead would starve the thread behind another CPU's completions arriving on its
+// CPU's interrupt vector, for as long as they keep the CPU busy (a runnable task shares
+// its CPU with softirq work: ksoftirqd takes over after MAX_SOFTIRQ_TIME, and CFS
+// shares the CPU between the two).
+func (j *job) cpuBusy(now sim.Time, turn bool) bool {
+	if j.free == nil || j.done(now) || turn {
 		return false
 	}
 	t := j.q.Host().CPUFreeAt(j.runCPU)
