@@ -33,9 +33,14 @@ var chanWaiterPool = sync.Pool{New: func() any {
 // After warm-up GetWait allocates nothing: waiters and their channels are pooled.
 // Memory ordering: acquire, as Get.
 func (q *Queue) GetWait(ctx context.Context, hint *uint32) (int, error) {
-	if nr := q.Get(hint); nr >= 0 {
+	if nr := q.sb.Get(hint); nr >= 0 {
 		return nr, nil
 	}
+	return q.getWaitSlow(ctx, hint)
+}
+
+// getWaitSlow is GetWait once the first Get has failed.
+func (q *Queue) getWaitSlow(ctx context.Context, hint *uint32) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return -1, err
 	}
