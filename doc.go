@@ -6,8 +6,8 @@
 //
 // The models live in sub-packages (sbitmap, sim, device, tagset, budget, dispatch,
 // stack, fio, bench). This root package only carries the published figures that the
-// benchmarks must reproduce (testdata/claims.json), so that the command-line tool
-// works wherever it is installed.
+// benchmarks must reproduce (testdata/claims.json) and the source job files the
+// scenarios run, so that the command-line tool works wherever it is installed.
 package blkmq
 
 import _ "embed"
@@ -18,3 +18,10 @@ import _ "embed"
 //
 //go:embed testdata/claims.json
 var ClaimsJSON []byte
+
+// Storvsc000Job is testdata/fio/000_storvsc.fio: the fio job file of source 000
+// (storvsc "Hardware queues share blk_mq_tags"), copied verbatim from the mail, as the
+// storvsc scenario runs it.
+//
+//go:embed testdata/fio/000_storvsc.fio
+var Storvsc000Job string

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/blkmq/blkmq"
 	"github.com/blkmq/blkmq/device"
 	"github.com/blkmq/blkmq/fio"
 	"github.com/blkmq/blkmq/sim"
@@ -12,30 +13,9 @@ import (
 )
 
 // StorvscJob is the fio job file of seed 000 (storvsc "Hardware queues share
-// blk_mq_tags"), verbatim but for the runtime, which StorvscSpecs substitutes.
-const StorvscJob = `
-[global]
-time_based=1
-ioengine=io_uring
-direct=1
-runtime=60
-
-[read_hogs]
-bs=16k
-iodepth=10000
-rw=randread
-filesize=10G
-numjobs=15
-directory=/mnt/test
-
-[wal]
-bs=8k
-iodepth=3
-filesize=4G
-rw=write
-numjobs=1
-directory=/mnt/test
-`
+// blk_mq_tags"): testdata/fio/000_storvsc.fio, verbatim; StorvscSpecs substitutes the
+// runtime.
+var StorvscJob = blkmq.Storvsc000Job
 
 // Storvsc scenario parameters. Source: seed 000 unless stated.
 const (
