@@ -67,3 +67,32 @@ func BenchmarkIOPath(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkGetBudgetFull measures a failed budget get on a LUN whose budget map is
+// full (queue_depth 32 of a 256-deep host, all 32 held): the case a dispatch loop meets
+// after every completion-less run. The busy count kept beside the map answers it
+// without walking the map's words or counting bits.
+func BenchmarkGetBudgetFull(b *testing.B) {
+	h, err := budget.NewHost(budget.HostConfig{CanQueue: 256, NrHwQueues: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	tg, _ := h.NewTarget(0, false)
+	d, err := h.NewDevice(tg, 32)
+	if err != nil {
+		b.Fatal(err)
+	}
+	hint := d.InitHint(1)
+	for range 32 {
+		if tok, _ := d.GetBudget(&hint); tok < 0 {
+			b.Fatal("budget map full too early")
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if tok, _ := d.GetBudget(&hint); tok >= 0 {
+			b.Fatal("got budget from a full map")
+		}
+	}
+}

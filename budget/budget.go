@@ -101,18 +101,39 @@ func (d *Device) devQueueReady(hint *uint32) int {
 	if d.budgetMap == nil {
 		return d.counterQueueReady()
 	}
+	if d.mapBusy() >= d.queueDepth.Load() {
+		// Every bit below queue_depth is held: sbitmap_get's walk would visit every
+		// word, find nothing (no deferred-cleared bit either: those count as free)
+		// and reset the hint to 0. Same outcome, O(1).
+		*hint = 0
+		return -1
+	}
 	token := d.budgetMap.Get(hint)
 	if token < 0 {
 		return -1
 	}
+	d.held.Add(1)
 	if d.blocked.Load() == 0 {
 		return token
 	}
-	if d.budgetMap.Weight() > 1 || d.blocked.Add(-1) > 0 {
-		d.budgetMap.Put(token, hint)
+	if d.mapBusy() > 1 || d.blocked.Add(-1) > 0 {
+		d.putMap(token, hint)
 		return -1
 	}
 	return token
+}
+
+// mapBusy is the budget map's weight (held bits below queue_depth) from the counters
+// kept beside it, instead of a bit count over the map.
+func (d *Device) mapBusy() int32 { return d.held.Load() - d.heldHigh.Load() }
+
+// putMap frees a budget-map bit (sbitmap_put) and keeps the held counters.
+func (d *Device) putMap(token int, hint *uint32) {
+	if token >= int(d.queueDepth.Load()) {
+		d.heldHigh.Add(-1)
+	}
+	d.held.Add(-1)
+	d.budgetMap.Put(token, hint)
 }
 
 // counterQueueReady is the v4.15–v5.12 device_busy form.
@@ -141,7 +162,7 @@ func (d *Device) PutBudget(token int, hint *uint32) {
 	}
 	switch {
 	case d.budgetMap != nil:
-		d.budgetMap.Put(token, hint)
+		d.putMap(token, hint)
 	case d.host.cfg.Options.DeviceBusyCounter:
 		if d.deviceBusy.Add(-1) < 0 {
 			panic("budget: device_busy went negative (PutBudget without GetBudget)")

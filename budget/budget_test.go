@@ -349,3 +349,53 @@ func names(ds ...*budget.Device) []string {
 	}
 	return out
 }
+
+// TestBusyCountAfterShrink checks that the busy count kept beside the budget map
+// stays the map's weight when queue_depth shrinks below held bits and grows again,
+// and that a get on a map whose low bits are free still succeeds (no false "full").
+func TestBusyCountAfterShrink(t *testing.T) {
+	h, err := budget.NewHost(budget.HostConfig{CanQueue: 64, NrHwQueues: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, _ := h.NewTarget(0, false)
+	d, err := h.NewDevice(tg, 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hint := uint32(0)
+	var toks []int
+	for range 16 {
+		tok, _ := d.GetBudget(&hint)
+		if tok < 0 {
+			t.Fatal("get failed below queue_depth")
+		}
+		toks = append(toks, tok)
+	}
+	if tok, _ := d.GetBudget(&hint); tok >= 0 {
+		t.Fatalf("get on a full map gave %d", tok)
+	}
+	if _, err := d.ChangeQueueDepth(8); err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Busy(); got != 8 {
+		t.Fatalf("Busy after shrink to 8 = %d, want 8 (bits above depth are not counted)", got)
+	}
+	for _, tok := range toks {
+		if tok < 8 {
+			d.PutBudget(tok, &hint)
+		}
+	}
+	if got := d.Busy(); got != 0 {
+		t.Fatalf("Busy after putting the low bits = %d, want 0", got)
+	}
+	if tok, _ := d.GetBudget(&hint); tok < 0 || tok >= 8 {
+		t.Fatalf("get with free low bits = %d, want a bit in [0, 8)", tok)
+	}
+	if _, err := d.ChangeQueueDepth(16); err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Busy(); got != 9 {
+		t.Fatalf("Busy after growing back to 16 = %d, want 9 (8 high bits + 1)", got)
+	}
+}

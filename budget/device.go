@@ -20,6 +20,8 @@ type Device struct {
 
 	queueDepth   atomic.Int32
 	budgetMap    *sbitmap.Sbitmap // nil: counter era or skipped map
+	held         atomic.Int32     // budget-map bits held (taken by GetBudget, not yet put)
+	heldHigh     atomic.Int32     // of those, bits at or above queue_depth (after a shrink)
 	deviceBusy   atomic.Int32     // device_busy (counter era)
 	blocked      atomic.Int32     // device_blocked countdown
 	blockedState atomic.Bool      // SDEV_BLOCK (scsi_device_blocked)
@@ -135,9 +137,26 @@ func (d *Device) setQueueDepth(depth int) {
 	depth = min(depth, d.host.maxDeviceQueueDepth())
 	d.queueDepth.Store(int32(depth))
 	if d.budgetMap != nil {
+		// Count the held bits the new depth leaves above it, for mapBusy (rare:
+		// queue_depth changes while commands are in flight): widen the map to its
+		// capacity to see them, then resize. Not atomic with concurrent gets and puts.
+		var high int32
+		if capacity := d.host.maxDeviceQueueDepth(); d.held.Load() > 0 && depth < capacity {
+			if err := d.budgetMap.Resize(capacity); err != nil {
+				panic("budget: budget map resize: " + err.Error())
+			}
+			d.budgetMap.ForEachSet(depth, func(bit int) bool {
+				if bit < depth {
+					return false // wrapped past the end
+				}
+				high++
+				return true
+			})
+		}
 		if err := d.budgetMap.Resize(depth); err != nil {
 			panic("budget: budget map resize: " + err.Error()) // depth ≤ capacity by construction
 		}
+		d.heldHigh.Store(high)
 	}
 }
 
@@ -146,7 +165,7 @@ func (d *Device) setQueueDepth(depth int) {
 func (d *Device) Busy() int {
 	switch {
 	case d.budgetMap != nil:
-		return d.budgetMap.Weight()
+		return int(d.mapBusy())
 	case d.host.cfg.Options.DeviceBusyCounter:
 		return int(d.deviceBusy.Load())
 	case d.BusyFunc != nil:
