@@ -33,7 +33,7 @@ func TestR07(t *testing.T) {
 				// The replay fixes the racing interleaving to the nanosecond; CPU costs
 				// would move X's completion out of the window.
 				CPU: CPUModel{Off: true}},
-				LUNConfig{QueueDepth: 2, Elevator: "mq-deadline"},
+				testLUN{QueueDepth: 2, Elevator: "mq-deadline"},
 				device.NullParams{Name: "scsi_debug", CompletionNsec: 200 * sim.Nanosecond})
 			if tag := rig.q.hctxs[0].th.Tags().Get(0, false); tag < 0 { // leave one driver tag
 				t.Fatal("no tag to hold")
@@ -49,8 +49,8 @@ func TestR07(t *testing.T) {
 			}
 			if tt.noBarrier {
 				h0 := rig.q.hctxs[0]
-				if h0.DispatchLen() != 1 || h0.RunPending() || rig.q.DeviceBusy() != 0 {
-					t.Errorf("hang state: dispatch %d, run pending %v, busy %d", h0.DispatchLen(), h0.RunPending(), rig.q.DeviceBusy())
+				if h0.DispatchLen() != 1 || h0.RunPending() || deviceBusy(rig.q) != 0 {
+					t.Errorf("hang state: dispatch %d, run pending %v, busy %d", h0.DispatchLen(), h0.RunPending(), deviceBusy(rig.q))
 				}
 			}
 		})
@@ -101,7 +101,7 @@ func TestR15(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rig := newRig(t, HostConfig{NrCPUs: 2, NrHwQueues: 2, CanQueue: 8, Options: Options{NoBudgetRerun: tt.noRerun}},
-				LUNConfig{QueueDepth: 1, NewElevator: func(q *Queue) Elevator {
+				testLUN{QueueDepth: 1, NewElevator: func(q *Queue) Elevator {
 					return &idlingElevator{q: q, idle: 9 * sim.Millisecond}
 				}}, device.NullParams{Name: "null", CompletionNsec: 100 * sim.Microsecond})
 			var c counter
@@ -119,8 +119,8 @@ func TestR15(t *testing.T) {
 				for _, h := range rig.q.hctxs {
 					pending = pending || h.RunPending()
 				}
-				if pending || rig.q.DeviceBusy() != 0 || rig.eng.Pending() != 0 {
-					t.Errorf("stall not clean: run pending %v, busy %d, events %d", pending, rig.q.DeviceBusy(), rig.eng.Pending())
+				if pending || deviceBusy(rig.q) != 0 || rig.eng.Pending() != 0 {
+					t.Errorf("stall not clean: run pending %v, busy %d, events %d", pending, deviceBusy(rig.q), rig.eng.Pending())
 				}
 			}
 		})
@@ -170,7 +170,7 @@ func TestR16(t *testing.T) {
 				t.Fatal(err)
 			}
 			null, _ := device.NewNull(eng, device.NullParams{Name: "hisi_sas", CompletionNsec: 100 * sim.Microsecond})
-			q, err := h.AddLUN(LUNConfig{Device: &refuser{Device: null, refuseAt: 2}, QueueDepth: 32, Elevator: "none"})
+			q, err := addTestLUN(h, testLUN{Device: &refuser{Device: null, refuseAt: 2}, QueueDepth: 32, Elevator: "none"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -187,8 +187,8 @@ func TestR16(t *testing.T) {
 			if c.n != tt.wantDone {
 				t.Errorf("completed %d, want %d", c.n, tt.wantDone)
 			}
-			if tt.wantDone == 1 && (h0.DispatchLen() != 1 || h0.RunPending() || q.DeviceBusy() != 0) {
-				t.Errorf("hang state: dispatch %d, run pending %v, busy %d", h0.DispatchLen(), h0.RunPending(), q.DeviceBusy())
+			if tt.wantDone == 1 && (h0.DispatchLen() != 1 || h0.RunPending() || deviceBusy(q) != 0) {
+				t.Errorf("hang state: dispatch %d, run pending %v, busy %d", h0.DispatchLen(), h0.RunPending(), deviceBusy(q))
 			}
 		})
 	}
@@ -205,7 +205,7 @@ func TestR07Randomized(t *testing.T) {
 	}
 	for seed := uint64(1); seed <= uint64(seeds); seed++ {
 		rig := newRig(t, HostConfig{NrCPUs: 4, NrHwQueues: 4, CanQueue: 1, HostTagset: true, Seed: seed},
-			LUNConfig{QueueDepth: 1, NrRequests: 64}, device.NullParams{Name: "scsi_debug"})
+			testLUN{QueueDepth: 1, NrRequests: 64}, device.NullParams{Name: "scsi_debug"})
 		var tasks []*loopTask
 		for i := 0; i < 40; i++ {
 			l := newLoopTask(rig, []int{i % 4, (i + 1) % 4}, seed*100+uint64(i))

@@ -254,29 +254,6 @@ func (q *Queue) chargeTag(tags *tagset.Tags, tag int, get bool) {
 	}
 }
 
-// chargeBudget charges a budget get (or put) of token: nothing with a skipped budget
-// map, else the operation and the line of the budget-map word (budgetMapShift) or of
-// the device_busy counter.
-func (q *Queue) chargeBudget(token int, get bool) {
-	h := q.host
-	if !h.cpu.on || token < 0 {
-		return
-	}
-	switch {
-	case q.sdev.HasBudgetMap():
-		h.touch(q.sdev, token>>q.budgetShift)
-	case q.opts.DeviceBusyCounter:
-		h.touch(q.sdev, 0)
-	default:
-		return // budget map skipped: get always succeeds, nothing to put
-	}
-	if get {
-		h.charge(h.cpu.c.BudgetGet)
-	} else {
-		h.charge(h.cpu.c.BudgetPut)
-	}
-}
-
 // elevatorLock charges one elevator operation under its lock (dd->lock): the lock's
 // cache line and the operation.
 func (q *Queue) elevatorLock() {

@@ -14,7 +14,7 @@ import (
 func cpuRun(t *testing.T, m CPUModel, loops int, cpusOf func(i int) []int) (*Host, int) {
 	t.Helper()
 	rig := newRig(t, HostConfig{NrCPUs: 16, NrHwQueues: 16, CanQueue: 64, HostTagset: true, CPU: m},
-		LUNConfig{QueueDepth: 64, Elevator: "none"},
+		testLUN{QueueDepth: 64, Elevator: "none"},
 		device.NullParams{Name: "null", CompletionNsec: 2 * sim.Microsecond})
 	var ls []*loopTask
 	for i := 0; i < loops; i++ {
@@ -121,7 +121,7 @@ func TestCPUCompletionRouting(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			rig := newRig(t, HostConfig{NrCPUs: 8, NrHwQueues: 1, CanQueue: 8, CPU: CPUModel{Costs: c}},
-				LUNConfig{QueueDepth: 8, Elevator: "none"},
+				testLUN{QueueDepth: 8, Elevator: "none"},
 				device.NullParams{Name: "null", CompletionNsec: 10 * sim.Microsecond})
 			var n counter
 			b := Bio{Op: device.OpRead, Length: 4096, Sync: true, End: &n}

@@ -176,7 +176,7 @@ func TestDispatchOrder(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rig := newRig(t, HostConfig{NrCPUs: 2, NrHwQueues: 1, CanQueue: 64},
-				LUNConfig{QueueDepth: 32, Elevator: "none"}, device.NullParams{Name: "null", CompletionNsec: sim.Millisecond})
+				testLUN{QueueDepth: 32, Elevator: "none"}, device.NullParams{Name: "null", CompletionNsec: sim.Millisecond})
 			q := rig.q
 			h := q.hctxs[0]
 			var c counter
@@ -228,7 +228,7 @@ func TestRestartEras(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rig := newRig(t, HostConfig{NrCPUs: 2, NrHwQueues: 2, CanQueue: 64, Options: Options{SCSIRestart: tt.rule}},
-				LUNConfig{QueueDepth: 1, Elevator: "none"}, device.NullParams{Name: "null", CompletionNsec: 100 * sim.Microsecond})
+				testLUN{QueueDepth: 1, Elevator: "none"}, device.NullParams{Name: "null", CompletionNsec: 100 * sim.Microsecond})
 			var c counter
 			for i := 0; i < tt.nrIOs; i++ {
 				b := &Bio{Op: device.OpRead, Offset: int64(i) << 20, Length: 4096, Sync: true, End: &c}
@@ -258,17 +258,17 @@ func TestAddLUNErrors(t *testing.T) {
 	null, _ := device.NewNull(eng, device.NullBlkParams())
 	tests := []struct {
 		name string
-		cfg  LUNConfig
+		cfg  testLUN
 		want string
 	}{
-		{"queue-depth", LUNConfig{Device: null, QueueDepth: 33}, "dispatch: lun 0: queue_depth 33 out of range [1, 32]"},
-		{"nr-requests-none", LUNConfig{Device: null, QueueDepth: 8, Elevator: "none", NrRequests: 64}, "dispatch: lun 0: tagset: nr_requests 64 out of range [1, 32]"},
-		{"elevator", LUNConfig{Device: null, QueueDepth: 8, Elevator: "bfq"}, "dispatch: lun 0: elevator \"bfq\" not one of \"\", \"none\", \"mq-deadline\""},
-		{"max-sectors", LUNConfig{Device: null, QueueDepth: 8, MaxSectorsKB: 2}, "dispatch: lun 0: max_sectors_kb 2 out of range [4, 32767]"},
+		{"queue-depth", testLUN{Device: null, QueueDepth: 33}, "scsi: lun 0: queue_depth 33 out of range [1, 32]"},
+		{"nr-requests-none", testLUN{Device: null, QueueDepth: 8, Elevator: "none", NrRequests: 64}, "dispatch: lun 0: tagset: nr_requests 64 out of range [1, 32]"},
+		{"elevator", testLUN{Device: null, QueueDepth: 8, Elevator: "bfq"}, "dispatch: lun 0: elevator \"bfq\" not one of \"\", \"none\", \"mq-deadline\""},
+		{"max-sectors", testLUN{Device: null, QueueDepth: 8, MaxSectorsKB: 2}, "dispatch: lun 0: max_sectors_kb 2 out of range [4, 32767]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := h.AddLUN(tt.cfg)
+			_, err := addTestLUN(h, tt.cfg)
 			if err == nil || err.Error() != tt.want {
 				t.Errorf("err = %v, want %q", err, tt.want)
 			}
@@ -296,7 +296,7 @@ func TestDefaultElevator(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rig := newRig(t, HostConfig{NrCPUs: 4, NrHwQueues: tt.hw, CanQueue: 64, HostTagset: tt.hostTagset,
-				Options: Options{DefaultElevator: tt.rule}}, LUNConfig{QueueDepth: 8}, device.NullBlkParams())
+				Options: Options{DefaultElevator: tt.rule}}, testLUN{QueueDepth: 8}, device.NullBlkParams())
 			if got := rig.q.ElevatorName(); got != tt.want {
 				t.Errorf("elevator = %s, want %s", got, tt.want)
 			}
@@ -310,7 +310,7 @@ func TestUnmappedHctxs(t *testing.T) {
 	for _, elv := range []string{"none", "mq-deadline"} {
 		t.Run(elv, func(t *testing.T) {
 			rig := newRig(t, HostConfig{NrCPUs: 2, NrHwQueues: 4, CanQueue: 8, HostTagset: true},
-				LUNConfig{QueueDepth: 1, Elevator: elv}, device.NullParams{Name: "null", CompletionNsec: 10 * sim.Microsecond})
+				testLUN{QueueDepth: 1, Elevator: elv}, device.NullParams{Name: "null", CompletionNsec: 10 * sim.Microsecond})
 			var tasks []*loopTask
 			for i := 0; i < 4; i++ {
 				l := newLoopTask(rig, []int{i % 2}, uint64(i))
@@ -346,7 +346,7 @@ func TestLazyIdleFairShare(t *testing.T) {
 	var devs [2]*device.Null
 	for i := range luns {
 		devs[i], _ = device.NewNull(eng, device.NullParams{Name: "null", CompletionNsec: 2 * sim.Millisecond})
-		if luns[i], err = h.AddLUN(LUNConfig{Device: devs[i], QueueDepth: 16, Elevator: "none"}); err != nil {
+		if luns[i], err = addTestLUN(h, testLUN{Device: devs[i], QueueDepth: 16, Elevator: "none"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -392,7 +392,7 @@ func TestPerHctxSchedTagsWithHostTags(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := newRig(t, HostConfig{NrCPUs: 4, NrHwQueues: 4, CanQueue: 32, HostTagset: true, Options: o},
-				LUNConfig{QueueDepth: 32, Elevator: "mq-deadline", NrRequests: 16}, device.NullParams{Name: "null"})
+				testLUN{QueueDepth: 32, Elevator: "mq-deadline", NrRequests: 16}, device.NullParams{Name: "null"})
 			pools := map[any]bool{}
 			for _, h := range r.q.Hctxs() {
 				pools[h.SchedTags()] = true

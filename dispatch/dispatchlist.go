@@ -53,11 +53,11 @@ func (h *Hctx) dispatchRqList(list *rqList, nrBudgets int, cpu int) bool {
 		if nrBudgets > 0 {
 			nrBudgets--
 		}
-		switch q.queueRq(rq, cpu) {
-		case stsOK:
+		switch q.queueRq(rq, list.empty(), cpu) {
+		case BlkStsOK:
 			queued++
 			continue
-		case stsResource:
+		case BlkStsResource:
 			needsResource = true
 		}
 		// blk_mq_handle_dev_resource: back to the head, driver tag released.
@@ -65,6 +65,10 @@ func (h *Hctx) dispatchRqList(list *rqList, nrBudgets int, cpu int) bool {
 		q.putDriverTag(rq)
 		q.stats.RequeuesBusy++
 		break
+	}
+	if !list.empty() && queued > 0 {
+		// the driver was told more would come (bd->last false): commit_rqs
+		q.cfg.Ops.CommitRQs(h, cpu)
 	}
 	if list.empty() {
 		h.dispatchBusy = updateDispatchBusy(h.dispatchBusy, false)

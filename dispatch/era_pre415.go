@@ -131,7 +131,7 @@ func (h *Hctx) dispatchRqListPre415(list *rqList, cpu int) bool {
 			break
 		}
 		list.remove(rq)
-		if q.queueRqPre415(rq, cpu) == stsOK {
+		if q.queueRqPre415(rq, list.empty(), cpu) == BlkStsOK {
 			queued++
 			continue
 		}
@@ -162,13 +162,14 @@ func (h *Hctx) dispatchRqListPre415(list *rqList, cpu int) bool {
 }
 
 // queueRqPre415 is scsi_queue_rq without a budget callback: scsi_dev_queue_ready
-// first (a refusal is BLK_STS_RESOURCE, with the 3 ms delayed re-run when the LUN is
-// idle, as getBudget applies it), then the rest of scsi_queue_rq.
-func (q *Queue) queueRqPre415(rq *Request, cpu int) queueStatus {
+// first (the driver's BudgetOps, called from inside queue_rq; a refusal is
+// BLK_STS_RESOURCE, with the 3 ms delayed re-run when the LUN is idle, as the driver's
+// GetBudget arranges it), then the rest of scsi_queue_rq.
+func (q *Queue) queueRqPre415(rq *Request, last bool, cpu int) Status {
 	token := q.getBudget(cpu)
 	if token < 0 {
-		return stsResource
+		return BlkStsResource
 	}
 	rq.budgetToken = token
-	return q.queueRq(rq, cpu)
+	return q.queueRq(rq, last, cpu)
 }

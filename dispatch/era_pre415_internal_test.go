@@ -30,7 +30,7 @@ func TestPre415ParkUnmergeable(t *testing.T) {
 				t.Fatal(err)
 			}
 			rig := newRig(t, HostConfig{NrCPUs: 1, NrHwQueues: 1, CanQueue: 4, Options: o, CPU: CPUModel{Off: true}},
-				LUNConfig{QueueDepth: 1, Elevator: "mq-deadline"}, device.NullParams{CompletionNsec: sim.Millisecond})
+				testLUN{QueueDepth: 1, Elevator: "mq-deadline"}, device.NullParams{CompletionNsec: sim.Millisecond})
 			var c counter
 			bios := make([]Bio, 4)
 			submit := func(i int, off int64) {
@@ -78,7 +78,7 @@ func TestPre415NrRequests(t *testing.T) {
 				t.Fatal(err)
 			}
 			rig := newRig(t, HostConfig{NrCPUs: 2, NrHwQueues: 2, CanQueue: 62, Options: o},
-				LUNConfig{QueueDepth: 62, Elevator: tc.elevator}, device.NullParams{})
+				testLUN{QueueDepth: 62, Elevator: tc.elevator}, device.NullParams{})
 			if got := rig.q.NrRequests(); got != tc.want {
 				t.Errorf("nr_requests %d, want %d", got, tc.want)
 			}
@@ -104,7 +104,7 @@ func TestPre415NoDispatchBusy(t *testing.T) {
 				t.Fatal(err)
 			}
 			rig := newRig(t, HostConfig{NrCPUs: 1, NrHwQueues: 1, CanQueue: 4, Options: o, CPU: CPUModel{Off: true}},
-				LUNConfig{QueueDepth: 4, Elevator: "none"}, device.NullParams{CompletionNsec: sim.Microsecond})
+				testLUN{QueueDepth: 4, Elevator: "none"}, device.NullParams{CompletionNsec: sim.Microsecond})
 			var c counter
 			b := Bio{Op: device.OpRead, Length: 4096, Sync: true, End: &c}
 			rig.q.SubmitBio(&b, 0, true, nil)

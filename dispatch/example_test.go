@@ -5,6 +5,7 @@ import (
 
 	"github.com/blkmq/blkmq/device"
 	"github.com/blkmq/blkmq/dispatch"
+	"github.com/blkmq/blkmq/scsi"
 	"github.com/blkmq/blkmq/sim"
 )
 
@@ -13,8 +14,8 @@ type done struct{ n int }
 
 func (d *done) EndBio(_ *dispatch.Bio, _ sim.Time, _ error) { d.n++ }
 
-// Example builds a SCSI host with host-wide tags (so mq-deadline is the default
-// elevator, v5.16+ rule), adds one LUN of queue_depth 2, submits eight sequential 4 KiB
+// Example builds a tag set with host-wide tags (so mq-deadline is the default
+// elevator, v5.16+ rule), puts a SCSI host on it (the driver, package scsi), adds one LUN of queue_depth 2, submits eight sequential 4 KiB
 // writes with REQ_NOWAIT from CPU 0 and runs the engine: the writes after the
 // first request merge into it in mq-deadline before the asynchronous (kblockd) run
 // dispatches it: one 32 KiB command.
@@ -28,11 +29,17 @@ func Example() {
 		return
 	}
 	null, _ := device.NewNull(eng, device.NullParams{Name: "null", CompletionNsec: 100 * sim.Microsecond})
-	q, err := host.AddLUN(dispatch.LUNConfig{Device: null, QueueDepth: 2})
+	sh, err := scsi.NewHost(host, scsi.CompleteOnHctxIRQ)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
+	lun, err := sh.AddDevice(scsi.DeviceConfig{Device: null, QueueDepth: 2})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	q := lun.Queue()
 	var d done
 	bios := make([]dispatch.Bio, 8)
 	for i := range bios {

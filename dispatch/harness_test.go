@@ -36,7 +36,33 @@ type testRig struct {
 	dev  *recorder
 }
 
-func newRig(t *testing.T, hc HostConfig, lc LUNConfig, np device.NullParams) *testRig {
+// testLUN is a SCSI LUN for the tests: the device behind the SCSI mid-layer driver
+// (package scsi, attached through SCSIForTest from the external test package), its
+// queue_depth and the request queue's configuration.
+type testLUN struct {
+	Device       device.Device
+	QueueDepth   int
+	NrRequests   int
+	Elevator     string
+	MaxSectorsKB int
+	NewElevator  func(q *Queue) Elevator
+}
+
+// SCSIForTest adds a SCSI LUN on h (set by scsi_hook_test.go, package dispatch_test,
+// which may import package scsi); DeviceBusyForTest returns its scsi_device_busy.
+var (
+	SCSIForTest       func(h *Host, dev device.Device, queueDepth int, lc LUNConfig) (*Queue, error)
+	DeviceBusyForTest func(q *Queue) int
+)
+
+func addTestLUN(h *Host, l testLUN) (*Queue, error) {
+	return SCSIForTest(h, l.Device, l.QueueDepth, LUNConfig{NrRequests: l.NrRequests, Elevator: l.Elevator,
+		MaxSectorsKB: l.MaxSectorsKB, NewElevator: l.NewElevator})
+}
+
+func deviceBusy(q *Queue) int { return DeviceBusyForTest(q) }
+
+func newRig(t *testing.T, hc HostConfig, lc testLUN, np device.NullParams) *testRig {
 	t.Helper()
 	eng := sim.NewEngine()
 	h, err := NewHost(eng, hc)
@@ -49,7 +75,7 @@ func newRig(t *testing.T, hc HostConfig, lc LUNConfig, np device.NullParams) *te
 	}
 	rec := &recorder{Device: null}
 	lc.Device = rec
-	q, err := h.AddLUN(lc)
+	q, err := addTestLUN(h, lc)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -162,13 +162,13 @@ func (w *runWork) modify(t sim.Time) {
 }
 
 // runHwQueue is blk_mq_run_hw_queue(hctx, async): nothing when no work is pending;
-// async ⇒ queue the kblockd work with delay 0; else dispatch inline (callers run on a
-// CPU of the hctx).
+// async, or a BLK_MQ_F_BLOCKING tag set, ⇒ queue the kblockd work with delay 0; else
+// dispatch inline (callers run on a CPU of the hctx).
 func (h *Hctx) runHwQueue(async bool) {
 	if len(h.cpus) == 0 || !h.hasPending() {
 		return // an unmapped hctx (more hw queues than CPUs) is never run
 	}
-	if async {
+	if async || h.q.host.cfg.Flags&BlkMqFBlocking != 0 {
 		h.runAsync()
 		return
 	}

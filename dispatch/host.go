@@ -3,8 +3,6 @@ package dispatch
 import (
 	"fmt"
 
-	"github.com/blkmq/blkmq/budget"
-	"github.com/blkmq/blkmq/device"
 	"github.com/blkmq/blkmq/sbitmap"
 	"github.com/blkmq/blkmq/sim"
 	"github.com/blkmq/blkmq/tagset"
@@ -39,19 +37,26 @@ func (t Timing) withDefaults() Timing {
 	return t
 }
 
-// HostConfig describes a SCSI host and its blk_mq_tag_set (drivers/scsi/scsi_lib.c
-// scsi_mq_setup_tags, include/scsi/scsi_host.h).
+// HostConfig describes a blk_mq_tag_set and the CPUs it serves (block/blk-mq.c
+// blk_mq_alloc_tag_set): a SCSI host (drivers/scsi/scsi_lib.c scsi_mq_setup_tags), a
+// null_blk tag set (drivers/block/null_blk/main.c null_init_tag_set), or an NVMe-like
+// controller.
 type HostConfig struct {
 	// NrCPUs is the number of CPUs (software queues per request queue), [1, 4096].
 	NrCPUs int
 	// NrHwQueues is shost->nr_hw_queues, [1, 4096]; hctxs beyond NrCPUs get no CPU and
 	// are never run (unmapped).
 	NrHwQueues int
-	// CanQueue is shost->can_queue = the tag-set queue_depth, [1, 10240].
+	// CanQueue is the tag-set queue_depth (set->queue_depth: shost->can_queue for
+	// SCSI, hw_queue_depth for null_blk), [1, 10240].
 	CanQueue int
-	// HostTagset is shost->host_tagset (BLK_MQ_F_TAG_HCTX_SHARED; called
-	// hctx_share_tags in the 2022 storvsc RFC): one blk_mq_tags for all hctxs.
+	// HostTagset is BLK_MQ_F_TAG_HCTX_SHARED (shost->host_tagset, null_blk
+	// shared_tag_bitmap; called hctx_share_tags in the 2022 storvsc RFC): one
+	// blk_mq_tags for all hctxs. Flags with BlkMqFTagHctxShared does the same.
 	HostTagset bool
+	// Flags are the tag set's other BLK_MQ_F_* flags (BlkMqFBlocking,
+	// BlkMqFNoSched, BlkMqFNoSchedByDefault; BlkMqFTagQueueShared is the core's).
+	Flags TagSetFlags
 	// Options are the kernel-era switches.
 	Options Options
 	// WakeScheme and RecalcEra select the sbitmap_queue era of every tag bitmap.
@@ -83,9 +88,10 @@ func (c HostConfig) Validate() error {
 	return c.CPU.validate()
 }
 
-// Host is a SCSI host with its tag set (struct Scsi_Host + struct blk_mq_tag_set):
-// driver tags (per hctx, or one shared object with HostTagset) and the request queues
-// (LUNs) that use them.
+// Host is a tag set (struct blk_mq_tag_set) with the simulated CPUs it runs on:
+// driver tags (per hctx, or one shared object with host-wide tags) and the request
+// queues that use them. The driver behind each queue (Ops) holds the driver's own
+// state (a SCSI host's admission counters, for example).
 type Host struct {
 	eng    *sim.Engine
 	cfg    HostConfig
@@ -95,10 +101,6 @@ type Host struct {
 	ts     *tagset.TagSet // blk_mq_tag_set: driver tags, sharing, fair share
 	queues []*Queue
 
-	bhost    *budget.Host   // SCSI host admission state
-	target   *budget.Target // one target, not single-LUN, no can_queue
-	byDevice map[*budget.Device]*Queue
-
 	cpu cpuState // simulated CPUs and shared cache lines (CPUModel)
 }
 
@@ -107,16 +109,16 @@ func NewHost(eng *sim.Engine, cfg HostConfig) (*Host, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if cfg.Flags&BlkMqFTagHctxShared != 0 {
+		cfg.HostTagset = true
+	}
+	cfg.Flags &^= BlkMqFTagQueueShared
+	if cfg.HostTagset {
+		cfg.Flags |= BlkMqFTagHctxShared
+	}
 	h := &Host{eng: eng, cfg: cfg, opts: cfg.Options, timing: cfg.Timing.withDefaults(), rnd: sim.NewRand(cfg.Seed),
-		byDevice: map[*budget.Device]*Queue{}, cpu: newCPUState(cfg.CPU, cfg.NrCPUs)}
+		cpu: newCPUState(cfg.CPU, cfg.NrCPUs)}
 	var err error
-	if h.bhost, err = budget.NewHost(budget.HostConfig{CanQueue: cfg.CanQueue, NrHwQueues: cfg.NrHwQueues,
-		HostTagset: cfg.HostTagset, Options: cfg.Options.budgetOptions()}); err != nil {
-		return nil, fmt.Errorf("dispatch: %w", err)
-	}
-	if h.target, err = h.bhost.NewTarget(0, false); err != nil {
-		return nil, fmt.Errorf("dispatch: %w", err)
-	}
 	if h.ts, err = tagset.New(tagset.Config{NrHwQueues: cfg.NrHwQueues, QueueDepth: cfg.CanQueue,
 		HostTagset: cfg.HostTagset, NrCPUs: cfg.NrCPUs, Seed: cfg.Seed, Queue: h.queueOptions(),
 		Options: tagset.Options{NoWakeBatchRecalc: cfg.Options.NoWakeBatchRecalc,
@@ -140,6 +142,16 @@ func (h *Host) Config() HostConfig { return h.cfg }
 // Queues returns the request queues (LUNs) added so far.
 func (h *Host) Queues() []*Queue { return h.queues }
 
+// Flags returns the tag set's BLK_MQ_F_* flags, with BlkMqFTagQueueShared once two
+// request queues share it.
+func (h *Host) Flags() TagSetFlags {
+	f := h.cfg.Flags
+	if h.ts.QueueShared() {
+		f |= BlkMqFTagQueueShared
+	}
+	return f
+}
+
 // TagSet returns the host's tag set (driver tags, sharing state).
 func (h *Host) TagSet() *tagset.TagSet { return h.ts }
 
@@ -151,18 +163,19 @@ func (h *Host) wakeupDelay() sim.Time {
 	return h.rnd.Uniform(h.timing.WakeupMin, h.timing.WakeupMax)
 }
 
-// LUNConfig describes one SCSI device and its request queue.
+// LUNConfig describes one request queue (a disk: a SCSI LUN, a null_blk device) and its
+// driver.
 type LUNConfig struct {
-	// Device is the model behind the driver's queuecommand.
-	Device device.Device
-	// QueueDepth is sdev->queue_depth (the LUN budget), [1, min(CanQueue, 10000)].
-	QueueDepth int
+	// Ops is the driver behind the queue (struct blk_mq_ops); required. If it also
+	// implements BudgetOps the queue has a dispatch budget.
+	Ops Ops
 	// NrRequests is /sys/block/X/queue/nr_requests; 0 = the kernel default
 	// (tagset.DefaultNrRequests). With an elevator [1, 2048]; without, [1, CanQueue]
 	// (driver tags only shrink).
 	NrRequests int
-	// Elevator is "" (the kernel default for this tag set, see ElevatorRule), "none"
-	// or "mq-deadline".
+	// Elevator is "" (the kernel default for this tag set, see ElevatorRule; none with
+	// BlkMqFNoSched or BlkMqFNoSchedByDefault), "none" or "mq-deadline" (an error with
+	// BlkMqFNoSched).
 	Elevator string
 	// MaxSectorsKB is max_sectors_kb: the largest merged request (KiB), [4, 32767];
 	// 0 = 1280 (the default since v4.3).

@@ -10,7 +10,7 @@ import (
 
 func deadlineRig(t *testing.T) (*testRig, *MQDeadline) {
 	rig := newRig(t, HostConfig{NrCPUs: 1, NrHwQueues: 1, CanQueue: 256},
-		LUNConfig{QueueDepth: 1, NrRequests: 256, Elevator: "mq-deadline"},
+		testLUN{QueueDepth: 1, NrRequests: 256, Elevator: "mq-deadline"},
 		device.NullParams{Name: "null", CompletionNsec: 10 * sim.Microsecond})
 	return rig, rig.q.elevator.(*MQDeadline)
 }
@@ -99,7 +99,7 @@ func TestMQDeadlineMerges(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rig := newRig(t, HostConfig{NrCPUs: 1, NrHwQueues: 1, CanQueue: 64},
-				LUNConfig{QueueDepth: 1, Elevator: "mq-deadline", MaxSectorsKB: tt.maxKB},
+				testLUN{QueueDepth: 1, Elevator: "mq-deadline", MaxSectorsKB: tt.maxKB},
 				device.NullParams{Name: "null", CompletionNsec: sim.Millisecond})
 			q := rig.q
 			var c counter
@@ -151,7 +151,7 @@ func TestDeadlineAsyncDepth(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			rig := newRig(t, HostConfig{NrCPUs: 1, NrHwQueues: 1, CanQueue: 1024, HostTagset: tt.hostTagset,
 				Options: Options{DeadlineAsyncDepth: tt.rule}},
-				LUNConfig{QueueDepth: 1, NrRequests: 56, Elevator: "mq-deadline"},
+				testLUN{QueueDepth: 1, NrRequests: 56, Elevator: "mq-deadline"},
 				device.NullParams{Name: "null", CompletionNsec: sim.Second})
 			var c counter
 			n := 0

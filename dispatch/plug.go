@@ -125,7 +125,7 @@ func (q *Queue) issueDirectBypass(rq *Request, cpu int, last bool) bool {
 		rq.budgetToken = token
 		if q.getDriverTag(rq) {
 			q.stats.DirectIssues++
-			if q.queueRq(rq, cpu) == stsOK {
+			if q.queueRq(rq, last, cpu) == BlkStsOK {
 				h.dispatchBusy = updateDispatchBusy(h.dispatchBusy, false)
 				return true
 			}

@@ -24,7 +24,7 @@ func TestPlug(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rig := newRig(t, HostConfig{NrCPUs: 1, NrHwQueues: 2, CanQueue: 64, Options: Options{MaxPlugRequests: tt.maxPlug}},
-				LUNConfig{QueueDepth: 32, Elevator: "none"}, device.NullParams{Name: "null", CompletionNsec: sim.Millisecond})
+				testLUN{QueueDepth: 32, Elevator: "none"}, device.NullParams{Name: "null", CompletionNsec: sim.Millisecond})
 			var c counter
 			var p Plug
 			p.Start(len(tt.offsets))

@@ -3,33 +3,27 @@ package dispatch
 import (
 	"fmt"
 
-	"github.com/blkmq/blkmq/budget"
-	"github.com/blkmq/blkmq/sbitmap"
 	"github.com/blkmq/blkmq/sim"
 	"github.com/blkmq/blkmq/tagset"
 )
 
-// Queue is one request queue (struct request_queue) of a SCSI device (struct
-// scsi_device): per-CPU software queues, hardware queues, an optional elevator, and the
-// LUN's budget and restart state.
+// Queue is one request queue (struct request_queue): per-CPU software queues, hardware
+// queues, an optional elevator, and the driver (Ops, with its BudgetOps if any).
 type Queue struct {
-	host        *Host
-	eng         *sim.Engine
-	opts        Options
-	id          int
-	cfg         LUNConfig
-	cpuHctx     []int
-	ctxs        []*Ctx
-	hctxs       []*Hctx
-	elevator    Elevator
-	nrReq       int
-	maxBytes    int64
-	sdev        *budget.Device
-	budgetHints []uint32
-	budgetShift int // word shift of the budget map (sbitmap_calculate_shift at scan)
-	requeueWork requeueWork
-	timeout     timeoutWork
-	pool        []*Request // free requests
+	host     *Host
+	eng      *sim.Engine
+	opts     Options
+	id       int
+	cfg      LUNConfig
+	cpuHctx  []int
+	ctxs     []*Ctx
+	hctxs    []*Hctx
+	elevator Elevator
+	nrReq    int
+	maxBytes int64
+	budget   BudgetOps // nil: the driver has no get_budget
+	timeout  timeoutWork
+	pool     []*Request // free requests
 
 	tq          *tagset.RequestQueue // tag state of the request queue (sched tags, activity)
 	nowaitAlloc tagset.TagAlloc      // scratch for REQ_NOWAIT allocations
@@ -43,7 +37,7 @@ type QueueStats struct {
 	Dispatched      uint64 // commands accepted by the device
 	DispatchedBytes uint64 // bytes of the commands accepted by the device
 	Completed       uint64 // requests completed
-	BudgetFailures  uint64 // scsi_mq_get_budget failures
+	BudgetFailures  uint64 // .get_budget failures (scsi_mq_get_budget)
 	DriverTagFails  uint64 // driver-tag failures at dispatch
 	Merges          uint64 // bios merged into an existing request
 	RequeuesBusy    uint64 // requests returned to the dispatch list
@@ -51,18 +45,15 @@ type QueueStats struct {
 	Runs            uint64 // __blk_mq_run_hw_queue invocations
 	AsyncRuns       uint64 // kblockd runs queued
 	DelayedRuns     uint64 // 3 ms delayed runs armed
-	CompletionRerun uint64 // completions that re-ran the LUN's hctxs
+	CompletionRerun uint64 // completions whose driver re-ran the queue's hctxs
 }
 
-// AddLUN adds a request queue for one SCSI device. Errors name the bad field and its
-// range.
+// AddLUN adds a request queue on the tag set (blk_mq_init_queue), served by cfg.Ops;
+// it calls Ops.InitHctx for each hardware queue. Errors name the bad field and its
+// range, or carry the driver's InitHctx error.
 func (h *Host) AddLUN(cfg LUNConfig) (*Queue, error) {
-	if cfg.Device == nil {
-		return nil, fmt.Errorf("dispatch: lun %d: device is nil", len(h.queues))
-	}
-	maxQD := min(h.cfg.CanQueue, 10000)
-	if cfg.QueueDepth < 1 || cfg.QueueDepth > maxQD {
-		return nil, fmt.Errorf("dispatch: lun %d: queue_depth %d out of range [1, %d]", len(h.queues), cfg.QueueDepth, maxQD)
+	if cfg.Ops == nil {
+		return nil, fmt.Errorf("dispatch: lun %d: driver (Ops) is nil", len(h.queues))
 	}
 	if cfg.MaxSectorsKB == 0 {
 		cfg.MaxSectorsKB = 1280
@@ -79,17 +70,8 @@ func (h *Host) AddLUN(cfg LUNConfig) (*Queue, error) {
 		return nil, fmt.Errorf("dispatch: lun %d: %w", len(h.queues), err)
 	}
 	q := &Queue{host: h, eng: h.eng, opts: h.opts, id: len(h.queues), cfg: cfg, maxBytes: int64(cfg.MaxSectorsKB) << 10}
-	if q.sdev, err = h.bhost.NewDevice(h.target, cfg.QueueDepth); err != nil {
-		return nil, fmt.Errorf("dispatch: lun %d: %w", len(h.queues), err)
-	}
-	q.budgetShift = sbitmap.ShiftOf(cfg.QueueDepth)
-	q.budgetHints = make([]uint32, h.cfg.NrCPUs)
-	for i := range q.budgetHints {
-		q.budgetHints[i] = q.sdev.InitHint(uint64(i))
-	}
-	q.requeueWork.q = q
+	q.budget, _ = cfg.Ops.(BudgetOps)
 	q.timeout.q = q
-	h.byDevice[q.sdev] = q
 	if err := q.initTags(q.opts.schedNrRequests(cfg.NrRequests, elv != ""), elv != ""); err != nil {
 		return nil, fmt.Errorf("dispatch: lun %d: %w", len(h.queues), err)
 	}
@@ -97,6 +79,11 @@ func (h *Host) AddLUN(cfg LUNConfig) (*Queue, error) {
 		return nil, err
 	}
 	q.buildHctxs()
+	for _, x := range q.hctxs {
+		if err := cfg.Ops.InitHctx(x); err != nil {
+			return nil, fmt.Errorf("dispatch: lun %d: init_hctx %d: %w", len(h.queues), x.index, err)
+		}
+	}
 	if elv == "mq-deadline" {
 		if cfg.NewElevator != nil {
 			q.elevator = cfg.NewElevator(q)
@@ -108,14 +95,21 @@ func (h *Host) AddLUN(cfg LUNConfig) (*Queue, error) {
 	return q, nil
 }
 
-// pickElevator applies elevator_get_default (ElevatorRule) for "".
+// pickElevator applies elevator_get_default (ElevatorRule) for "", and the tag set's
+// NO_SCHED flags.
 func (h *Host) pickElevator(name string) (string, error) {
 	switch name {
 	case "none":
 		return "", nil
 	case "mq-deadline":
+		if h.cfg.Flags&BlkMqFNoSched != 0 {
+			return "", fmt.Errorf("elevator %q: the tag set has BLK_MQ_F_NO_SCHED; allowed: \"none\"", name)
+		}
 		return name, nil
 	case "":
+		if h.cfg.Flags&(BlkMqFNoSched|BlkMqFNoSchedByDefault) != 0 {
+			return "", nil
+		}
 		if h.cfg.NrHwQueues == 1 || (h.cfg.HostTagset && h.opts.DefaultElevator == ElevatorSingleQueueOrSharedTags) {
 			return "mq-deadline", nil
 		}
@@ -196,14 +190,8 @@ func (q *Queue) Elevator() Elevator { return q.elevator }
 // Stats returns the queue's counters.
 func (q *Queue) Stats() QueueStats { return q.stats }
 
-// DeviceBusy returns the LUN's budget in use (scsi_device_busy).
-func (q *Queue) DeviceBusy() int { return q.sdev.Busy() }
-
-// Restarts returns sdev->restarts.
-func (q *Queue) Restarts() int { return q.sdev.Restarts() }
-
-// SCSIDevice returns the LUN's budget state (struct scsi_device).
-func (q *Queue) SCSIDevice() *budget.Device { return q.sdev }
+// HasBudget reports whether the queue's driver has a dispatch budget (BudgetOps).
+func (q *Queue) HasBudget() bool { return q.budget != nil }
 
 // allocRequestStruct takes a Request from the pool.
 func (q *Queue) allocRequestStruct() *Request {
@@ -222,5 +210,5 @@ func (q *Queue) freeRequestStruct(r *Request) {
 	q.pool = append(q.pool, r)
 }
 
-// Host returns the SCSI host the queue belongs to.
+// Host returns the tag set (host) the queue belongs to.
 func (q *Queue) Host() *Host { return q.host }

@@ -73,6 +73,7 @@ type Request struct {
 
 	prev, next *Request // list links (ctx list, dispatch list, plug, elevator fifo)
 	cmd        device.Command
+	issueCPU   int        // CPU that ran queue_rq
 	compCPU    int        // CPU running the completion (CPU costs)
 	compEv     completion // completion deferred until compCPU is free
 }

@@ -324,8 +324,8 @@ func (q *Queue) tryIssueDirectly(rq *Request, cpu int) {
 		return
 	}
 	q.stats.DirectIssues++
-	switch q.queueRq(rq, cpu) {
-	case stsOK:
+	switch q.queueRq(rq, true, cpu) {
+	case BlkStsOK:
 		h.dispatchBusy = updateDispatchBusy(h.dispatchBusy, false)
 	default:
 		h.dispatchBusy = updateDispatchBusy(h.dispatchBusy, true)

@@ -88,9 +88,11 @@ type BioWait struct {
 	// TagsBusy/NrTags are the driver tags held on the hctx and their number.
 	TagsBusy, NrTags int
 	// BudgetBusy/QueueDepth are the LUN's budget in use (scsi_device_busy) and its
-	// queue_depth; DeviceBlocked is device_blocked.
+	// queue_depth; DeviceBlocked is device_blocked (all 0 for a driver without
+	// budget, such as null_blk).
 	BudgetBusy, QueueDepth, DeviceBlocked int
-	// HostBusy/CanQueue are host_busy and can_queue; HostBlocked is host_blocked.
+	// HostBusy/CanQueue are host_busy and can_queue; HostBlocked is host_blocked (0
+	// for a driver without a SCSI host).
 	HostBusy, CanQueue, HostBlocked int
 	// DeviceInFlight is the number of commands the device model holds.
 	DeviceInFlight int
@@ -102,10 +104,13 @@ type BioWait struct {
 // and for what. It scans q's lists (O(queued requests)): meant for hang reports, not
 // for every event. A bio that q does not hold gives In == WaitNone.
 func (q *Queue) BioWait(b *Bio) BioWait {
-	w := BioWait{Hctx: -1, CPU: -1, Tag: noTag, SchedTag: noTag,
-		BudgetBusy: q.sdev.Busy(), QueueDepth: q.sdev.QueueDepth(), DeviceBlocked: q.sdev.Blocked(),
-		HostBusy: q.host.bhost.Busy(), CanQueue: q.host.cfg.CanQueue, HostBlocked: q.host.bhost.Blocked(),
-		DeviceInFlight: q.cfg.Device.InFlight()}
+	w := BioWait{Hctx: -1, CPU: -1, Tag: noTag, SchedTag: noTag}
+	if dw, ok := q.cfg.Ops.(DriverWaiter); ok {
+		d := dw.DriverWait()
+		w.BudgetBusy, w.QueueDepth, w.DeviceBlocked = d.BudgetBusy, d.QueueDepth, d.DeviceBlocked
+		w.HostBusy, w.CanQueue, w.HostBlocked = d.HostBusy, d.CanQueue, d.HostBlocked
+		w.DeviceInFlight = d.DeviceInFlight
+	}
 	rq := b.rq
 	if rq == nil || rq.q != q {
 		if tw := b.waiter; tw != nil && tw.sleeping && tw.bio == b && tw.q == q {
@@ -140,11 +145,11 @@ func (q *Queue) BioWait(b *Bio) BioWait {
 	}
 	// the checks of the dispatch path, in its order: budget, driver tag, host
 	switch {
-	case w.BudgetBusy >= w.QueueDepth || w.DeviceBlocked > 0:
+	case w.QueueDepth > 0 && w.BudgetBusy >= w.QueueDepth || w.DeviceBlocked > 0:
 		w.For = WaitBudget
 	case rq.tag == noTag && w.TagsBusy >= w.NrTags:
 		w.For = WaitDriverTag
-	case w.HostBusy >= w.CanQueue || w.HostBlocked > 0:
+	case w.CanQueue > 0 && w.HostBusy >= w.CanQueue || w.HostBlocked > 0:
 		w.For = WaitHost
 	}
 	return w

@@ -42,7 +42,7 @@ func TestBioWait(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			rig := newRig(t, HostConfig{NrCPUs: 1, NrHwQueues: 1, CanQueue: tt.canQueue},
-				LUNConfig{QueueDepth: tt.qdepth, Elevator: tt.elevator, NrRequests: tt.nrRequests},
+				testLUN{QueueDepth: tt.qdepth, Elevator: tt.elevator, NrRequests: tt.nrRequests},
 				device.NullParams{Name: "stuck", CompletionNsec: 10 * sim.Microsecond})
 			rig.dev.Device.(*device.Null).SetStuck(true)
 			var c counter

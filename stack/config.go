@@ -6,18 +6,25 @@ import (
 
 	"github.com/blkmq/blkmq/device"
 	"github.com/blkmq/blkmq/dispatch"
+	"github.com/blkmq/blkmq/nullblk"
 	"github.com/blkmq/blkmq/sbitmap"
+	"github.com/blkmq/blkmq/scsi"
 	"github.com/blkmq/blkmq/sim"
 )
 
-// Config describes the modelled machine: CPUs, one SCSI host with its tag set, its LUNs,
-// and the kernel release whose rules apply.
+// Config describes the modelled machine: CPUs, one or more hosts (each a driver with its
+// own tag set), their LUNs, and the kernel release whose rules apply.
 type Config struct {
 	// NrCPUs is the number of online CPUs, [1, 4096].
 	NrCPUs int
-	// Host is the SCSI host.
+	// Host is the first host (host index 0): a SCSI host, or a null_blk tag set.
 	Host Host
-	// LUNs are the SCSI devices on the host, at least one.
+	// Hosts are further hosts, host indexes 1, 2, …: several HBAs, several null_blk
+	// devices each with its own tag set (nr_devices without shared_tags), several
+	// NVMe-like controllers. Every host runs on the same CPUs.
+	Hosts []Host
+	// LUNs are the devices (request queues), at least one; LUN.Host says on which
+	// host each sits.
 	LUNs []LUN
 	// Kernel is the release "MAJOR.MINOR" whose rules apply, [4.15, 6.19]; "" = the
 	// current kernel (dispatch.Options zero value, sbitmap WakeGlobal).
@@ -96,13 +103,72 @@ type Host struct {
 	// HctxShareTags is the name the 2022 storvsc RFC (seed 000) gives host_tagset;
 	// setting either one selects host-wide tags.
 	HctxShareTags bool
+	// Completion is where a SCSI low-level driver completes commands
+	// (scsi.Completion): the zero value is the hctx's interrupt CPU (an HBA with one
+	// MSI-X vector per hw queue); scsi.CompleteOnIssueCPU is scsi_debug's hrtimer on
+	// the CPU that issued the command. Ignored for DriverNullBlk.
+	Completion scsi.Completion
+	// Driver is the block driver of the host's queues: DriverSCSI (the zero value,
+	// the SCSI mid-layer of package scsi) or DriverNullBlk (package nullblk: no
+	// budget, LUN queue_depth and cmd_per_lun unused).
+	Driver Driver
+	// NullBlk are null_blk's module parameters beyond the tag set (DriverNullBlk).
+	NullBlk NullBlk
 }
 
-// LUN describes one SCSI device and its request queue.
+// Driver names the block driver of a host.
+type Driver uint8
+
+const (
+	// DriverSCSI is the SCSI mid-layer (package scsi) in front of the LUN devices.
+	DriverSCSI Driver = iota
+	// DriverNullBlk is null_blk (package nullblk): Host.CanQueue is hw_queue_depth,
+	// Host.NrHwQueues submit_queues, Host.HostTagset shared_tag_bitmap.
+	DriverNullBlk
+)
+
+// String returns "scsi" or "null_blk".
+func (d Driver) String() string {
+	switch d {
+	case DriverSCSI:
+		return "scsi"
+	case DriverNullBlk:
+		return "null_blk"
+	}
+	return fmt.Sprintf("Driver(%d)", uint8(d))
+}
+
+// NullBlk are null_blk module parameters that are not tag-set sizes
+// (drivers/block/null_blk/main.c).
+type NullBlk struct {
+	// IRQMode is irqmode (0 none, 1 softirq, 2 timer); the completion_nsec delay of
+	// irqmode 2 belongs to the LUN's device model.
+	IRQMode nullblk.IRQMode
+	// Blocking is blocking=1: BLK_MQ_F_BLOCKING.
+	Blocking bool
+	// NoSched is no_sched=1: BLK_MQ_F_NO_SCHED (the queue keeps scheduler none).
+	NoSched bool
+}
+
+// hostAt returns host index i (0 = Config.Host).
+func (c *Config) hostAt(i int) Host {
+	if i == 0 {
+		return c.Host
+	}
+	return c.Hosts[i-1]
+}
+
+// nrHosts returns the number of hosts.
+func (c *Config) nrHosts() int { return 1 + len(c.Hosts) }
+
+// LUN describes one device (a SCSI LUN, a null_blk device) and its request queue.
 type LUN struct {
 	// Name is the target fio jobs name (filename/directory); "" matches every job
 	// when there is one LUN.
 	Name string
+	// Host is the index of the host the LUN sits on: 0 = Config.Host, i =
+	// Config.Hosts[i-1].
+	Host int
 	// Device builds the device model on the run's engine.
 	Device func(eng *sim.Engine) (device.Device, error)
 	// QueueDepth is the LUN queue_depth, [1, min(CanQueue, 10000)]; 0 = CmdPerLun
@@ -151,21 +217,19 @@ func (c *Config) Validate() error {
 	if c.NrCPUs < 1 || c.NrCPUs > 4096 {
 		return fmt.Errorf("stack: NrCPUs %d out of range [1, 4096]", c.NrCPUs)
 	}
-	h := c.Host
-	if h.CanQueue < 1 || h.CanQueue > 10240 {
-		return fmt.Errorf("stack: Host.CanQueue %d out of range [1, 10240]", h.CanQueue)
-	}
-	if h.NrHwQueues < 0 || h.NrHwQueues > 4096 {
-		return fmt.Errorf("stack: Host.NrHwQueues %d out of range [0 (= 1), 4096]", h.NrHwQueues)
-	}
-	if h.CmdPerLun < 0 || h.CmdPerLun > 10240 {
-		return fmt.Errorf("stack: Host.CmdPerLun %d out of range [0 (= 1), 10240]", h.CmdPerLun)
+	for i := range c.nrHosts() {
+		if err := validateHost(c.hostAt(i), i); err != nil {
+			return err
+		}
 	}
 	if len(c.LUNs) == 0 {
 		return fmt.Errorf("stack: LUNs: need at least one LUN")
 	}
-	maxQD := min(h.CanQueue, 10000)
 	for i, l := range c.LUNs {
+		if l.Host < 0 || l.Host >= c.nrHosts() {
+			return fmt.Errorf("stack: LUNs[%d].Host %d out of range [0, %d]", i, l.Host, c.nrHosts()-1)
+		}
+		maxQD := min(c.hostAt(l.Host).CanQueue, 10000)
 		switch {
 		case l.Device == nil:
 			return fmt.Errorf("stack: LUNs[%d].Device is nil", i)
@@ -194,16 +258,44 @@ func (c *Config) Validate() error {
 	return nil
 }
 
-// hostConfig derives the dispatch host configuration.
-func (c *Config) hostConfig() dispatch.HostConfig {
+// validateHost checks host index i; errors name Host (index 0) or Hosts[i-1].
+func validateHost(h Host, i int) error {
+	name := "Host"
+	if i > 0 {
+		name = fmt.Sprintf("Hosts[%d]", i-1)
+	}
+	switch {
+	case h.CanQueue < 1 || h.CanQueue > 10240:
+		return fmt.Errorf("stack: %s.CanQueue %d out of range [1, 10240]", name, h.CanQueue)
+	case h.NrHwQueues < 0 || h.NrHwQueues > 4096:
+		return fmt.Errorf("stack: %s.NrHwQueues %d out of range [0 (= 1), 4096]", name, h.NrHwQueues)
+	case h.CmdPerLun < 0 || h.CmdPerLun > 10240:
+		return fmt.Errorf("stack: %s.CmdPerLun %d out of range [0 (= 1), 10240]", name, h.CmdPerLun)
+	case h.Driver > DriverNullBlk:
+		return fmt.Errorf("stack: %s.Driver %v not one of scsi, null_blk", name, h.Driver)
+	case h.Completion > scsi.CompleteOnIssueCPU:
+		return fmt.Errorf("stack: %s.Completion %v not one of hctx-irq, issue-cpu", name, h.Completion)
+	case h.NullBlk.IRQMode > nullblk.IRQTimer:
+		return fmt.Errorf("stack: %s.NullBlk.IRQMode %d out of range [0, 2]", name, h.NullBlk.IRQMode)
+	}
+	return nil
+}
+
+// hostConfig derives the dispatch host configuration of host index i (each host's
+// jitter stream is its own; host 0 keeps the stream a single-host run has always had).
+func (c *Config) hostConfig(i int) dispatch.HostConfig {
+	h := c.hostAt(i)
 	hc := dispatch.HostConfig{
 		NrCPUs:     c.NrCPUs,
-		NrHwQueues: max(c.Host.NrHwQueues, 1),
-		CanQueue:   c.Host.CanQueue,
-		HostTagset: c.Host.HostTagset || c.Host.HctxShareTags,
+		NrHwQueues: max(h.NrHwQueues, 1),
+		CanQueue:   h.CanQueue,
+		HostTagset: h.HostTagset || h.HctxShareTags,
 		Timing:     c.Timing,
 		CPU:        c.CPU,
-		Seed:       c.jitterSeed() ^ 0x5eed0001,
+		Seed:       (c.jitterSeed() ^ 0x5eed0001) + uint64(i)*0x9e3779b97f4a7c15,
+	}
+	if h.Driver == DriverNullBlk {
+		hc.Flags = nullblk.Flags(h.NullBlk.Blocking, h.NullBlk.NoSched)
 	}
 	if c.Kernel != "" {
 		hc.Options, _ = dispatch.Kernel(c.Kernel)

@@ -80,11 +80,14 @@ type WaitBreakdown struct {
 type runner struct {
 	cfg    Config
 	eng    *sim.Engine
-	host   *dispatch.Host
+	host   *dispatch.Host   // host 0; its CPUs are every host's
+	hosts  []*dispatch.Host // every host (tag set), index as LUN.Host
 	queues []*dispatch.Queue
-	jobs   []*job
-	rnd    *sim.Rand // model jitter (Config.JitterSeed): reap and io-wq delays, worker CPUs
-	sub    SubmitTiming
+	// hasBudgetMap tells, per LUN, whether its driver keeps a budget map.
+	hasBudgetMap []bool
+	jobs         []*job
+	rnd          *sim.Rand // model jitter (Config.JitterSeed): reap and io-wq delays, worker CPUs
+	sub          SubmitTiming
 }
 
 // Run runs the fio jobs on the modelled machine in virtual time and returns the
@@ -100,29 +103,13 @@ func Run(cfg Config, specs []fio.Spec) (*Result, error) {
 		return nil, fmt.Errorf("stack: no fio jobs")
 	}
 	r := &runner{cfg: cfg, eng: sim.NewEngine(), rnd: sim.NewRand(cfg.jitterSeed()), sub: cfg.Submit.withDefaults()}
-	var err error
-	if r.host, err = dispatch.NewHost(r.eng, cfg.hostConfig()); err != nil {
-		return nil, fmt.Errorf("stack: %w", err)
-	}
-	for i, l := range cfg.LUNs {
-		dev, err := l.Device(r.eng)
-		if err != nil {
-			return nil, fmt.Errorf("stack: LUNs[%d].Device: %w", i, err)
-		}
-		qd := l.QueueDepth
-		if qd == 0 {
-			qd = min(max(cfg.Host.CmdPerLun, 1), cfg.Host.CanQueue)
-		}
-		q, err := r.host.AddLUN(dispatch.LUNConfig{Device: dev, QueueDepth: qd, NrRequests: l.NrRequests,
-			Elevator: l.Scheduler, MaxSectorsKB: l.MaxSectorsKB})
-		if err != nil {
-			return nil, fmt.Errorf("stack: LUNs[%d]: %w", i, err)
-		}
-		r.queues = append(r.queues, q)
+	if err := r.assemble(); err != nil {
+		return nil, err
 	}
 	if err := r.placeJobs(specs); err != nil {
 		return nil, err
 	}
+	var err error
 	end := sim.Time(0)
 	for _, j := range r.jobs {
 		j.start()
@@ -266,7 +253,7 @@ func (r *runner) result(end sim.Time) *Result {
 	for _, q := range r.queues {
 		res.Queues = append(res.Queues, q.Stats())
 		res.Schedulers = append(res.Schedulers, q.ElevatorName())
-		res.HasBudgetMap = append(res.HasBudgetMap, q.SCSIDevice().HasBudgetMap())
+		res.HasBudgetMap = append(res.HasBudgetMap, r.hasBudgetMap[len(res.HasBudgetMap)])
 		var hs []dispatch.HctxStats
 		for _, h := range q.Hctxs() {
 			hs = append(hs, h.Stats())

@@ -1,0 +1,284 @@
+package scsi
+
+import (
+	"fmt"
+
+	"github.com/blkmq/blkmq/budget"
+	"github.com/blkmq/blkmq/device"
+	"github.com/blkmq/blkmq/dispatch"
+	"github.com/blkmq/blkmq/sbitmap"
+	"github.com/blkmq/blkmq/sim"
+)
+
+// DeviceConfig describes one LUN.
+type DeviceConfig struct {
+	// Device is the low-level driver and its hardware behind queuecommand.
+	Device device.Device
+	// QueueDepth is sdev->queue_depth (the LUN budget), [1, min(can_queue, 10000)].
+	QueueDepth int
+	// Queue is the request queue's block-layer configuration; its Ops is set by
+	// AddDevice.
+	Queue dispatch.LUNConfig
+}
+
+// Device is one LUN (struct scsi_device) and the mid-layer driver of its request queue:
+// it implements dispatch.Ops, dispatch.BudgetOps and dispatch.DriverWaiter, and is the
+// device.Completer of its commands.
+type Device struct {
+	host  *Host
+	q     *dispatch.Queue
+	dh    *dispatch.Host
+	dev   device.Device
+	sdev  *budget.Device
+	hints []uint32 // per-CPU budget-map allocation hints
+	shift int      // word shift of the budget map (sbitmap_calculate_shift at scan)
+
+	requeue requeueWork
+	done    lldDone
+	commits uint64
+}
+
+// lldDone receives the LLD's completions (scsi_done).
+type lldDone struct{ d *Device }
+
+var (
+	_ dispatch.Ops          = (*Device)(nil)
+	_ dispatch.BudgetOps    = (*Device)(nil)
+	_ dispatch.DriverWaiter = (*Device)(nil)
+	_ device.Completer      = (*lldDone)(nil)
+)
+
+// AddDevice adds a LUN to the host (scsi_alloc_sdev with its request queue). Errors
+// name the LUN and the bad field.
+func (h *Host) AddDevice(cfg DeviceConfig) (*Device, error) {
+	n := len(h.devices)
+	if cfg.Device == nil {
+		return nil, fmt.Errorf("scsi: lun %d: device is nil", n)
+	}
+	maxQD := min(h.bhost.CanQueue(), budget.MaxQueueDepth)
+	if cfg.QueueDepth < 1 || cfg.QueueDepth > maxQD {
+		return nil, fmt.Errorf("scsi: lun %d: queue_depth %d out of range [1, %d]", n, cfg.QueueDepth, maxQD)
+	}
+	d := &Device{host: h, dh: h.dh, dev: cfg.Device}
+	var err error
+	if d.sdev, err = h.bhost.NewDevice(h.target, cfg.QueueDepth); err != nil {
+		return nil, fmt.Errorf("scsi: lun %d: %w", n, err)
+	}
+	d.shift = sbitmap.ShiftOf(cfg.QueueDepth)
+	d.hints = make([]uint32, h.dh.Config().NrCPUs)
+	for i := range d.hints {
+		d.hints[i] = d.sdev.InitHint(uint64(i))
+	}
+	d.requeue.d = d
+	d.done.d = d
+	lc := cfg.Queue
+	lc.Ops = d
+	if d.q, err = h.dh.AddLUN(lc); err != nil {
+		return nil, err
+	}
+	h.byDevice[d.sdev] = d
+	h.devices = append(h.devices, d)
+	return d, nil
+}
+
+// Queue returns the LUN's request queue.
+func (d *Device) Queue() *dispatch.Queue { return d.q }
+
+// Budget returns the LUN's budget state (struct scsi_device's queue_depth, budget map
+// or device_busy, device_blocked, restarts).
+func (d *Device) Budget() *budget.Device { return d.sdev }
+
+// LLD returns the device model behind queuecommand.
+func (d *Device) LLD() device.Device { return d.dev }
+
+// DeviceBusy returns the LUN's budget in use (scsi_device_busy).
+func (d *Device) DeviceBusy() int { return d.sdev.Busy() }
+
+// Restarts returns sdev->restarts.
+func (d *Device) Restarts() int { return d.sdev.Restarts() }
+
+// HasBudgetMap reports whether the LUN has a budget map (false in the device_busy era
+// and when the budget-map skip of seed 003 applies).
+func (d *Device) HasBudgetMap() bool { return d.sdev.HasBudgetMap() }
+
+// CommitRQsCalls returns how often the block layer called commit_rqs.
+func (d *Device) CommitRQsCalls() uint64 { return d.commits }
+
+// chargeBudget charges a budget get (or put) of token on the current CPU: nothing
+// with a skipped budget map, else the operation and the cache line of the budget-map
+// word holding token or of the device_busy counter.
+func (d *Device) chargeBudget(token int, get bool) {
+	h := d.dh
+	if !h.CostsOn() || token < 0 {
+		return
+	}
+	c := h.Costs()
+	switch {
+	case d.sdev.HasBudgetMap():
+		h.Touch(d.sdev, token>>d.shift)
+	case d.q.Options().DeviceBusyCounter:
+		h.Touch(d.sdev, 0)
+	default:
+		return // budget map skipped: get always succeeds, nothing to put
+	}
+	if get {
+		h.Charge(c.BudgetGet)
+	} else {
+		h.Charge(c.BudgetPut)
+	}
+}
+
+// GetBudget is scsi_mq_get_budget issued from cpu (budget.Device.GetBudget): a token
+// >= 0, or -1 after counting a restart and, if the LUN is idle, delay-running its
+// hctxs. Called by the block layer (blk_mq_get_dispatch_budget) on the CPU running the
+// dispatch or the direct issue, no lock held.
+func (d *Device) GetBudget(q *dispatch.Queue, cpu int) int {
+	token, act := d.sdev.GetBudget(&d.hints[cpu])
+	d.chargeBudget(max(token, 0), true)
+	if token < 0 {
+		d.applyAction(act, cpu)
+	}
+	return token
+}
+
+// PutBudget is scsi_mq_put_budget (budget returned without a command sent), called by
+// blk_mq_put_dispatch_budget on cpu.
+func (d *Device) PutBudget(q *dispatch.Queue, token, cpu int) {
+	d.chargeBudget(token, false)
+	d.sdev.PutBudget(token, &d.hints[cpu])
+}
+
+// applyAction carries out a queue-run decision of the budget package.
+func (d *Device) applyAction(act budget.Action, cpu int) {
+	if act.RunQueues {
+		d.q.CountCompletionRerun()
+		d.q.RunHwQueues(cpu, true)
+	}
+	if act.Delay > 0 {
+		d.q.DelayRunHwQueues(cpu)
+	}
+	if act.Requeue {
+		d.requeue.schedule(cpu)
+	}
+}
+
+// requeueWork is sdev->requeue_work on kblockd (scsi_requeue_run_queue): one pending
+// at a time; it runs scsi_run_queue (single-LUN siblings, the host's starved list, then
+// this LUN). The runs it yields are issued asynchronously (blk_mq_run_hw_queues with
+// async false runs inline only the hctxs of the kworker's CPU).
+type requeueWork struct {
+	d       *Device
+	cpu     int
+	pending bool
+}
+
+func (w *requeueWork) schedule(cpu int) {
+	if w.pending {
+		return
+	}
+	w.pending, w.cpu = true, cpu
+	w.d.host.engine().After(w.d.dh.KblockdDelay(), w)
+}
+
+// Fire runs scsi_run_queue.
+func (w *requeueWork) Fire(sim.Time) {
+	w.pending = false
+	h := w.d.host
+	h.dh.OnCPU(w.cpu)
+	run := h.bhost.RunQueue(w.d.sdev)
+	for s, ok := run.Next(); ok; s, ok = run.Next() {
+		if d := h.byDevice[s]; d != nil {
+			d.q.RunHwQueues(w.cpu, true)
+		}
+	}
+}
+
+func dispatchStatus(s budget.Status) dispatch.Status {
+	switch s {
+	case budget.StatusOK:
+		return dispatch.BlkStsOK
+	case budget.StatusDevResource:
+		return dispatch.BlkStsDevResource
+	}
+	return dispatch.BlkStsResource
+}
+
+// QueueRQ is scsi_queue_rq with the budget already held: target and host readiness
+// (budget.Device.Prepare), then the LLD's queuecommand (the device model). A refusal
+// (SCSI_MLQUEUE_DEVICE_BUSY or _HOST_BUSY) arms the blocked countdown, puts the budget
+// and answers BLK_STS_RESOURCE or BLK_STS_DEV_RESOURCE per Options.DevResource (case
+// R16). Called by the block layer's dispatch on cpu, the budget token in rq.
+func (d *Device) QueueRQ(hctx *dispatch.Hctx, rq *dispatch.Request, last bool, cpu int) dispatch.Status {
+	hint := &d.hints[cpu]
+	h := d.dh
+	h.Charge(h.Costs().HostCheck)
+	if d.q.Options().HostBusyCheck {
+		h.Touch(&d.host.busyLine, 0) // the pre-v5.5 host_busy atomic
+	}
+	token := rq.BudgetToken()
+	if st := d.sdev.Prepare(token, hint); st != budget.StatusOK {
+		d.chargeBudget(token, false)
+		return dispatchStatus(st)
+	}
+	cmd := rq.Cmd()
+	*cmd = device.Command{Op: rq.Op, Offset: rq.Offset, Length: rq.Length, Sync: rq.Sync, Done: &d.done, Priv: rq}
+	reject := budget.HostBusy
+	h.Charge(h.Costs().QueueRq)
+	switch d.dev.Submit(cmd) {
+	case device.Accepted:
+		return dispatch.BlkStsOK
+	case device.Busy:
+		reject = budget.DeviceBusy
+	}
+	d.chargeBudget(token, false)
+	return dispatchStatus(d.sdev.DispatchFailed(reject, token, hint))
+}
+
+// CommitRQs is scsi_commit_rqs: the LLD's commit_rqs (none of the modelled LLDs
+// batches doorbells, so it only counts).
+func (d *Device) CommitRQs(*dispatch.Hctx, int) { d.commits++ }
+
+// Timeout is scsi_timeout: the model never calls it (see dispatch.Ops.Timeout);
+// BLK_EH_DONE hands the command to error handling in the kernel.
+func (d *Device) Timeout(*dispatch.Request) dispatch.TimeoutAction { return dispatch.BlkEHDone }
+
+// InitHctx is scsi_init_hctx: nothing to set up.
+func (d *Device) InitHctx(*dispatch.Hctx) error { return nil }
+
+// Complete receives a command completion from the LLD (scsi_done): the completion
+// runs on the CPU of the LLD's interrupt or timer (Template.Completion), through
+// blk_mq_complete_request.
+func (l *lldDone) Complete(cmd *device.Command, _ sim.Time) {
+	d := l.d
+	rq := cmd.Priv.(*dispatch.Request)
+	cpu := rq.IssueCPU()
+	if d.host.completion == CompleteOnHctxIRQ {
+		cpu = rq.Hctx().CPUs()[0]
+	}
+	d.q.CompleteRequest(rq, cpu)
+}
+
+// Complete is scsi_complete → scsi_finish_command → scsi_end_request, called by the
+// block layer (blk_mq_complete_request) on the completion CPU: unbusy the LUN, target
+// and host, clear the blocked countdowns, end the request, then scsi_run_queue_async.
+// The budget-map hint and the restart runs are those of the submitting CPU (rq's
+// ctx), as the model has always charged them.
+func (d *Device) Complete(rq *dispatch.Request, _ int) {
+	sub := rq.CPU()
+	h := d.dh
+	h.Charge(h.Costs().Completion)
+	token := rq.BudgetToken()
+	d.chargeBudget(token, false)
+	d.sdev.Unbusy(token, &d.hints[sub])
+	d.sdev.FinishCommand() // scsi_finish_command: clear the blocked countdowns
+	rq.SetBudgetToken(-1)
+	d.q.EndRequest(rq)
+	d.applyAction(d.sdev.EndRequest(), sub)
+}
+
+// DriverWait reports the LUN's and host's limits for hang reports.
+func (d *Device) DriverWait() dispatch.DriverWait {
+	return dispatch.DriverWait{HasBudget: true, BudgetBusy: d.sdev.Busy(), QueueDepth: d.sdev.QueueDepth(),
+		DeviceBlocked: d.sdev.Blocked(), HostBusy: d.host.bhost.Busy(), CanQueue: d.host.bhost.CanQueue(),
+		HostBlocked: d.host.bhost.Blocked(), DeviceInFlight: d.dev.InFlight()}
+}

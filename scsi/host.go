@@ -1,0 +1,216 @@
+package scsi
+
+import (
+	"fmt"
+
+	"github.com/blkmq/blkmq/budget"
+	"github.com/blkmq/blkmq/dispatch"
+	"github.com/blkmq/blkmq/sim"
+)
+
+// Completion says where a low-level driver's completion handler runs, the CPU from
+// which it calls scsi_done (and so blk_mq_complete_request).
+type Completion uint8
+
+const (
+	// CompleteOnHctxIRQ: a hardware interrupt whose vector is affine to the hctx's
+	// CPUs (managed MSI-X vectors, one per hw queue: smartpqi, NVMe-like HBAs); it
+	// arrives on the first CPU of the hctx's mask (the vector's effective affinity).
+	CompleteOnHctxIRQ Completion = iota
+	// CompleteOnIssueCPU: a timer armed by queuecommand on the CPU running it
+	// (scsi_debug's hrtimer, HRTIMER_MODE_REL_PINNED in schedule_resp).
+	CompleteOnIssueCPU
+)
+
+// String returns "hctx-irq" or "issue-cpu".
+func (c Completion) String() string {
+	switch c {
+	case CompleteOnHctxIRQ:
+		return "hctx-irq"
+	case CompleteOnIssueCPU:
+		return "issue-cpu"
+	}
+	return fmt.Sprintf("Completion(%d)", uint8(c))
+}
+
+// Template is a SCSI host template and the Scsi_Host fields its LLD sets at probe
+// (struct scsi_host_template, include/scsi/scsi_host.h): what the mid-layer builds the
+// tag set (scsi_mq_setup_tags) and the LUN budgets from.
+type Template struct {
+	// Name is the LLD's name (proc_name).
+	Name string
+	// CanQueue is shost->can_queue: the tag-set depth, [1, 10240].
+	CanQueue int
+	// CmdPerLun is shost->cmd_per_lun: a new LUN's queue_depth (capped at
+	// CanQueue by scsi_change_queue_depth), [1, 10240].
+	CmdPerLun int
+	// NrHwQueues is shost->nr_hw_queues, [1, 4096].
+	NrHwQueues int
+	// HostTagset is shost->host_tagset (BLK_MQ_F_TAG_HCTX_SHARED; the storvsc RFC of
+	// seed 000 calls it hctx_share_tags).
+	HostTagset bool
+	// Completion is where the LLD completes commands.
+	Completion Completion
+}
+
+// Validate returns an error naming the first field out of range.
+func (t Template) Validate() error {
+	switch {
+	case t.CanQueue < 1 || t.CanQueue > budget.MaxCanQueue:
+		return fmt.Errorf("scsi: host %s: can_queue %d out of range [1, %d]", t.Name, t.CanQueue, budget.MaxCanQueue)
+	case t.CmdPerLun < 1 || t.CmdPerLun > budget.MaxCanQueue:
+		return fmt.Errorf("scsi: host %s: cmd_per_lun %d out of range [1, %d]", t.Name, t.CmdPerLun, budget.MaxCanQueue)
+	case t.NrHwQueues < 1 || t.NrHwQueues > budget.MaxHwQueues:
+		return fmt.Errorf("scsi: host %s: nr_hw_queues %d out of range [1, %d]", t.Name, t.NrHwQueues, budget.MaxHwQueues)
+	case t.Completion > CompleteOnIssueCPU:
+		return fmt.Errorf("scsi: host %s: completion %v not one of hctx-irq, issue-cpu", t.Name, t.Completion)
+	}
+	return nil
+}
+
+// StorvscPerChannel is the model's assumed number of requests one VMBus channel
+// holds (max_outstanding_req_per_channel × (100 − ring_avail_percent_lowater) / 100).
+// Assumption: the kernel derives it from the ring-buffer size and packet size
+// (storvsc_probe); 256 gives can_queue 1024 on 16 CPUs (4 channels).
+const StorvscPerChannel = 256
+
+// Storvsc is the Hyper-V storvsc host (drivers/scsi/storvsc_drv.c, v6.1) on nrCPUs
+// CPUs with the module parameters storvsc_max_hw_queues (0 = unset) and
+// storvsc_vcpus_per_sub_channel (default 4):
+//   - can_queue: storvsc_probe sets scsi_driver.can_queue to
+//     max_outstanding_req_per_channel × (max_sub_channels + 1) × (100 −
+//     ring_avail_percent_lowater) / 100 with max_sub_channels = (nr CPUs − 1) /
+//     storvsc_vcpus_per_sub_channel; the per-channel figure is StorvscPerChannel
+//     (assumed), capped at 10240.
+//   - cmd_per_lun: 2048 (scsi_driver.cmd_per_lun).
+//   - nr_hw_queues: storvsc_probe: storvsc_max_hw_queues if set (capped at the
+//     CPUs), else num_present_cpus().
+//   - host_tagset: not set upstream (per-hctx tags; seed 000's RFC proposes it).
+//   - completion: storvsc_on_channel_callback runs on the VMBus channel's target CPU;
+//     the channel is picked per issuing CPU (storvsc_do_io, get_og_chn). Modelled as
+//     CompleteOnHctxIRQ (the hctx's first CPU). Assumption: the channel-to-CPU
+//     placement of the host is not modelled.
+func Storvsc(nrCPUs, maxHwQueues, vcpusPerSubChannel int) Template {
+	nhw := nrCPUs
+	if maxHwQueues > 0 {
+		nhw = min(maxHwQueues, nrCPUs)
+	}
+	if vcpusPerSubChannel < 1 {
+		vcpusPerSubChannel = 4
+	}
+	cq := min(StorvscPerChannel*((nrCPUs-1)/vcpusPerSubChannel+1), budget.MaxCanQueue)
+	return Template{Name: "storvsc", CanQueue: cq, CmdPerLun: 2048, NrHwQueues: max(nhw, 1)}
+}
+
+// Smartpqi is the Microchip smartpqi host (drivers/scsi/smartpqi/smartpqi_init.c,
+// v6.1) for a controller reporting maxOutstanding requests, with numQueueGroups
+// queue groups (one per CPU up to the controller's limit):
+//   - can_queue: pqi_register_scsi_host sets shost->can_queue =
+//     ctrl_info->scsi_ml_can_queue, which pqi_calculate_io_resources computes as
+//     max_outstanding_requests − PQI_RESERVED_IO_SLOTS (passed here already reduced:
+//     canQueue).
+//   - cmd_per_lun: shost->cmd_per_lun = shost->can_queue (same function).
+//   - nr_hw_queues: shost->nr_hw_queues = ctrl_info->num_queue_groups.
+//   - host_tagset: shost->host_tagset = 1 (since v5.11, "scsi: smartpqi: Use
+//     host-wide tag space").
+//   - completion: one MSI-X vector per queue group, affine to its CPUs
+//     (pqi_enable_msix_interrupts with PCI_IRQ_AFFINITY): CompleteOnHctxIRQ.
+func Smartpqi(canQueue, numQueueGroups int) Template {
+	return Template{Name: "smartpqi", CanQueue: canQueue, CmdPerLun: canQueue, NrHwQueues: numQueueGroups,
+		HostTagset: true}
+}
+
+// SdebugCanQueue is SDEBUG_CANQUEUE (drivers/scsi/scsi_debug.c): 3 words × 64 bits =
+// 192, the upper limit and default of max_queue and the value of DEF_CMD_PER_LUN.
+const SdebugCanQueue = 192
+
+// ScsiDebug is the scsi_debug host (drivers/scsi/scsi_debug.c, v6.1) for the module
+// parameters max_queue (default 192), host_max_queue (default 0) and submit_queues
+// (default 1; capped at the CPUs by the driver):
+//   - can_queue: sdebug_driver_probe: host_max_queue if set, else max_queue
+//     (sdebug_max_queue).
+//   - cmd_per_lun: DEF_CMD_PER_LUN = SDEBUG_CANQUEUE (192) in sdebug_driver_template.
+//   - nr_hw_queues: submit_queues.
+//   - host_tagset: sdebug_driver_probe sets it when host_max_queue is set.
+//   - completion: schedule_resp arms an hrtimer (HRTIMER_MODE_REL_PINNED) on the CPU
+//     running queuecommand for delay/ndelay > 0, or completes from a work item
+//     (jdelay < 0, not modelled) — CompleteOnIssueCPU. delay=0 and ndelay=0 respond
+//     inside queuecommand (scsi_done from the same CPU), also CompleteOnIssueCPU.
+//
+// When its slots are full scsi_debug answers SCSI_MLQUEUE_HOST_BUSY (schedule_resp:
+// no free queued_arr slot; device.NullParams.HostBusyWhenFull); its TASK SET FULL
+// status needs every_nth / sdebug_opts error injection, which the model does not take.
+func ScsiDebug(maxQueue, hostMaxQueue, submitQueues int) Template {
+	cq := maxQueue
+	if hostMaxQueue > 0 {
+		cq = hostMaxQueue
+	}
+	return Template{Name: "scsi_debug", CanQueue: cq, CmdPerLun: SdebugCanQueue, NrHwQueues: max(submitQueues, 1),
+		HostTagset: hostMaxQueue > 0, Completion: CompleteOnIssueCPU}
+}
+
+// Generic is an HBA described by its Scsi_Host fields directly, with one interrupt
+// vector per hardware queue (CompleteOnHctxIRQ).
+func Generic(canQueue, cmdPerLun, nrHwQueues int, hostTagset bool) Template {
+	return Template{Name: "generic", CanQueue: canQueue, CmdPerLun: cmdPerLun, NrHwQueues: nrHwQueues,
+		HostTagset: hostTagset}
+}
+
+// Host is a SCSI host (struct Scsi_Host) on a tag set: the admission state (package
+// budget: host_busy, host_blocked, the starved list), one target (not single-LUN, no
+// target can_queue) and its LUNs.
+type Host struct {
+	dh         *dispatch.Host
+	bhost      *budget.Host
+	target     *budget.Target
+	completion Completion
+	byDevice   map[*budget.Device]*Device
+	devices    []*Device
+	busyLine   struct{} // key of the host_busy cache line (pre-v5.5 host_busy check)
+}
+
+// NewHost puts a SCSI host on the tag set dh (whose can_queue, nr_hw_queues and
+// host-wide tags it shares) with completions as given. Era switches are those of
+// dh's Options. It returns budget's errors for out-of-range fields.
+func NewHost(dh *dispatch.Host, completion Completion) (*Host, error) {
+	hc := dh.Config()
+	h := &Host{dh: dh, completion: completion, byDevice: map[*budget.Device]*Device{}}
+	var err error
+	if h.bhost, err = budget.NewHost(budget.HostConfig{CanQueue: hc.CanQueue, NrHwQueues: hc.NrHwQueues,
+		HostTagset: hc.HostTagset, Options: budgetOptions(hc.Options)}); err != nil {
+		return nil, fmt.Errorf("scsi: %w", err)
+	}
+	if h.target, err = h.bhost.NewTarget(0, false); err != nil {
+		return nil, fmt.Errorf("scsi: %w", err)
+	}
+	return h, nil
+}
+
+// budgetOptions maps the dispatch era switches onto the budget package's.
+func budgetOptions(o dispatch.Options) budget.Options {
+	b := budget.Options{
+		RestartEveryCompletion: o.SCSIRestart == dispatch.RestartEveryCompletion,
+		DeviceBusyCounter:      o.DeviceBusyCounter,
+		HostBusyCheck:          o.HostBusyCheck,
+		BudgetMapSkip:          o.BudgetMapSkip,
+	}
+	switch o.DevResource {
+	case dispatch.DevResourceIfBusy:
+		b.DevResource = budget.DevResourceIfDeviceBusy
+	case dispatch.DevResourceIfOtherBudget:
+		b.DevResource = budget.DevResourceIfOtherBudget
+	}
+	return b
+}
+
+// Budget returns the host's admission state (host_busy, host_blocked, starved list).
+func (h *Host) Budget() *budget.Host { return h.bhost }
+
+// Devices returns the LUNs added so far.
+func (h *Host) Devices() []*Device { return h.devices }
+
+// TagSet returns the block-layer tag set the host sits on.
+func (h *Host) TagSet() *dispatch.Host { return h.dh }
+
+// engine returns the simulation engine.
+func (h *Host) engine() *sim.Engine { return h.dh.Engine() }

@@ -1,0 +1,65 @@
+package stack
+
+import (
+	"fmt"
+
+	"github.com/blkmq/blkmq/dispatch"
+	"github.com/blkmq/blkmq/nullblk"
+	"github.com/blkmq/blkmq/scsi"
+)
+
+// assemble builds each host's tag set (sharing the machine's CPUs) and driver, and
+// one request queue per LUN on its host.
+func (r *runner) assemble() error {
+	cfg := &r.cfg
+	hosts := make([]*dispatch.Host, cfg.nrHosts())
+	scsiHosts := make([]*scsi.Host, cfg.nrHosts())
+	for i := range hosts {
+		var err error
+		if i == 0 {
+			hosts[i], err = dispatch.NewHost(r.eng, cfg.hostConfig(0))
+		} else {
+			hosts[i], err = dispatch.NewHostOn(r.eng, cfg.hostConfig(i), hosts[0])
+		}
+		if err != nil {
+			return fmt.Errorf("stack: %w", err)
+		}
+		if h := cfg.hostAt(i); h.Driver == DriverSCSI {
+			if scsiHosts[i], err = scsi.NewHost(hosts[i], h.Completion); err != nil {
+				return fmt.Errorf("stack: %w", err)
+			}
+		}
+	}
+	r.host, r.hosts = hosts[0], hosts
+	for i, l := range cfg.LUNs {
+		dev, err := l.Device(r.eng)
+		if err != nil {
+			return fmt.Errorf("stack: LUNs[%d].Device: %w", i, err)
+		}
+		h := cfg.hostAt(l.Host)
+		lc := dispatch.LUNConfig{NrRequests: l.NrRequests, Elevator: l.Scheduler, MaxSectorsKB: l.MaxSectorsKB}
+		var q *dispatch.Queue
+		budgetMap := false
+		switch h.Driver {
+		case DriverNullBlk:
+			d, err := nullblk.New(hosts[l.Host], nullblk.Config{Device: dev, IRQMode: h.NullBlk.IRQMode, Queue: lc})
+			if err != nil {
+				return fmt.Errorf("stack: LUNs[%d]: %w", i, err)
+			}
+			q = d.Queue()
+		default:
+			qd := l.QueueDepth
+			if qd == 0 {
+				qd = min(max(h.CmdPerLun, 1), h.CanQueue)
+			}
+			d, err := scsiHosts[l.Host].AddDevice(scsi.DeviceConfig{Device: dev, QueueDepth: qd, Queue: lc})
+			if err != nil {
+				return fmt.Errorf("stack: LUNs[%d]: %w", i, err)
+			}
+			q, budgetMap = d.Queue(), d.HasBudgetMap()
+		}
+		r.queues = append(r.queues, q)
+		r.hasBudgetMap = append(r.hasBudgetMap, budgetMap)
+	}
+	return nil
+}
