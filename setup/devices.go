@@ -6,7 +6,10 @@ import (
 	"strings"
 
 	"github.com/blkmq/blkmq/device"
+	"github.com/blkmq/blkmq/nullblk"
+	"github.com/blkmq/blkmq/scsi"
 	"github.com/blkmq/blkmq/sim"
+	"github.com/blkmq/blkmq/stack"
 )
 
 // lun is one resolved LUN: its name (what fio jobs target) and device builder.
@@ -18,6 +21,31 @@ type lun struct {
 	capacity int64
 	// bounded: the device model rejects (panics on) I/O beyond capacity (device.HDD).
 	bounded bool
+	// driver is the block driver of the LUN's host, nullBlk its null_blk parameters,
+	// completion where a SCSI LLD completes (scsi_debug: its hrtimer on the issuing
+	// CPU).
+	driver     stack.Driver
+	nullBlk    stack.NullBlk
+	completion scsi.Completion
+	// ownTagSet: the LUN is a device with a tag set of its own (null_blk without
+	// shared_tags: nullb->__tag_set per device), a host of its own in stack.Config.
+	ownTagSet bool
+}
+
+// applyDrivers sets each LUN's driver and, for devices with a tag set of their own,
+// adds a host per device (same parameters as the first) to cfg, whose LUNs are s.luns
+// in order.
+func (s *state) applyDrivers(cfg *stack.Config) {
+	for i, l := range s.luns {
+		if i == 0 {
+			cfg.Host.Driver, cfg.Host.NullBlk, cfg.Host.Completion = l.driver, l.nullBlk, l.completion
+			continue
+		}
+		if l.ownTagSet {
+			cfg.Hosts = append(cfg.Hosts, cfg.Host)
+			cfg.LUNs[i].Host = len(cfg.Hosts)
+		}
+	}
 }
 
 // deviceKind describes one --device KIND.
@@ -74,7 +102,9 @@ const sdebugCanQueue = 192
 // parseScsiDebug models scsi_debug's host and LUNs: can_queue = host_max_queue if set
 // (which also sets host_tagset, as sdebug_driver_probe does) else max_queue;
 // nr_hw_queues = submit_queues (capped at the CPUs); cmd_per_lun = 192; each LUN a
-// Null device completing after delay jiffies (at system/hz) or ndelay ns.
+// Null device completing after delay jiffies (at system/hz) or ndelay ns, from an
+// hrtimer on the CPU that issued the command (scsi.ScsiDebug); a full queue answers
+// SCSI_MLQUEUE_HOST_BUSY as schedule_resp does.
 // queue/max_sectors_kb is opt_blks × sector_size (default 1024 × 512 B = 512 KiB):
 // sd_revalidate_disk takes the Block Limits VPD optimal transfer length, which
 // scsi_debug reports as opt_blks, as the request size limit when it is at least
@@ -139,7 +169,7 @@ func parseScsiDebug(s *state, pairs [][2]string, where, source string) error {
 	for range numTgts * maxLuns {
 		q := p
 		q.Name = sdName(len(s.luns))
-		s.luns = append(s.luns, lun{name: q.Name, kind: "scsi_debug", capacity: capacity,
+		s.luns = append(s.luns, lun{name: q.Name, kind: "scsi_debug", capacity: capacity, completion: scsi.CompleteOnIssueCPU,
 			build: func(eng *sim.Engine) (device.Device, error) { return device.NewNull(eng, q) }})
 	}
 	return nil
@@ -169,10 +199,11 @@ var nullBlkInert = []string{"virt_boundary", "home_node", "bs", "use_per_node_hc
 // parseNullBlk models null_blk with queue_mode=2 (blk-mq): hw_queue_depth is the tag
 // set depth (can_queue), submit_queues nr_hw_queues, shared_tag_bitmap host-wide
 // tags; irqmode=2 completes after completion_nsec, irqmode 0 or 1 at once (the
-// kernel ignores completion_nsec then). null_blk has no SCSI budget: the LUN
-// queue_depth is set to hw_queue_depth, so the model caps a device's commands in
-// flight at hw_queue_depth even with several hctxs (the kernel allows
-// hw_queue_depth per hctx; see noteNullBlkBudget). poll_queues (default 1, as in 6.1) adds that many poll
+// kernel ignores completion_nsec then), each on the CPU that ran queue_rq (package
+// nullblk). The driver is null_blk's (no SCSI budget, no SCSI host: see
+// noteNullBlkBudget); blocking=1 is BLK_MQ_F_BLOCKING, no_sched=1 BLK_MQ_F_NO_SCHED.
+// nr_devices devices share one tag set with shared_tags=1; without it each has its
+// own (a host per device in stack.Config). poll_queues (default 1, as in 6.1) adds that many poll
 // hctxs to the tag set (null_init_tag_set: nr_hw_queues = submit_queues +
 // poll_queues, three queue maps): they get no normal I/O, so the model does not
 // simulate them, but they count in elevator_get_default's nr_hw_queues, so the
@@ -202,10 +233,6 @@ func parseNullBlk(s *state, pairs [][2]string, where, source string) error {
 		return err
 	}
 	switch {
-	case nrDev > 1 && !sharedTags:
-		return fmt.Errorf("%s: null_blk nr_devices=%d needs shared_tags=1: the model has one tag set; allowed: nr_devices=1, or shared_tags=1", where, nrDev)
-	case blocking:
-		return fmt.Errorf("%s: null_blk parameter blocking=1: not modelled; allowed: 0", where)
 	case zoned:
 		return fmt.Errorf("%s: null_blk parameter zoned=1: not modelled; allowed: 0", where)
 	}
@@ -221,7 +248,7 @@ func parseNullBlk(s *state, pairs [][2]string, where, source string) error {
 	}
 	s.setDerived("host/can_queue", depth, source)
 	s.setDerived("host/nr_hw_queues", subQ, source)
-	s.setDerived("host/cmd_per_lun", depth, source+" (no budget: queue_depth = hw_queue_depth)")
+	s.setDerived("host/cmd_per_lun", depth, source+" (unused: null_blk has no budget)")
 	if sharedBitmap {
 		s.setDerived("host/host_tagset", 1, source+" (shared_tag_bitmap)")
 	}
@@ -243,27 +270,27 @@ func parseNullBlk(s *state, pairs [][2]string, where, source string) error {
 	} else {
 		s.setDerived("queue/max_sectors_kb", blkSafeMaxSectorsKB, source+" (no max_sectors: BLK_SAFE_MAX_SECTORS)")
 	}
+	nb := stack.NullBlk{IRQMode: nullblk.IRQMode(irq), Blocking: blocking, NoSched: noSched}
 	for range nrDev {
 		p := device.NullParams{Name: fmt.Sprintf("/dev/nullb%d", len(s.luns)), CompletionNsec: delay, MBps: int64(mbps)}
 		s.luns = append(s.luns, lun{name: p.Name, kind: "null_blk", capacity: int64(gb) << 30,
+			driver: stack.DriverNullBlk, nullBlk: nb, ownTagSet: !sharedTags,
 			build: func(eng *sim.Engine) (device.Device, error) { return device.NewNull(eng, p) }})
 	}
 	return nil
 }
 
-// noteNullBlkBudget documents in --explain (device/queue_depth) that the
-// model caps a null_blk device at hw_queue_depth commands in flight: null_blk has
-// no get_budget (blk_mq_get_dispatch_budget always succeeds) and, without
-// shared_tag_bitmap, each of its hctxs owns hw_queue_depth driver tags, so the
-// kernel allows submit_queues × hw_queue_depth; the model's LUN budget
-// (stack.LUN.QueueDepth) is at most Host.CanQueue = hw_queue_depth.
+// noteNullBlkBudget documents in --explain (device/queue_depth) that null_blk has no
+// budget (blk_mq_get_dispatch_budget always succeeds without .get_budget): each of its
+// hctxs owns hw_queue_depth driver tags unless shared_tag_bitmap, so a device holds up
+// to submit_queues × hw_queue_depth commands, as the model does (package nullblk).
 func noteNullBlkBudget(s *state, depth, subQ int, sharedBitmap bool) {
 	if sharedBitmap || subQ == 1 {
-		s.notes["device/queue_depth"] = "null_blk has no budget: the model's budget equals the tag set depth, so it never binds"
+		s.notes["device/queue_depth"] = fmt.Sprintf("null_blk has no budget: only the %d driver tags limit a device", depth)
 		return
 	}
-	s.notes["device/queue_depth"] = fmt.Sprintf("null_blk has no budget; the kernel allows hw_queue_depth per hctx (%d × %d = %d in flight), the model caps the device at %d (a LUN budget cannot exceed can_queue)",
-		subQ, depth, subQ*depth, depth)
+	s.notes["device/queue_depth"] = fmt.Sprintf("null_blk has no budget: hw_queue_depth driver tags per hctx (%d × %d = %d in flight)",
+		subQ, depth, subQ*depth)
 }
 
 func has(pairs [][2]string, name string) bool {

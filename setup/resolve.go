@@ -233,6 +233,7 @@ func (s *state) resolved() (*Resolved, error) {
 		r.Capacity = append(r.Capacity, l.capacity)
 		r.bounded = append(r.bounded, l.bounded)
 	}
+	s.applyDrivers(&cfg) // drivers and per-device tag sets (setup/devices.go)
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("setup: %w", err)
 	}

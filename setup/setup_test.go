@@ -6,6 +6,8 @@ import (
 
 	"github.com/blkmq/blkmq/device"
 	"github.com/blkmq/blkmq/fio"
+	"github.com/blkmq/blkmq/nullblk"
+	"github.com/blkmq/blkmq/scsi"
 	"github.com/blkmq/blkmq/sim"
 	"github.com/blkmq/blkmq/stack"
 	"github.com/google/go-cmp/cmp"
@@ -36,32 +38,32 @@ func TestResolveGood(t *testing.T) {
 		want hostOf
 	}{
 		{"default/null_blk", Description{},
-			hostOf{CPUs: 4, Host: stack.Host{CanQueue: 64, NrHwQueues: 1, CmdPerLun: 64}, Scheduler: "none", MaxSectors: 127, LUNs: []string{"/dev/nullb0"}}},
+			hostOf{CPUs: 4, Host: stack.Host{CanQueue: 64, NrHwQueues: 1, CmdPerLun: 64, Driver: stack.DriverNullBlk, NullBlk: stack.NullBlk{IRQMode: nullblk.IRQSoftIRQ}}, Scheduler: "none", MaxSectors: 127, LUNs: []string{"/dev/nullb0"}}},
 		// F: 6.1's poll_queues=1 adds a poll hctx, so nr_hw_queues is 2 for the
 		// default-scheduler rule (kernel guest: /sys/block/nullb0/mq has 2 entries,
 		// scheduler [none]); the poll hctx is not simulated.
 		{"F/null_blk-poll_queues-0", Description{Devices: []string{"null_blk poll_queues=0"}},
-			hostOf{CPUs: 4, Host: stack.Host{CanQueue: 64, NrHwQueues: 1, CmdPerLun: 64}, MaxSectors: 127, LUNs: []string{"/dev/nullb0"}}},
+			hostOf{CPUs: 4, Host: stack.Host{CanQueue: 64, NrHwQueues: 1, CmdPerLun: 64, Driver: stack.DriverNullBlk, NullBlk: stack.NullBlk{IRQMode: nullblk.IRQSoftIRQ}}, MaxSectors: 127, LUNs: []string{"/dev/nullb0"}}},
 		{"F/null_blk-poll_queues-shared_tag_bitmap", Description{Devices: []string{"null_blk poll_queues=2 shared_tag_bitmap=1"}},
-			hostOf{CPUs: 4, Host: stack.Host{CanQueue: 64, NrHwQueues: 1, CmdPerLun: 64, HostTagset: true}, Scheduler: "mq-deadline", MaxSectors: 127, LUNs: []string{"/dev/nullb0"}}},
+			hostOf{CPUs: 4, Host: stack.Host{CanQueue: 64, NrHwQueues: 1, CmdPerLun: 64, HostTagset: true, Driver: stack.DriverNullBlk, NullBlk: stack.NullBlk{IRQMode: nullblk.IRQSoftIRQ}}, Scheduler: "mq-deadline", MaxSectors: 127, LUNs: []string{"/dev/nullb0"}}},
 		{"F/null_blk-poll_queues-set-scheduler", Description{Devices: []string{"null_blk"}, Set: []string{"queue/scheduler=mq-deadline"}},
-			hostOf{CPUs: 4, Host: stack.Host{CanQueue: 64, NrHwQueues: 1, CmdPerLun: 64}, Scheduler: "mq-deadline", MaxSectors: 127, LUNs: []string{"/dev/nullb0"}}},
+			hostOf{CPUs: 4, Host: stack.Host{CanQueue: 64, NrHwQueues: 1, CmdPerLun: 64, Driver: stack.DriverNullBlk, NullBlk: stack.NullBlk{IRQMode: nullblk.IRQSoftIRQ}}, Scheduler: "mq-deadline", MaxSectors: 127, LUNs: []string{"/dev/nullb0"}}},
 		{"scsi_debug/003-host_max_queue", Description{CPUs: 2, Devices: []string{"scsi_debug delay=0 no_rwlock=1 host_max_queue=192 submit_queues=2"}},
-			hostOf{CPUs: 2, Host: stack.Host{CanQueue: 192, NrHwQueues: 2, CmdPerLun: 192, HostTagset: true}, MaxSectors: 512, LUNs: []string{"/dev/sda"}}},
+			hostOf{CPUs: 2, Host: stack.Host{CanQueue: 192, NrHwQueues: 2, CmdPerLun: 192, HostTagset: true, Completion: scsi.CompleteOnIssueCPU}, MaxSectors: 512, LUNs: []string{"/dev/sda"}}},
 		{"scsi_debug/modprobe-prefix-and-luns", Description{CPUs: 16, Devices: []string{"modprobe scsi_debug scsi_debug.max_queue=64 max_luns=2 submit_queues=32"}},
-			hostOf{CPUs: 16, Host: stack.Host{CanQueue: 64, NrHwQueues: 16, CmdPerLun: 192}, MaxSectors: 512, LUNs: []string{"/dev/sda", "/dev/sdb"}}},
+			hostOf{CPUs: 16, Host: stack.Host{CanQueue: 64, NrHwQueues: 16, CmdPerLun: 192, Completion: scsi.CompleteOnIssueCPU}, MaxSectors: 512, LUNs: []string{"/dev/sda", "/dev/sdb"}}},
 		// G: 6.1 guest sysfs max_sectors_kb: scsi_debug 512 (opt_blks 1024 × 512 B),
 		// null_blk 127 (BLK_SAFE_MAX_SECTORS 255 sectors).
 		{"G/scsi_debug-opt_blks", Description{Devices: []string{"scsi_debug opt_blks=256 sector_size=4096"}},
-			hostOf{CPUs: 4, Host: stack.Host{CanQueue: 192, NrHwQueues: 1, CmdPerLun: 192}, MaxSectors: 1024, LUNs: []string{"/dev/sda"}}},
+			hostOf{CPUs: 4, Host: stack.Host{CanQueue: 192, NrHwQueues: 1, CmdPerLun: 192, Completion: scsi.CompleteOnIssueCPU}, MaxSectors: 1024, LUNs: []string{"/dev/sda"}}},
 		{"G/scsi_debug-opt_blks-below-page", Description{Devices: []string{"scsi_debug opt_blks=4"}},
-			hostOf{CPUs: 4, Host: stack.Host{CanQueue: 192, NrHwQueues: 1, CmdPerLun: 192}, MaxSectors: 1280, LUNs: []string{"/dev/sda"}}},
+			hostOf{CPUs: 4, Host: stack.Host{CanQueue: 192, NrHwQueues: 1, CmdPerLun: 192, Completion: scsi.CompleteOnIssueCPU}, MaxSectors: 1280, LUNs: []string{"/dev/sda"}}},
 		{"G/null_blk-max_sectors-capped", Description{Devices: []string{"null_blk max_sectors=8192"}},
-			hostOf{CPUs: 4, Host: stack.Host{CanQueue: 64, NrHwQueues: 1, CmdPerLun: 64}, Scheduler: "none", MaxSectors: 1280, LUNs: []string{"/dev/nullb0"}}},
+			hostOf{CPUs: 4, Host: stack.Host{CanQueue: 64, NrHwQueues: 1, CmdPerLun: 64, Driver: stack.DriverNullBlk, NullBlk: stack.NullBlk{IRQMode: nullblk.IRQSoftIRQ}}, Scheduler: "none", MaxSectors: 1280, LUNs: []string{"/dev/nullb0"}}},
 		{"G/set-overrides-device-default", Description{Devices: []string{"scsi_debug"}, Set: []string{"queue/max_sectors_kb=64"}},
-			hostOf{CPUs: 4, Host: stack.Host{CanQueue: 192, NrHwQueues: 1, CmdPerLun: 192}, MaxSectors: 64, LUNs: []string{"/dev/sda"}}},
+			hostOf{CPUs: 4, Host: stack.Host{CanQueue: 192, NrHwQueues: 1, CmdPerLun: 192, Completion: scsi.CompleteOnIssueCPU}, MaxSectors: 64, LUNs: []string{"/dev/sda"}}},
 		{"null_blk/shared", Description{CPUs: 8, Devices: []string{"null_blk completion_nsec=200000 irqmode=2 hw_queue_depth=32 submit_queues=4 shared_tags=1 nr_devices=2 shared_tag_bitmap=1 no_sched=1 max_sectors=256"}},
-			hostOf{CPUs: 8, Host: stack.Host{CanQueue: 32, NrHwQueues: 4, CmdPerLun: 32, HostTagset: true}, Scheduler: "none", MaxSectors: 128, LUNs: []string{"/dev/nullb0", "/dev/nullb1"}}},
+			hostOf{CPUs: 8, Host: stack.Host{CanQueue: 32, NrHwQueues: 4, CmdPerLun: 32, HostTagset: true, Driver: stack.DriverNullBlk, NullBlk: stack.NullBlk{IRQMode: nullblk.IRQTimer, NoSched: true}}, Scheduler: "none", MaxSectors: 128, LUNs: []string{"/dev/nullb0", "/dev/nullb1"}}},
 		{"storvsc/000", Description{Kernel: "5.17", CPUs: 16, Devices: []string{"cloud"}, Set: []string{"queue/nr_requests=56", "device/queue_depth=15"}},
 			hostOf{CPUs: 16, Host: stack.Host{CanQueue: 1024, NrHwQueues: 16, CmdPerLun: 2048}, QueueDepth: 15, NrRequests: 56, MaxSectors: 1280, LUNs: []string{"/dev/sda"}, Kernel: "5.17"}},
 		{"storvsc/tags=shared", Description{CPUs: 16, Devices: []string{"cloud iops=5000 mbps=200"}, Set: []string{"tags=shared", "queue/scheduler=mq-deadline", "queue/max_sectors_kb=512"}},
@@ -69,7 +71,7 @@ func TestResolveGood(t *testing.T) {
 		{"generic/hdd+ssd", Description{Host: "generic can_queue=128 nr_hw_queues=2", Devices: []string{"hdd model=cheetah-15k3 tcq=1 aging_ms=250", "ssd parallel_units=8"}, Set: []string{"host/host_tagset=1", "host/cmd_per_lun=32"}},
 			hostOf{CPUs: 4, Host: stack.Host{CanQueue: 128, NrHwQueues: 2, CmdPerLun: 32, HostTagset: true}, MaxSectors: 1280, LUNs: []string{"/dev/sda", "/dev/sdb"}}},
 		{"set/overrides-device", Description{Devices: []string{"scsi_debug max_queue=100"}, Set: []string{"host/can_queue=50", "system/nr_cpus=3"}},
-			hostOf{CPUs: 3, Host: stack.Host{CanQueue: 50, NrHwQueues: 1, CmdPerLun: 192}, MaxSectors: 512, LUNs: []string{"/dev/sda"}}},
+			hostOf{CPUs: 3, Host: stack.Host{CanQueue: 50, NrHwQueues: 1, CmdPerLun: 192, Completion: scsi.CompleteOnIssueCPU}, MaxSectors: 512, LUNs: []string{"/dev/sda"}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -116,8 +118,8 @@ func TestResolveBad(t *testing.T) {
 			`setup: flags: --device "scsi_debug sector_size=520": scsi_debug parameter sector_size=520: allowed: 512, 1024, 2048, 4096`},
 		{"F/null_blk-poll_queues-negative", Description{Devices: []string{"null_blk poll_queues=-1"}},
 			`setup: flags: --device "null_blk poll_queues=-1": null_blk parameter poll_queues=-1: allowed: an integer in [0, 4096]`},
-		{"null_blk-nr_devices", Description{Devices: []string{"null_blk nr_devices=2"}},
-			`setup: flags: --device "null_blk nr_devices=2": null_blk nr_devices=2 needs shared_tags=1: the model has one tag set; allowed: nr_devices=1, or shared_tags=1`},
+		{"null_blk-zoned", Description{Devices: []string{"null_blk nr_devices=2 zoned=1"}},
+			`setup: flags: --device "null_blk nr_devices=2 zoned=1": null_blk parameter zoned=1: not modelled; allowed: 0`},
 		{"driver-not-alone", Description{Devices: []string{"scsi_debug", "cloud"}},
 			`setup: flags: --device "scsi_debug": scsi_debug is its own host driver and must be the only --device (use its max_luns/nr_devices for more LUNs)`},
 		{"driver-with-host", Description{Host: "storvsc", Devices: []string{"null_blk"}},
@@ -326,9 +328,9 @@ func TestNullBlkBudgetNote(t *testing.T) {
 		name, device string
 		noteHas      string
 	}{
-		{"H/one-hctx", "null_blk hw_queue_depth=16", "never binds"},
-		{"H/shared_tag_bitmap", "null_blk hw_queue_depth=16 submit_queues=2 shared_tag_bitmap=1", "never binds"},
-		{"H/per-hctx-tags", "null_blk hw_queue_depth=16 submit_queues=2", "(2 × 16 = 32 in flight), the model caps the device at 16"},
+		{"H/one-hctx", "null_blk hw_queue_depth=16", "only the 16 driver tags limit a device"},
+		{"H/shared_tag_bitmap", "null_blk hw_queue_depth=16 submit_queues=2 shared_tag_bitmap=1", "only the 16 driver tags limit a device"},
+		{"H/per-hctx-tags", "null_blk hw_queue_depth=16 submit_queues=2", "per hctx (2 × 16 = 32 in flight)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
