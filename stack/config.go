@@ -109,8 +109,9 @@ type Host struct {
 	// the CPU that issued the command. Ignored for DriverNullBlk.
 	Completion scsi.Completion
 	// Driver is the block driver of the host's queues: DriverSCSI (the zero value,
-	// the SCSI mid-layer of package scsi) or DriverNullBlk (package nullblk: no
-	// budget, LUN queue_depth and cmd_per_lun unused).
+	// the SCSI mid-layer of package scsi), DriverNullBlk (package nullblk) or
+	// DriverNVMe (package nvme); the last two have no budget, so LUN queue_depth and
+	// cmd_per_lun are unused.
 	Driver Driver
 	// NullBlk are null_blk's module parameters beyond the tag set (DriverNullBlk).
 	NullBlk NullBlk
@@ -125,15 +126,21 @@ const (
 	// DriverNullBlk is null_blk (package nullblk): Host.CanQueue is hw_queue_depth,
 	// Host.NrHwQueues submit_queues, Host.HostTagset shared_tag_bitmap.
 	DriverNullBlk
+	// DriverNVMe is an NVMe-like PCIe controller (package nvme): Host.CanQueue is the
+	// tag-set queue_depth (nvme.Template), Host.NrHwQueues the I/O queues, each LUN a
+	// namespace; no budget, completions on the hctx's interrupt CPU.
+	DriverNVMe
 )
 
-// String returns "scsi" or "null_blk".
+// String returns "scsi", "null_blk" or "nvme".
 func (d Driver) String() string {
 	switch d {
 	case DriverSCSI:
 		return "scsi"
 	case DriverNullBlk:
 		return "null_blk"
+	case DriverNVMe:
+		return "nvme"
 	}
 	return fmt.Sprintf("Driver(%d)", uint8(d))
 }
@@ -271,8 +278,8 @@ func validateHost(h Host, i int) error {
 		return fmt.Errorf("stack: %s.NrHwQueues %d out of range [0 (= 1), 4096]", name, h.NrHwQueues)
 	case h.CmdPerLun < 0 || h.CmdPerLun > 10240:
 		return fmt.Errorf("stack: %s.CmdPerLun %d out of range [0 (= 1), 10240]", name, h.CmdPerLun)
-	case h.Driver > DriverNullBlk:
-		return fmt.Errorf("stack: %s.Driver %v not one of scsi, null_blk", name, h.Driver)
+	case h.Driver > DriverNVMe:
+		return fmt.Errorf("stack: %s.Driver %v not one of scsi, null_blk, nvme", name, h.Driver)
 	case h.Completion > scsi.CompleteOnIssueCPU:
 		return fmt.Errorf("stack: %s.Completion %v not one of hctx-irq, issue-cpu", name, h.Completion)
 	case h.NullBlk.IRQMode > nullblk.IRQTimer:

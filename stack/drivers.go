@@ -5,6 +5,7 @@ import (
 
 	"github.com/blkmq/blkmq/dispatch"
 	"github.com/blkmq/blkmq/nullblk"
+	"github.com/blkmq/blkmq/nvme"
 	"github.com/blkmq/blkmq/scsi"
 )
 
@@ -41,6 +42,12 @@ func (r *runner) assemble() error {
 		var q *dispatch.Queue
 		budgetMap := false
 		switch h.Driver {
+		case DriverNVMe:
+			ns, err := nvme.NewNamespace(hosts[l.Host], dev, lc)
+			if err != nil {
+				return fmt.Errorf("stack: LUNs[%d]: %w", i, err)
+			}
+			q = ns.Queue()
 		case DriverNullBlk:
 			d, err := nullblk.New(hosts[l.Host], nullblk.Config{Device: dev, IRQMode: h.NullBlk.IRQMode, Queue: lc})
 			if err != nil {

@@ -126,6 +126,9 @@ func (r *runner) describeWait(u *ioU, now sim.Time) string {
 	if w.HostBlocked > 0 {
 		host += fmt.Sprintf(", host_blocked %d", w.HostBlocked)
 	}
+	if w.QueueDepth == 0 && w.CanQueue == 0 { // a driver without budget or SCSI host (null_blk)
+		budget, host = "no budget", "no SCSI host"
+	}
 	last := u.lastProgress()
 	return fmt.Sprintf("request %s offset %d len %d of job %s on LUN %s hctx %d waiting for %s "+
 		"(in %s, %s, driver tags %d/%d, %s, %s, device in flight %d, run pending %s) "+
