@@ -125,7 +125,9 @@ func (ns *Namespace) Complete(rq *dispatch.Request, _ int) {
 func (ns *Namespace) CommitRQs(*dispatch.Hctx, int) { ns.commits++ }
 
 // Timeout is nvme_timeout (abort, then reset); the model never calls it.
-func (ns *Namespace) Timeout(*dispatch.Request) dispatch.TimeoutAction { return dispatch.BlkEHResetTimer }
+func (ns *Namespace) Timeout(*dispatch.Request) dispatch.TimeoutAction {
+	return dispatch.BlkEHResetTimer
+}
 
 // InitHctx is nvme_init_hctx: binds the hctx to its nvme_queue; nothing to model.
 func (ns *Namespace) InitHctx(*dispatch.Hctx) error { return nil }

@@ -36,7 +36,9 @@ type cpuRecorder struct {
 	cpus []int
 }
 
-func (r *cpuRecorder) EndBio(*dispatch.Bio, sim.Time, error) { r.cpus = append(r.cpus, r.h.CurrentCPU()) }
+func (r *cpuRecorder) EndBio(*dispatch.Bio, sim.Time, error) {
+	r.cpus = append(r.cpus, r.h.CurrentCPU())
+}
 
 // TestCompletionOnQueueIRQ: completions arrive on the first CPU of the hctx (the I/O
 // queue's vector) and have no budget.
