@@ -95,9 +95,9 @@ var scsiDebugInert = []string{"ato", "cdb_len", "clustering", "dif", "dix", "dse
 	"unmap_max_blocks", "unmap_max_desc", "uuid_ctl", "vpd_use_hostno", "wp",
 	"write_same_length"}
 
-// sdebugCanQueue is SDEBUG_CANQUEUE: 3 words of 64 bits (the max_queue limit and
-// default, and DEF_CMD_PER_LUN).
-const sdebugCanQueue = 192
+// sdebugCanQueue is SDEBUG_CANQUEUE (scsi.SdebugCanQueue): the max_queue limit and
+// default, and DEF_CMD_PER_LUN.
+const sdebugCanQueue = scsi.SdebugCanQueue
 
 // parseScsiDebug models scsi_debug's host and LUNs: can_queue = host_max_queue if set
 // (which also sets host_tagset, as sdebug_driver_probe does) else max_queue;
@@ -141,14 +141,14 @@ func parseScsiDebug(s *state, pairs [][2]string, where, source string) error {
 		s.warn = append(s.warn, fmt.Sprintf("scsi_debug: submit_queues %d > %d CPUs: capped, as the driver does", subQ, s.cpus))
 		subQ = s.cpus
 	}
-	canQueue := maxQueue
-	if hostMax > 0 {
-		canQueue = hostMax
+	tpl := scsi.ScsiDebug(maxQueue, hostMax, subQ)
+	canQueue := tpl.CanQueue
+	if tpl.HostTagset {
 		s.setDerived("host/host_tagset", 1, source+" (host_max_queue)")
 	}
 	s.setDerived("host/can_queue", canQueue, source)
-	s.setDerived("host/nr_hw_queues", subQ, source)
-	s.setDerived("host/cmd_per_lun", sdebugCanQueue, source)
+	s.setDerived("host/nr_hw_queues", tpl.NrHwQueues, source)
+	s.setDerived("host/cmd_per_lun", tpl.CmdPerLun, source)
 	if optKB := optBlks * sectorSize >> 10; optKB >= 4 {
 		s.setDerived("queue/max_sectors_kb", min(optKB, 32767), source+" (sd: opt_blks × sector_size)")
 	} else {
@@ -430,14 +430,10 @@ func HostKinds() []string {
 	return out
 }
 
-// storvscPerChannel is the assumed max_outstanding_req_per_channel × 90 %: the
-// kernel derives it from the ring buffer size ("a few hundred", kernel-behaviour.md
-// §8.1); 256 gives can_queue 1024 on 16 CPUs (4 channels), the bench assumption.
-const storvscPerChannel = 256
-
-// parseStorvsc: nr_hw_queues = storvsc_max_hw_queues or the CPUs; can_queue =
-// 256 × ((CPUs − 1) / storvsc_vcpus_per_sub_channel + 1) (assumed per-channel
-// figure); cmd_per_lun = 2048; per-hctx tags (upstream has no host_tagset).
+// parseStorvsc applies the storvsc host template (scsi.Storvsc): nr_hw_queues =
+// storvsc_max_hw_queues or the CPUs; can_queue = scsi.StorvscPerChannel (assumed) ×
+// ((CPUs − 1) / storvsc_vcpus_per_sub_channel + 1), at most 10240; cmd_per_lun =
+// 2048; per-hctx tags (upstream has no host_tagset).
 func parseStorvsc(s *state, pairs [][2]string, where, source string) error {
 	maxHW, perSub, ring, low, logLevel := 0, 4, 128*1024, 10, 0
 	ps := &paramSet{kind: "storvsc"}
@@ -449,21 +445,16 @@ func parseStorvsc(s *state, pairs [][2]string, where, source string) error {
 	if err := ps.apply(pairs, s, where, source); err != nil {
 		return err
 	}
-	nhw := s.cpus
-	if maxHW > 0 {
-		nhw = min(maxHW, s.cpus)
-		if maxHW > s.cpus {
-			s.warn = append(s.warn, fmt.Sprintf("storvsc: storvsc_max_hw_queues %d > %d CPUs: capped, as the driver does", maxHW, s.cpus))
-		}
+	if maxHW > s.cpus {
+		s.warn = append(s.warn, fmt.Sprintf("storvsc: storvsc_max_hw_queues %d > %d CPUs: capped, as the driver does", maxHW, s.cpus))
 	}
-	s.setDerived("host/nr_hw_queues", nhw, source)
-	canQueue := storvscPerChannel * ((s.cpus-1)/perSub + 1)
-	if canQueue > 10240 {
-		s.warn = append(s.warn, fmt.Sprintf("storvsc: can_queue %d (256 per channel) above the model's limit: capped at 10240", canQueue))
-		canQueue = 10240
+	tpl := scsi.Storvsc(s.cpus, maxHW, perSub)
+	s.setDerived("host/nr_hw_queues", tpl.NrHwQueues, source)
+	if full := scsi.StorvscPerChannel * ((s.cpus-1)/perSub + 1); full > tpl.CanQueue {
+		s.warn = append(s.warn, fmt.Sprintf("storvsc: can_queue %d (%d per channel) above the model's limit: capped at %d", full, scsi.StorvscPerChannel, tpl.CanQueue))
 	}
-	s.setDerived("host/can_queue", canQueue, source+" (assumed 256 per channel)")
-	s.setDerived("host/cmd_per_lun", 2048, source)
+	s.setDerived("host/can_queue", tpl.CanQueue, source+fmt.Sprintf(" (assumed %d per channel)", scsi.StorvscPerChannel))
+	s.setDerived("host/cmd_per_lun", tpl.CmdPerLun, source)
 	return nil
 }
 
