@@ -4,8 +4,9 @@
 // (can_queue, host_blocked), the blocked countdowns, the host's starved list and
 // the completion-driven rerun of queues.
 //
-// A Host has Targets, a Target has Devices (LUNs, struct scsi_device). The
-// dispatch layer asks a Device for budget before taking a request out of its
+// Only package scsi (the SCSI mid-layer as a blk-mq driver) imports it. A Host
+// has Targets, a Target has Devices (LUNs, struct scsi_device). The
+// driver asks a Device for budget before taking a request out of its
 // scheduler (GetBudget, scsi_mq_get_budget), checks target and host readiness
 // before calling the driver (Prepare, the first half of scsi_queue_rq), and
 // reports the driver's verdict (DispatchFailed) and completions (Unbusy,

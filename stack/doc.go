@@ -1,5 +1,7 @@
-// Package stack assembles a modelled machine — CPUs, one SCSI host with its tag set,
-// LUNs with their request queues and device models — from a Config, runs fio jobs
+// Package stack assembles a modelled machine — CPUs, one or more hosts (each a block
+// driver on its own tag set: the SCSI mid-layer of package scsi, null_blk of package
+// nullblk, an NVMe-like controller of package nvme), LUNs with their request queues and
+// device models — from a Config, runs fio jobs
 // (fio package specs) on it in virtual time, and returns per-job fio results plus where
 // each job's I/Os waited.
 //
