@@ -137,9 +137,16 @@ const SdebugCanQueue = 192
 //     (jdelay < 0, not modelled) — CompleteOnIssueCPU. delay=0 and ndelay=0 respond
 //     inside queuecommand (scsi_done from the same CPU), also CompleteOnIssueCPU.
 //
-// When its slots are full scsi_debug answers SCSI_MLQUEUE_HOST_BUSY (schedule_resp:
-// no free queued_arr slot; device.NullParams.HostBusyWhenFull); its TASK SET FULL
-// status needs every_nth / sdebug_opts error injection, which the model does not take.
+// Its command slots: each submit queue (sdebug_queue) has max_queue of them
+// (in_use_bm); with host_max_queue set, scsi_debug_init forces max_queue to it ("fixing
+// max submit queue depth to host max queue depth"). When a queue's slots are full,
+// schedule_resp answers SCSI_MLQUEUE_HOST_BUSY (device.NullParams.HostBusyWhenFull;
+// TASK SET FULL only with the SDEBUG_OPT_ALL_TSF option); it also completes a command
+// with TASK SET FULL status when the LUN has queue_depth commands queued (num_in_q),
+// which the LUN budget never lets happen from v4.15 on. The tag set (can_queue per
+// hctx, or host_max_queue host-wide) never offers more than the slots, so neither
+// answer occurs in the modelled configurations; the model keeps one pool of
+// max_queue × submit_queues slots per LUN device.
 func ScsiDebug(maxQueue, hostMaxQueue, submitQueues int) Template {
 	cq := maxQueue
 	if hostMaxQueue > 0 {
