@@ -188,14 +188,25 @@ func NewSpinLock(t *Topology, kind LockKind) *SpinLock {
 // and returns its CPU cost (ns): spinning + the lock line's transfer (hand-off) + hold.
 // It panics if at < now, cpu < 0 or hold < 0.
 func (l *SpinLock) Lock(now, at Time, cpu int, hold Time) Time {
+	return l.LockData(now, at, cpu, hold, 0)
+}
+
+// LockData is Lock for a critical section that also touches lines cache lines of the
+// data the lock protects: when the previous owner was another CPU each of them is
+// transferred from it (and counts in the hold); when it was this CPU they are already
+// local and hold covers them.
+func (l *SpinLock) LockData(now, at Time, cpu int, hold Time, lines int) Time {
 	checkAt("SpinLock.Lock", now, at, cpu)
-	if hold < 0 {
-		panic(fmt.Sprintf("sim: SpinLock.Lock with negative hold %v", hold))
+	if hold < 0 || lines < 0 {
+		panic(fmt.Sprintf("sim: SpinLock.Lock with negative hold %v or lines %d", hold, lines))
 	}
 	s, d, prev := l.o.reserve(now, at, cpu, func(prev, ahead int) Time {
 		x := l.topo.Transfer(prev, cpu)
 		if l.Kind == Ticket && ahead > 0 {
 			x += Time(ahead) * l.topo.Transfer(prev, cpu) / 2
+		}
+		if prev >= 0 && prev != cpu {
+			x += Time(lines) * l.topo.Transfer(prev, cpu)
 		}
 		return x + hold
 	})

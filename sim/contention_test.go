@@ -178,3 +178,18 @@ func TestTopologyValidate(t *testing.T) {
 		})
 	}
 }
+
+// TestSpinLockData: protected data lines move with the lock only when the owner changes.
+func TestSpinLockData(t *testing.T) {
+	l := sim.NewSpinLock(flat(), sim.Queued)
+	got := []sim.Time{
+		l.LockData(0, 0, 0, 100, 3),    // first owner: 5 + 100
+		l.LockData(0, 500, 0, 100, 3),  // same CPU: data local: 5 + 100
+		l.LockData(0, 1000, 1, 100, 3), // new owner: 80 + 3×80 + 100
+		l.LockData(0, 1000, 2, 100, 3), // contended: waits 420, then 420
+	}
+	want := []sim.Time{105, 105, 420, 840}
+	if d := gocmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}
