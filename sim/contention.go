@@ -1,6 +1,9 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // The contention models below work on each CPU's own timeline, as CPU.Exec does: a
 // caller asks for an operation that becomes ready at `at` (its CPU's time: now or the
@@ -104,13 +107,13 @@ type ContentionStats struct {
 type AtomicLine struct {
 	topo    *Topology
 	o       owned
-	readers map[int]bool // CPUs that loaded the line since its last write
+	readers []int // CPUs that loaded the line since its last write
 	stats   ContentionStats
 }
 
 // NewAtomicLine returns a line nobody has touched yet on topology t.
 func NewAtomicLine(t *Topology) *AtomicLine {
-	return &AtomicLine{topo: t, o: newOwned(), readers: map[int]bool{}}
+	return &AtomicLine{topo: t, o: newOwned()}
 }
 
 // RMW performs an atomic read-modify-write (lock add, cmpxchg, test_and_set_bit) by
@@ -119,7 +122,7 @@ func NewAtomicLine(t *Topology) *AtomicLine {
 func (l *AtomicLine) RMW(now, at Time, cpu int) Time {
 	checkAt("AtomicLine.RMW", now, at, cpu)
 	s, d, prev := l.o.reserve(now, at, cpu, func(prev, _ int) Time { return l.topo.Transfer(prev, cpu) })
-	clear(l.readers)
+	l.readers = l.readers[:0]
 	l.count(s-at, d, prev, cpu)
 	return s - at + d
 }
@@ -130,10 +133,10 @@ func (l *AtomicLine) Load(now, at Time, cpu int) Time {
 	checkAt("AtomicLine.Load", now, at, cpu)
 	l.o.forget(now)
 	w := l.o.lastOwner()
-	if w == cpu || w < 0 || l.readers[cpu] {
+	if w == cpu || w < 0 || slices.Contains(l.readers, cpu) {
 		return l.topo.Costs.Self
 	}
-	l.readers[cpu] = true
+	l.readers = append(l.readers, cpu)
 	return l.topo.Transfer(w, cpu)
 }
 
