@@ -2,6 +2,8 @@ package dispatch
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/blkmq/blkmq/sim"
 	"github.com/blkmq/blkmq/tagset"
@@ -70,7 +72,22 @@ type CPUCosts struct {
 	// CPUsPerLLC is the number of consecutive CPUs sharing a last-level cache (one
 	// socket); 0 means all CPUs share one. Completions on an interrupt CPU that does
 	// not share the submitter's cache are sent to the submitting CPU (rq_affinity=1).
+	// It also sets the sockets of the contention model's topology (one socket per
+	// CPUsPerLLC CPUs, one thread per core).
 	CPUsPerLLC int
+
+	// Transfer is the contention model's cost (ns) of an atomic or a load on a line
+	// another CPU wrote last, by distance (Self: the CPU owns it already). Zero selects
+	// Self = LineLocal and every other distance = LineRemote.
+	Transfer sim.TransferCosts
+	// ElevatorLines is the number of cache lines of the elevator's data (mq-deadline's
+	// FIFO heads and sort trees, the requests being linked) that a dd->lock critical
+	// section moves from the previous holder when the lock changes CPU.
+	ElevatorLines int
+	// Uncontended selects the model before contention existed (issue 15): a lock or an
+	// atomic is one touch of a line (LineLocal or LineRemote) that never waits, and a
+	// critical section is its cost alone.
+	Uncontended bool
 }
 
 // DefaultCPUCosts returns the cost table used when HostConfig.CPU is left zero.
@@ -90,6 +107,17 @@ type CPUCosts struct {
 //     and reaping ≈ 30 %. Assumption: the split and the total are not measured here.
 //   - IPI 300 ns, Wakeup 400 ns, QueueRun 150 ns: assumptions (an IPI send and a
 //     try_to_wake_up each cost a few hundred ns on x86 servers).
+//   - Transfer: DefaultTransferCosts (sourced: Intel MLC cache-to-cache latencies of a
+//     2-socket Xeon Skylake-SP server; BENCHMARKS.md, contention).
+//   - ElevatorLines 6: derived from a published lock-bound ceiling (BENCHMARKS.md,
+//     contention): 32 threads on one mq-deadline queue of a Ryzen 7950X reached 879 K
+//     IOPS with 93.6 % of the time contending on dd->lock (Axboe, linux-block, Jan
+//     2024, "mq-deadline scalability improvements"): 1/879 K = 1.14 µs of lock per
+//     I/O over ≈ 2.75 acquisitions (bio merge, ¼ batched insert, dispatch and a share
+//     of empty dispatch attempts; assumed) = 414 ns per contended acquisition = the
+//     lock's transfer + Elevator (80 ns) + L data lines × 49.5 ns (the 7950X's mean
+//     core-to-core transfer, AnandTech: 15–19 ns within a CCD, 79.5 ns across) ⇒
+//     L ≈ 5.7.
 func DefaultCPUCosts() CPUCosts {
 	return CPUCosts{
 		Submit:     400,
@@ -111,7 +139,26 @@ func DefaultCPUCosts() CPUCosts {
 		QueueRun:   150,
 		LineLocal:  sim.DefaultLocalCost,
 		LineRemote: sim.DefaultRemoteCost,
+
+		Transfer:      DefaultTransferCosts(),
+		ElevatorLines: 6,
 	}
+}
+
+// DefaultTransferCosts are the line-transfer costs of a 2-socket Intel Xeon
+// Skylake-SP server (the machine class of seeds 001 and 002's hosts), ns:
+//   - Node 50: Intel MLC --c2c_latency "Local Socket L2->L2 HITM" 50.3 ns (2× Xeon
+//     Platinum 8180, FD.io CSIT "Xeon Skylake HW Calibration"); 51.7 ns on 2× Xeon
+//     Platinum 8269CY (Cascade Lake), same tool.
+//   - Remote 109: the same runs' "Remote Socket L2->L2 HITM" with the line homed in
+//     the writer's socket, 108.6 ns (111.2 ns on the 8269CY); homed in the reader's
+//     socket it is 171–177 ns (not used: kernel lines are mostly homed where they are
+//     written).
+//   - Socket 50: one NUMA node per socket (no sub-NUMA clustering) — unused.
+//   - Self 5 and SMT 5: assumptions (a locked instruction on an owned line, ~20
+//     cycles; SMT siblings share L1/L2). The model uses one thread per core.
+func DefaultTransferCosts() sim.TransferCosts {
+	return sim.TransferCosts{Self: 5, SMT: 5, Node: 50, Socket: 50, Remote: 109}
 }
 
 // CPUModel selects the CPU cost model of a host (HostConfig.CPU). Validate (through
@@ -142,17 +189,51 @@ func (m CPUModel) validate() error {
 	if c.CPUsPerLLC < 0 {
 		return fmt.Errorf("dispatch: CPUsPerLLC %d out of range [0, nr_cpus]", c.CPUsPerLLC)
 	}
+	t := c.Transfer
+	for _, f := range []struct {
+		name string
+		v    sim.Time
+	}{{"Transfer.Self", t.Self}, {"Transfer.SMT", t.SMT}, {"Transfer.Node", t.Node},
+		{"Transfer.Socket", t.Socket}, {"Transfer.Remote", t.Remote}} {
+		if f.v < 0 || f.v > sim.Millisecond {
+			return fmt.Errorf("dispatch: CPU cost %s %v out of range [0, 1ms]", f.name, f.v)
+		}
+	}
+	if c.ElevatorLines < 0 || c.ElevatorLines > 1024 {
+		return fmt.Errorf("dispatch: CPU cost ElevatorLines %d out of range [0, 1024]", c.ElevatorLines)
+	}
 	return nil
 }
 
-// cpuState is the host's simulated CPUs and shared lines.
+// cpuState is the host's simulated CPUs, shared lines and locks.
 type cpuState struct {
 	on    bool
 	c     CPUCosts
 	cpus  []*sim.CPU
-	cur   int // CPU running the current path
-	lines map[any][]*sim.SharedLine
+	cur   int                       // CPU running the current path
+	lines map[any][]*sim.SharedLine // Uncontended model
+
+	topo   *sim.Topology
+	atoms  map[lineKey]*sim.AtomicLine
+	locks  map[lineKey]*sim.SpinLock
+	sched  map[*tagset.Tags]bool // tag sets known to be scheduler tags
+	lnames map[lineKey]string
 }
+
+// lineKey names one shared line or lock: the structure it belongs to and a word.
+type lineKey struct {
+	obj  any
+	word int
+}
+
+// Names of the contention model's lines and locks (the kernel's fields).
+const (
+	lockElevator = "dd->lock"
+	atomTagWord  = "sbitmap word"
+	atomBudget   = "budget map word / device_busy"
+	atomHostBusy = "host_busy"
+	atomNrActive = "nr_active"
+)
 
 func newCPUState(m CPUModel, nrCPUs int) cpuState {
 	s := cpuState{on: !m.Off, c: m.Costs}
@@ -164,7 +245,110 @@ func newCPUState(m CPUModel, nrCPUs int) cpuState {
 		s.cpus[i] = sim.NewCPU(i)
 	}
 	s.lines = map[any][]*sim.SharedLine{}
+	tc := s.c.Transfer
+	if tc == (sim.TransferCosts{}) {
+		r := s.c.LineRemote
+		tc = sim.TransferCosts{Self: s.c.LineLocal, SMT: r, Node: r, Socket: r, Remote: r}
+	}
+	per := s.c.CPUsPerLLC
+	if per <= 0 || per > nrCPUs {
+		per = max(nrCPUs, 1)
+	}
+	s.topo = &sim.Topology{Sockets: (max(nrCPUs, 1) + per - 1) / per, CoresPerSocket: per, ThreadsPerCore: 1, Costs: tc}
+	s.atoms = map[lineKey]*sim.AtomicLine{}
+	s.locks = map[lineKey]*sim.SpinLock{}
+	s.sched = map[*tagset.Tags]bool{}
+	s.lnames = map[lineKey]string{}
 	return s
+}
+
+// cpuAt returns when the current CPU can start new work: now or the end of the work
+// already charged to it.
+func (h *Host) cpuAt() sim.Time {
+	return max(h.eng.Now(), h.cpu.cpus[h.cpu.cur].FreeAt())
+}
+
+// rmw charges an atomic read-modify-write by the current CPU on word of obj's line
+// named name: the wait for the line when other CPUs hold it at the same time and its
+// transfer from the CPU that wrote it last.
+func (h *Host) rmw(name string, obj any, word int) {
+	if !h.cpu.on {
+		return
+	}
+	if h.cpu.c.Uncontended {
+		h.touchFlat(obj, word)
+		return
+	}
+	k := lineKey{obj, word}
+	l := h.cpu.atoms[k]
+	if l == nil {
+		l = sim.NewAtomicLine(h.cpu.topo)
+		h.cpu.atoms[k] = l
+		h.cpu.lnames[k] = name
+	}
+	h.charge(l.RMW(h.eng.Now(), h.cpuAt(), h.cpu.cur))
+}
+
+// spinLock charges one critical section of hold ns under obj's spinlock named name
+// on the current CPU, touching lines protected lines: spinning while other CPUs hold
+// it (FIFO, qspinlock), the hand-off from the last holder, the protected lines when the
+// lock changed CPU, and hold.
+func (h *Host) spinLock(name string, obj any, hold sim.Time, lines int) {
+	if !h.cpu.on {
+		return
+	}
+	if h.cpu.c.Uncontended {
+		h.touchFlat(obj, 0)
+		h.charge(hold)
+		return
+	}
+	k := lineKey{obj, -1}
+	l := h.cpu.locks[k]
+	if l == nil {
+		l = sim.NewSpinLock(h.cpu.topo, sim.Queued)
+		h.cpu.locks[k] = l
+		h.cpu.lnames[k] = name
+	}
+	h.charge(l.LockData(h.eng.Now(), h.cpuAt(), h.cpu.cur, hold, lines))
+}
+
+// ContentionStat is the contention model's counters for one kind of lock or shared
+// line, summed over every instance (all LUNs' dd->lock, every sbitmap word, …).
+type ContentionStat struct {
+	// Name is the kernel's name of the lock or field.
+	Name string
+	sim.ContentionStats
+}
+
+// Contention returns the contention model's counters per kind of lock or line, sorted
+// by name (empty with CPU costs off or Uncontended).
+func (h *Host) Contention() []ContentionStat {
+	by := map[string]*ContentionStat{}
+	add := func(k lineKey, st sim.ContentionStats) {
+		n := h.cpu.lnames[k]
+		c := by[n]
+		if c == nil {
+			c = &ContentionStat{Name: n}
+			by[n] = c
+		}
+		c.Ops += st.Ops
+		c.Contended += st.Contended
+		c.Transfers += st.Transfers
+		c.Wait += st.Wait
+		c.Held += st.Held
+	}
+	for k, l := range h.cpu.atoms {
+		add(k, l.Stats())
+	}
+	for k, l := range h.cpu.locks {
+		add(k, l.Stats())
+	}
+	out := make([]ContentionStat, 0, len(by))
+	for _, c := range by {
+		out = append(out, *c)
+	}
+	slices.SortFunc(out, func(a, b ContentionStat) int { return strings.Compare(a.Name, b.Name) })
+	return out
 }
 
 // onCPU sets the CPU that runs the path being modelled (an entry point: a submission, a
@@ -178,11 +362,25 @@ func (h *Host) charge(cost sim.Time) {
 	}
 }
 
-// touch charges an access to word of the shared structure obj from the current CPU.
+// touch charges an atomic update of word of the shared structure obj from the current
+// CPU: an RMW on its line (rmw), or one line touch in the Uncontended model.
 func (h *Host) touch(obj any, word int) {
 	if !h.cpu.on {
 		return
 	}
+	if !h.cpu.c.Uncontended {
+		name := "shared line"
+		if obj == any(h) {
+			name = atomHostBusy
+		}
+		h.rmw(name, obj, word)
+		return
+	}
+	h.touchFlat(obj, word)
+}
+
+// touchFlat is touch in the Uncontended model: LineLocal or LineRemote, never waiting.
+func (h *Host) touchFlat(obj any, word int) {
 	ls := h.cpu.lines[obj]
 	if word >= len(ls) {
 		n := make([]*sim.SharedLine, word+1)
@@ -224,13 +422,19 @@ func (h *Host) CPUBusy() []sim.Time {
 func (h *Host) CPUFreeAt(cpu int) sim.Time { return h.busyUntil(cpu) }
 
 // LineTransfers returns the number of cache-line transfers charged so far, summed over
-// every shared line.
+// every shared line and lock.
 func (h *Host) LineTransfers() uint64 {
 	var n uint64
 	for _, ls := range h.cpu.lines {
 		for _, l := range ls {
 			n += l.Transfers()
 		}
+	}
+	for _, l := range h.cpu.atoms {
+		n += l.Stats().Transfers
+	}
+	for _, l := range h.cpu.locks {
+		n += l.Stats().Transfers
 	}
 	return n
 }
@@ -246,21 +450,66 @@ func (q *Queue) chargeTag(tags *tagset.Tags, tag int, get bool) {
 	if bit < 0 {
 		bt, bit = tags.Reserved(), tag
 	}
-	h.touch(bt, bit>>bt.Sbitmap().Shift())
+	h.rmw(atomTagWord, bt, bit>>bt.Sbitmap().Shift())
 	if get {
 		h.charge(h.cpu.c.TagGet)
 	} else {
 		h.charge(h.cpu.c.TagPut)
 	}
+	q.chargeNrActive(tags)
 }
 
-// elevatorLock charges one elevator operation under its lock (dd->lock): the lock's
-// cache line and the operation.
-func (q *Queue) elevatorLock() {
+// chargeNrActive charges the active-request counter a driver tag get or put updates
+// while the tag set is shared between queues (BLK_MQ_F_TAG_QUEUE_SHARED:
+// __blk_mq_inc_active_requests / __blk_mq_dec_active_requests): the request queue's
+// nr_active_requests_shared_tags with host-wide tags, else hctx->nr_active (one line
+// per queue and hardware queue).
+func (q *Queue) chargeNrActive(tags *tagset.Tags) {
 	h := q.host
-	if !h.cpu.on {
+	if h.cpu.c.Uncontended || h.ts == nil || !h.ts.QueueShared() || q.isSchedTags(tags) {
 		return
 	}
-	h.touch(q.elevator, 0)
-	h.charge(h.cpu.c.Elevator)
+	if h.ts.Config().HostTagset {
+		h.rmw(atomNrActive, q, -1)
+		return
+	}
+	h.rmw(atomNrActive, tags, q.index())
+}
+
+// index returns the queue's position among its host's queues.
+func (q *Queue) index() int {
+	for i, x := range q.host.queues {
+		if x == q {
+			return i
+		}
+	}
+	return -1
+}
+
+// isSchedTags reports whether tags are one of q's scheduler tag sets.
+func (q *Queue) isSchedTags(tags *tagset.Tags) bool {
+	s, ok := q.host.cpu.sched[tags]
+	if !ok {
+		for _, hc := range q.hctxs {
+			if hc.th.SchedTags() == tags {
+				s = true
+			}
+		}
+		q.host.cpu.sched[tags] = s
+	}
+	return s
+}
+
+// BudgetRMW charges the SCSI budget's atomic read-modify-write by the current CPU on
+// word of obj's line (a budget-map word, or word 0 for the device_busy counter of the
+// counter era): it serialises with other CPUs' RMWs on the same line and pays the
+// transfer from the CPU that wrote it last. Called by the scsi driver's get_budget /
+// put_budget (scsi_mq_get_budget, scsi_mq_put_budget).
+func (h *Host) BudgetRMW(obj any, word int) { h.rmw(atomBudget, obj, word) }
+
+// elevatorLock charges one elevator operation under its lock (dd->lock): a critical
+// section of Elevator ns that moves ElevatorLines lines of the scheduler's data when
+// the lock changes CPU, with spinning behind other CPUs' sections (FIFO).
+func (q *Queue) elevatorLock() {
+	q.host.spinLock(lockElevator, q.elevator, q.host.cpu.c.Elevator, q.host.cpu.c.ElevatorLines)
 }

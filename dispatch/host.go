@@ -123,7 +123,8 @@ func NewHost(eng *sim.Engine, cfg HostConfig) (*Host, error) {
 		HostTagset: cfg.HostTagset, NrCPUs: cfg.NrCPUs, Seed: cfg.Seed, Queue: h.queueOptions(),
 		Options: tagset.Options{NoWakeBatchRecalc: cfg.Options.NoWakeBatchRecalc,
 			NoMigrationWakeup:            cfg.Options.NoMigrationWakeup,
-			PerHctxSchedTagsWithHostTags: cfg.Options.PerHctxSchedTagsWithHostTags}}); err != nil {
+			PerHctxSchedTagsWithHostTags: cfg.Options.PerHctxSchedTagsWithHostTags,
+			NoFairSharing:                cfg.Options.NoFairSharing}}); err != nil {
 		return nil, fmt.Errorf("dispatch: %w", err)
 	}
 	return h, nil

@@ -164,6 +164,9 @@ type Options struct {
 	// (false) only a batch of more than two iocbs is plugged. The dispatch layer does
 	// not read it: the submitter (package stack, libaio engine) does.
 	AIOPlugAlways bool
+	// NoFairSharing: the 2023 UFS proposal without hctx_may_queue's fair share
+	// (tagset.Options.NoFairSharing); false is the current kernel.
+	NoFairSharing bool
 }
 
 // Kernel returns the Options of a mainline kernel release "MAJOR.MINOR" (e.g. "5.17",

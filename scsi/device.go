@@ -115,9 +115,9 @@ func (d *Device) chargeBudget(token int, get bool) {
 	c := h.Costs()
 	switch {
 	case d.sdev.HasBudgetMap():
-		h.Touch(d.sdev, token>>d.shift)
+		h.BudgetRMW(d.sdev, token>>d.shift)
 	case d.q.Options().DeviceBusyCounter:
-		h.Touch(d.sdev, 0)
+		h.BudgetRMW(d.sdev, 0)
 	default:
 		return // budget map skipped: get always succeeds, nothing to put
 	}

@@ -30,6 +30,8 @@ type Result struct {
 	// LineTransfers is the number of cache-line transfers charged (shared tag, budget,
 	// host and elevator lines touched by another CPU than the last).
 	LineTransfers uint64
+	// Contention holds the contention model's counters per kind of lock or shared line.
+	Contention []dispatch.ContentionStat
 	// HasBudgetMap tells, per LUN, whether the LUN has a budget map (false in the
 	// device_busy era and when the budget-map skip of seed 003 applies).
 	HasBudgetMap []bool
@@ -249,7 +251,7 @@ func (r *runner) lunFor(s *fio.Spec) (*dispatch.Queue, error) {
 }
 
 func (r *runner) result(end sim.Time) *Result {
-	res := &Result{End: end, Events: r.eng.Fired(), CPUBusy: r.host.CPUBusy(), LineTransfers: r.host.LineTransfers()}
+	res := &Result{End: end, Events: r.eng.Fired(), CPUBusy: r.host.CPUBusy(), LineTransfers: r.host.LineTransfers(), Contention: r.host.Contention()}
 	for _, q := range r.queues {
 		res.Queues = append(res.Queues, q.Stats())
 		res.Schedulers = append(res.Schedulers, q.ElevatorName())

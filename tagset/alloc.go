@@ -7,10 +7,11 @@ import "github.com/blkmq/blkmq/sbitmap"
 // hctx (per-hctx tags) or its queue (shared tags) is not active, or there are no
 // active users; otherwise only while ActiveRequests() <
 // FairShareDepth(bt.Depth(), active_queues). Callers apply it to driver tags
-// only, never to scheduler tags, and (since v5.10) not to reserved tags.
+// only, never to scheduler tags, and (since v5.10) not to reserved tags. With
+// Options.NoFairSharing it always allows.
 func (h *Hctx) MayQueue(bt *sbitmap.Queue) bool {
 	s := h.q.set
-	if !s.queueShared.Load() || bt == nil {
+	if !s.queueShared.Load() || bt == nil || s.cfg.Options.NoFairSharing {
 		return true
 	}
 	depth := bt.Depth()

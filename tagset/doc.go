@@ -44,6 +44,7 @@
 //	(*Hctx) GetDriverTag(cpu, reserved) int; PutDriverTag(tag, cpu); PutSchedTag(tag, cpu)
 //	(*Hctx) MayQueue(bt) bool; TagBusy(); MarkTagWait(cpu, reserved) (int, TagWaitResult)
 //	(*Hctx) DispatchWaitQueued() bool; OnTagWake func(*Hctx); GetTag(ctx, cpu, reserved) (int, error)
+//	(*Hctx) GetTagsBatch(cpu, n, shallow, reserved) (offset int, mask uint64); PutTagsBatch(tags, sched, cpu)  // v5.16+
 //	TagAlloc{Hctx, CPU, Reserved, NoWait, ShallowDepth, RunHctx, CurrentHctx, Woken}.Start/Resume/Cancel
 //	(*Tags) Get(cpu, reserved) int; Put(tag, cpu); Bitmap, Reserved *sbitmap.Queue; ActiveQueues; Busy
 //	FairShareDepth(depth, users); DefaultNrRequests(queueDepth, elevator); LegacyAsyncLimit(depth, pre)

@@ -47,6 +47,12 @@ type Options struct {
 	// the driver depth is far below that total). Without host-wide tags it changes
 	// nothing.
 	PerHctxSchedTagsWithHostTags bool
+	// NoFairSharing models Bart Van Assche's 2023 proposals for UFS ("block: Make fair
+	// tag sharing configurable", linux-block, June 2023, and "block: Improve shared tag
+	// set performance", Oct 2023): hctx_may_queue's fair-share limit is dropped, so a
+	// queue of a TAG_QUEUE_SHARED set may take every driver tag, as the legacy block
+	// layer allowed. Not merged: false (fair sharing) is the current kernel.
+	NoFairSharing bool
 }
 
 // Config describes a tag set (struct blk_mq_tag_set).

@@ -259,3 +259,32 @@ func TestR10ReservedBypassesFairShare(t *testing.T) {
 		})
 	}
 }
+
+// TestNoFairSharing: two active queues share 32 driver tags; with fair sharing one
+// queue stops at 16, with the 2023 UFS proposal it takes all 31 left.
+func TestNoFairSharing(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		opt  tagset.Options
+		want int
+	}{
+		{"fair-share-16-each", tagset.Options{}, 16},
+		{"no-fair-sharing-takes-the-rest", tagset.Options{NoFairSharing: true}, 31},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := mustSet(t, tagset.Config{NrHwQueues: 1, QueueDepth: 32, Options: c.opt})
+			a := mustQueue(t, s, tagset.QueueConfig{})
+			b := mustQueue(t, s, tagset.QueueConfig{})
+			if b.Hctx(0).GetDriverTag(0, false) < 0 {
+				t.Fatal("b's first tag refused")
+			}
+			got := 0
+			for a.Hctx(0).GetDriverTag(0, false) >= 0 {
+				got++
+			}
+			if got != c.want {
+				t.Errorf("queue a got %d tags, want %d", got, c.want)
+			}
+		})
+	}
+}
