@@ -195,6 +195,11 @@ type SmartpqiFigures struct {
 	IOPS float64
 	// PeakOverCanQueue is the adapter's peak offered commands over can_queue.
 	PeakOverCanQueue float64
+	// HostBusyFrac is the fraction of the commands the block layer handed the
+	// adapter that it refused because it already held can_queue (SCSI host busy):
+	// 0 when the block layer never sends more than the adapter can take, > 0 under
+	// the source's overload ("the host is sent more commands than it can handle").
+	HostBusyFrac float64
 	// MeanCommandKiB is the mean size of the commands the adapter accepted.
 	MeanCommandKiB float64
 	// CPUUtil is the mean utilisation of the CPUs; MaxCPUUtil the busiest one's.
@@ -256,6 +261,9 @@ func runSmartpqiSpecs(variant string, specs []fio.Spec, seed uint64) (*SmartpqiF
 		f.MergedFrac = merged / n
 	}
 	f.PeakOverCanQueue = float64(rig.Adapter.PeakOffered()) / float64(SmartpqiCanQueue)
+	if busy := float64(rig.Adapter.HostBusyCount()); busy > 0 {
+		f.HostBusyFrac = busy / (busy + float64(cmds))
+	}
 	var busy sim.Time
 	for _, b := range res.CPUBusy {
 		busy += b
@@ -277,5 +285,6 @@ func runSmartpqi(variant string, seed uint64) (map[string]float64, error) {
 		return nil, err
 	}
 	return map[string]float64{"IOPS": f.IOPS, "adapter-peak-over-can_queue": f.PeakOverCanQueue,
+		"host-busy-frac": f.HostBusyFrac,
 		"command-KiB": f.MeanCommandKiB, "cpu-util": f.CPUUtil, "max-cpu-util": f.MaxCPUUtil}, nil
 }
