@@ -3,6 +3,9 @@ package bench
 import (
 	"fmt"
 	"path"
+
+	"github.com/blkmq/blkmq/dispatch"
+	"github.com/blkmq/blkmq/sim"
 )
 
 // Basis says where a scenario parameter's value comes from.
@@ -80,4 +83,31 @@ func (s Scale) Of(name string) float64 {
 		return f
 	}
 	return 1
+}
+
+// ParamCPUPath scales the assumed part of dispatch.DefaultCPUCosts (every step but the
+// tag and budget costs measured on this library's code and the cache-line costs): the
+// ~1.6 µs per-I/O kernel path whose total and split are assumptions.
+const ParamCPUPath = "cpu.path"
+
+// cpuPathParam is the ParamCPUPath entry of a scenario's parameter list.
+func cpuPathParam() Param {
+	c := dispatch.DefaultCPUCosts()
+	total := c.Submit + c.BioAlloc + c.HostCheck + c.Insert + c.Dispatch + c.QueueRq + c.Completion + c.EndBio
+	return Param{Name: ParamCPUPath, Value: float64(total) / 1e3, Unit: "us/IO", Basis: BasisAssumed, Scalable: true,
+		Ref: "dispatch.DefaultCPUCosts: the per-I/O submission + completion path, split by the usual shape of a perf profile; " +
+			"total and split not measured (tag/budget costs are this library's BenchmarkIOPath, sourced)"}
+}
+
+// scaleCPUPath multiplies the assumed steps of c by the ParamCPUPath factor.
+func scaleCPUPath(c dispatch.CPUCosts, sc Scale) dispatch.CPUCosts {
+	f := sc.Of(ParamCPUPath)
+	if f == 1 {
+		return c
+	}
+	for _, p := range []*sim.Time{&c.Submit, &c.BioAlloc, &c.Merge, &c.HostCheck, &c.Insert, &c.Elevator,
+		&c.Dispatch, &c.QueueRq, &c.Completion, &c.EndBio, &c.IPI, &c.Wakeup, &c.QueueRun} {
+		*p = sim.Time(float64(*p) * f)
+	}
+	return c
 }

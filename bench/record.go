@@ -48,6 +48,9 @@ func RecordClaims(data []byte, results []Result) ([]byte, []string, error) {
 		default:
 			old := c.Recorded
 			rec := &Record{Model: round4(r.Model)}
+			if old != nil && old.Model == rec.Model && old.In(r.Model) {
+				continue // unchanged: keep the band as written
+			}
 			w := DefaultBandWidth
 			if old != nil {
 				rec.Reason = old.Reason

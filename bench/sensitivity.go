@@ -21,7 +21,7 @@ type SensitivityRow struct {
 	Scaled []Result
 }
 
-// Sensitivity evaluates the claims with each scalable assumed parameter of their
+// Sensitivity evaluates the claims with each scalable assumed (and calibrated) parameter of their
 // scenarios halved and doubled, one parameter at a time (all other parameters at
 // their values). base are the claims' unscaled results (from Evaluate with the same
 // seed). Rows are ordered by claim, then parameter name. It runs
@@ -49,7 +49,7 @@ func Sensitivity(ctx context.Context, claims []Claim, base []Result, o Options) 
 		}
 		cs := byScenario[name]
 		for _, p := range s.Params {
-			if p.Basis != BasisAssumed || !p.Scalable {
+			if p.Basis == BasisSourced || !p.Scalable {
 				continue
 			}
 			scaled := make([][]Result, len(SensitivityFactors))

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/blkmq/blkmq/device"
 	"github.com/blkmq/blkmq/fio"
 	"github.com/blkmq/blkmq/stack"
 )
@@ -33,17 +32,21 @@ var StorvscSweepNrRequests = []int{4, 8, 12, 16, 24, 32, 56}
 
 // storvscSweepRuntime is the simulated runtime of each sweep point (shorter than the
 // 60 s of the job file to keep the sweep fast; both jobs reach steady state in < 2 s).
-const storvscSweepRuntime = 10 * time.Second
+var storvscSweepRuntime = 10 * time.Second
 
 // RunStorvscLoneReader returns the IOPS of the lone reader for one policy and
 // nr_requests.
 func RunStorvscLoneReader(shared bool, nrRequests int, runtime time.Duration, seed uint64) (float64, error) {
+	return runStorvscLoneReader(shared, nrRequests, runtime, seed, nil)
+}
+
+func runStorvscLoneReader(shared bool, nrRequests int, runtime time.Duration, seed uint64, sc Scale) (float64, error) {
 	job := strings.Replace(StorvscLoneReaderJob, "runtime=60", fmt.Sprintf("runtime=%dms", runtime.Milliseconds()), 1)
 	specs, err := fio.Parse(strings.NewReader(job), "storvsc-000-lone.fio")
 	if err != nil {
 		return 0, err
 	}
-	res, err := stack.Run(StorvscConfig(shared, nrRequests, seed), specs)
+	res, err := stack.Run(storvscConfig(shared, nrRequests, seed, sc), specs)
 	if err != nil {
 		return 0, err
 	}
@@ -52,7 +55,8 @@ func RunStorvscLoneReader(shared bool, nrRequests int, runtime time.Duration, se
 
 func init() {
 	Register(Scenario{Name: "storvsc-nr-requests", Source: "000_3f9e87d917f8ad71.txt",
-		Variants: []string{"tags=per-hctx", "tags=shared"}, Run: runStorvscSweep})
+		Variants: []string{"tags=per-hctx", "tags=shared"}, Run: runStorvscSweep, RunScaled: runStorvscSweepWith,
+		Params: StorvscParams()})
 }
 
 // runStorvscSweep runs the sweep of the source's remark. tags=per-hctx: for each
@@ -62,6 +66,10 @@ func init() {
 // IOPS over the disk's IOPS cap). The acceptance thresholds (wal >= 200 IOPS, lone
 // reader >= 90 % of the cap) are data in testdata/claims.json (Claim.Thresholds).
 func runStorvscSweep(variant string, seed uint64) (map[string]float64, error) {
+	return runStorvscSweepWith(variant, seed, nil)
+}
+
+func runStorvscSweepWith(variant string, seed uint64, sc Scale) (map[string]float64, error) {
 	var shared bool
 	nrs := StorvscSweepNrRequests
 	switch variant {
@@ -71,14 +79,14 @@ func runStorvscSweep(variant string, seed uint64) (map[string]float64, error) {
 	default:
 		return nil, fmt.Errorf("bench: storvsc-nr-requests: unknown variant %q (want tags=per-hctx or tags=shared)", variant)
 	}
-	capIOPS := device.Storvsc000Params().IOPS
+	capIOPS := Storvsc000Params().IOPS
 	m := map[string]float64{}
 	for _, nr := range nrs {
-		f, err := RunStorvsc(shared, nr, storvscSweepRuntime, seed)
+		f, err := runStorvscScaled(shared, nr, storvscSweepRuntime, seed, sc)
 		if err != nil {
 			return nil, err
 		}
-		lone, err := RunStorvscLoneReader(shared, nr, storvscSweepRuntime, seed)
+		lone, err := runStorvscLoneReader(shared, nr, storvscSweepRuntime, seed, sc)
 		if err != nil {
 			return nil, err
 		}
