@@ -253,8 +253,7 @@ func runMetrics(ctx context.Context, claims []Claim, o Options) map[runKey]runOu
 			if err := gctx.Err(); err != nil {
 				out.err = err
 			} else {
-				s, _ := Lookup(k.scenario)
-				out.m, out.err = s.run(k.variant, o.Seed, o.Scale)
+				out = runOne(k, o)
 			}
 			mu.Lock()
 			runs[k] = out
@@ -264,6 +263,19 @@ func runMetrics(ctx context.Context, claims []Claim, o Options) map[runKey]runOu
 	}
 	_ = g.Wait()
 	return runs
+}
+
+// runOne runs one scenario variant; a panic in the model (a programming error, or a
+// scaled parameter outside what the model accepts) becomes the run's error.
+func runOne(k runKey, o Options) (out runOut) {
+	defer func() {
+		if p := recover(); p != nil {
+			out = runOut{err: fmt.Errorf("model panic: %v", p)}
+		}
+	}()
+	s, _ := Lookup(k.scenario)
+	out.m, out.err = s.run(k.variant, o.Seed, o.Scale)
+	return out
 }
 
 type runOut struct {

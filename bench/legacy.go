@@ -72,7 +72,7 @@ func legacyConfig(old, postmark bool, seed uint64, sc Scale) legacy.StreamConfig
 			MaxSegments: LegacyMaxSegments, IssueLatency: sim.Time(float64(LegacyIssueLatency) * sc.Of("ipr.host-latency")),
 			CompletionLatency: sim.Time(float64(LegacyCompletionLatency) * sc.Of("ipr.host-latency"))},
 		Disk:      disk,
-		Writeback: legacy.WritebackParams{Offset: int64(float64(LegacyStreamOffset) * sc.Of("legacy.stream-offset")), PageBytes: LegacyPageBytes},
+		Writeback: legacy.WritebackParams{Offset: LegacyStreamOffset, PageBytes: LegacyPageBytes},
 		Warmup:    2 * sim.Second,
 		Duration:  30 * sim.Second,
 	}
@@ -140,7 +140,7 @@ func init() {
 			{Name: "ipr.host-latency", Value: float64(LegacyIssueLatency) / 1e3, Unit: "us each side", Basis: BasisAssumed, Scalable: true, Ref: "host + adapter firmware time per command; not measured"},
 			{Name: "cheetah.command-overhead", Value: float64(LegacyDisk().CommandOverhead) / 1e3, Unit: "us", Basis: BasisAssumed, Scalable: true, Ref: "drive command overhead; not in the recalled manual figures"},
 			{Name: "cheetah.seek-and-zones", Value: float64(LegacyDisk().AverageSeek) / 1e6, Unit: "ms avg seek", Basis: BasisAssumed, Ref: "Cheetah 15K.3 manual figures recalled, not re-verified (zones 75 -> 49 MB/s)"},
-			{Name: "legacy.stream-offset", Value: float64(LegacyStreamOffset >> 30), Unit: "GiB", Basis: BasisAssumed, Scalable: true, Ref: "the streamed file placed mid-disk (the zone sets the media rate)"},
+			{Name: "legacy.stream-offset", Value: float64(LegacyStreamOffset >> 30), Unit: "GiB", Basis: BasisAssumed, Ref: "the streamed file placed mid-disk (the zone sets the media rate; inner zones give 48.8 MB/s new formula)"},
 			{Name: "legacy.postmark-ios", Value: LegacyPostmarkIOs, Unit: "reads/txn", Basis: BasisAssumed, Ref: "postmark's cache-missing reads per transaction"},
 		}})
 }

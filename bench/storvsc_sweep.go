@@ -30,9 +30,13 @@ directory=/mnt/test
 // StorvscSweepNrRequests are the per-hctx nr_requests values the sweep tries.
 var StorvscSweepNrRequests = []int{4, 8, 12, 16, 24, 32, 56}
 
-// storvscSweepRuntime is the simulated runtime of each sweep point (shorter than the
-// 60 s of the job file to keep the sweep fast; both jobs reach steady state in < 2 s).
-var storvscSweepRuntime = 10 * time.Second
+// storvscSweepRuntime is the simulated runtime of each sweep point: the job file's
+// 60 s, as the source ran it. (A 10 s run, used before, leaves the lone reader at 80 %
+// of the cap: its fill phase — inline blocking submission until its 10000 io_us are
+// queued, and fio reaps only when the queue is full — is a sixth of such a run, and
+// 3 % of a 60 s one.) Cost: the per-hctx sweep is 14 runs of 60 s, 26.6 s of CPU on the
+// 2-core CI machine (4.8 s with 10 s runs).
+const storvscSweepRuntime = 60 * time.Second
 
 // RunStorvscLoneReader returns the IOPS of the lone reader for one policy and
 // nr_requests.

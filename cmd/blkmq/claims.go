@@ -323,7 +323,12 @@ func showClaim(w io.Writer, claims []bench.Claim, id string, seed uint64) error 
 	if c == nil {
 		var ids []string
 		for _, c := range claims {
-			if strings.HasPrefix(c.ID, id) || strings.HasPrefix(id, strings.SplitN(c.ID, "/", 2)[0]) {
+			if strings.HasPrefix(c.ID, id) {
+				ids = append(ids, c.ID)
+			}
+		}
+		if len(ids) == 0 {
+			for _, c := range claims {
 				ids = append(ids, c.ID)
 			}
 		}
@@ -381,7 +386,7 @@ func showClaim(w io.Writer, claims []bench.Claim, id string, seed uint64) error 
 	if !ok {
 		return &exitError{2, fmt.Errorf("--show %s: scenario %q is not registered", id, c.Scenario)}
 	}
-	fmt.Fprintf(w, "variants   %s\n", strings.Join(s.Variants, ", "))
+	fmt.Fprintf(w, "variants   %d (the policy switch and workload of each run; everything else is one parameter set)\n", len(s.Variants))
 	if len(s.Params) > 0 {
 		fmt.Fprintln(w, "parameters")
 		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
@@ -398,6 +403,13 @@ func showClaim(w io.Writer, claims []bench.Claim, id string, seed uint64) error 
 		fmt.Fprintf(w, " (%s)", r.Reason)
 	}
 	fmt.Fprintln(w)
+	for _, name := range r.CalibratedBy {
+		for _, p := range s.Params {
+			if p.Name == name {
+				fmt.Fprintf(w, "calibrated %s was derived from the published cells %s: this figure is not evidence of the model\n", name, strings.Join(p.Cells, ", "))
+			}
+		}
+	}
 	if r.Err != nil {
 		fmt.Fprintf(w, "error      %v\n", r.Err)
 	}
