@@ -70,7 +70,11 @@ func BudgetMapSpecs(runtime time.Duration) ([]fio.Spec, error) {
 // (budget.Options.BudgetMapSkip, evaluated by budget.Host.NeedsBudgetMap); the CPU cost
 // table is dispatch.DefaultCPUCosts for both.
 func BudgetMapConfig(skip bool, seed uint64) stack.Config {
-	return stack.Config{
+	return budgetMapConfig(skip, seed, nil)
+}
+
+func budgetMapConfig(skip bool, seed uint64, sc Scale) stack.Config {
+	cfg := stack.Config{
 		NrCPUs: BudgetMapCPUs,
 		Host: stack.Host{CanQueue: BudgetMapCanQueue, NrHwQueues: BudgetMapCPUs, CmdPerLun: BudgetMapCmdPerLun,
 			HostTagset: true},
@@ -85,6 +89,10 @@ func BudgetMapConfig(skip bool, seed uint64) stack.Config {
 		Options: &dispatch.Options{BudgetMapSkip: skip},
 		Seed:    seed,
 	}
+	if sc.Of(ParamCPUPath) != 1 {
+		cfg.CPU = dispatch.CPUModel{Costs: scaleCPUPath(dispatch.DefaultCPUCosts(), sc)}
+	}
+	return cfg
 }
 
 // BudgetMapFigures are the scenario's metrics of one run.
@@ -101,11 +109,15 @@ type BudgetMapFigures struct {
 
 // RunBudgetMap runs seed 003's job for runtime on BudgetMapConfig.
 func RunBudgetMap(skip bool, runtime time.Duration, seed uint64) (*BudgetMapFigures, error) {
+	return runBudgetMapScaled(skip, runtime, seed, nil)
+}
+
+func runBudgetMapScaled(skip bool, runtime time.Duration, seed uint64, sc Scale) (*BudgetMapFigures, error) {
 	specs, err := BudgetMapSpecs(runtime)
 	if err != nil {
 		return nil, err
 	}
-	res, err := stack.Run(BudgetMapConfig(skip, seed), specs)
+	res, err := stack.Run(budgetMapConfig(skip, seed, sc), specs)
 	if err != nil {
 		return nil, err
 	}
@@ -129,12 +141,24 @@ func RunBudgetMap(skip bool, runtime time.Duration, seed uint64) (*BudgetMapFigu
 
 func init() {
 	Register(Scenario{Name: "budget-map", Source: "003_d725e3b6786add72.txt",
-		Variants: []string{"budget=map", "budget=skip"}, Run: runBudgetMap})
+		Variants: []string{"budget=map", "budget=skip"}, Run: runBudgetMap, RunScaled: runBudgetMapWith,
+		Params: []Param{
+			{Name: "scsi_debug.host_max_queue", Value: BudgetMapCanQueue, Unit: "", Basis: BasisSourced, Ref: "seed 003: modprobe scsi_debug delay=0 host_max_queue=192"},
+			{Name: "scsi_debug.cmd_per_lun", Value: BudgetMapCmdPerLun, Unit: "", Basis: BasisSourced, Ref: "scsi_debug DEF_CMD_PER_LUN, capped at can_queue"},
+			{Name: "fio.iodepth", Value: 192, Unit: "", Basis: BasisSourced, Ref: "seed 003: fio io_uring, 1 job, iodepth 192, iodepth_batch 24"},
+			{Name: "budget.cpus", Value: BudgetMapCPUs, Unit: "CPUs", Basis: BasisAssumed, Ref: "nproc is not stated; one CPU does all the work, so the count does not change the result"},
+			{Name: "budget.get-put", Value: 24, Unit: "ns", Basis: BasisSourced, Ref: "this library's budget map get+put, BenchmarkIOPath on one core (BENCHMARKS.md)"},
+			cpuPathParam(),
+		}})
 }
 
 // runBudgetMap is the claims-runner entry: metric IOPS (plus CPU-ns-per-IO and
 // cpus-busy) of a BudgetMapRuntime run.
 func runBudgetMap(variant string, seed uint64) (map[string]float64, error) {
+	return runBudgetMapWith(variant, seed, nil)
+}
+
+func runBudgetMapWith(variant string, seed uint64, sc Scale) (map[string]float64, error) {
 	var skip bool
 	switch variant {
 	case "budget=map":
@@ -143,7 +167,7 @@ func runBudgetMap(variant string, seed uint64) (map[string]float64, error) {
 	default:
 		return nil, fmt.Errorf("bench: budget-map: unknown variant %q (want budget=map or budget=skip)", variant)
 	}
-	f, err := RunBudgetMap(skip, BudgetMapRuntime, seed)
+	f, err := runBudgetMapScaled(skip, BudgetMapRuntime, seed, sc)
 	if err != nil {
 		return nil, err
 	}

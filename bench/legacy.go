@@ -61,11 +61,17 @@ func LegacyDisk() device.HDDParams {
 // LegacyConfig is the scenario's run: old selects the async tag limit before
 // a6b3f7614ca6; postmark adds the postmark-like workload beside the writer.
 func LegacyConfig(old, postmark bool, seed uint64) legacy.StreamConfig {
+	return legacyConfig(old, postmark, seed, nil)
+}
+
+func legacyConfig(old, postmark bool, seed uint64, sc Scale) legacy.StreamConfig {
+	disk := LegacyDisk()
+	disk.CommandOverhead = sim.Time(float64(disk.CommandOverhead) * sc.Of("cheetah.command-overhead"))
 	c := legacy.StreamConfig{
 		Queue: legacy.Config{QueueDepth: LegacyTagDepth, PreA6b3f7614ca6: old,
-			MaxSegments: LegacyMaxSegments, IssueLatency: LegacyIssueLatency,
-			CompletionLatency: LegacyCompletionLatency},
-		Disk:      LegacyDisk(),
+			MaxSegments: LegacyMaxSegments, IssueLatency: sim.Time(float64(LegacyIssueLatency) * sc.Of("ipr.host-latency")),
+			CompletionLatency: sim.Time(float64(LegacyCompletionLatency) * sc.Of("ipr.host-latency"))},
+		Disk:      disk,
 		Writeback: legacy.WritebackParams{Offset: LegacyStreamOffset, PageBytes: LegacyPageBytes},
 		Warmup:    2 * sim.Second,
 		Duration:  30 * sim.Second,
@@ -86,6 +92,10 @@ func LegacyConfig(old, postmark bool, seed uint64) legacy.StreamConfig {
 // read-svc-ms-pm and read-cmds-per-s-pm (postmark's reads beside the writer),
 // postmark-io-ms (submit-to-completion time of a postmark read).
 func RunLegacyTags(variant string, seed uint64) (map[string]float64, error) {
+	return runLegacyTagsWith(variant, seed, nil)
+}
+
+func runLegacyTagsWith(variant string, seed uint64, sc Scale) (map[string]float64, error) {
 	var old bool
 	switch variant {
 	case "formula=old":
@@ -94,11 +104,11 @@ func RunLegacyTags(variant string, seed uint64) (map[string]float64, error) {
 	default:
 		return nil, fmt.Errorf("bench: legacy-tags: unknown variant %q (want formula=old or formula=new)", variant)
 	}
-	alone, err := legacy.RunStream(LegacyConfig(old, false, seed))
+	alone, err := legacy.RunStream(legacyConfig(old, false, seed, sc))
 	if err != nil {
 		return nil, err
 	}
-	beside, err := legacy.RunStream(LegacyConfig(old, true, seed))
+	beside, err := legacy.RunStream(legacyConfig(old, true, seed, sc))
 	if err != nil {
 		return nil, err
 	}
@@ -122,5 +132,15 @@ func RunLegacyTags(variant string, seed uint64) (map[string]float64, error) {
 
 func init() {
 	Register(Scenario{Name: "legacy-tags", Source: "004_20aada19a4347f8a.txt",
-		Variants: []string{"formula=old", "formula=new"}, Run: RunLegacyTags})
+		Variants: []string{"formula=old", "formula=new"}, Run: RunLegacyTags, RunScaled: runLegacyTagsWith,
+		Params: []Param{
+			{Name: "legacy.tags", Value: LegacyTagDepth, Unit: "", Basis: BasisSourced, Ref: "seed 004: \"a device has three tags available\""},
+			{Name: "ipr.max-segments", Value: LegacyMaxSegments, Unit: "", Basis: BasisSourced, Ref: "ipr IPR_MAX_SGLIST (the IBM 573E adapter of seed 004 is ipr)"},
+			{Name: "legacy.page", Value: LegacyPageBytes >> 10, Unit: "KiB", Basis: BasisAssumed, Ref: "ppc64 distribution kernels of 2013 used 64 KiB pages"},
+			{Name: "ipr.host-latency", Value: float64(LegacyIssueLatency) / 1e3, Unit: "us each side", Basis: BasisAssumed, Scalable: true, Ref: "host + adapter firmware time per command; not measured"},
+			{Name: "cheetah.command-overhead", Value: float64(LegacyDisk().CommandOverhead) / 1e3, Unit: "us", Basis: BasisAssumed, Scalable: true, Ref: "drive command overhead; not in the recalled manual figures"},
+			{Name: "cheetah.seek-and-zones", Value: float64(LegacyDisk().AverageSeek) / 1e6, Unit: "ms avg seek", Basis: BasisAssumed, Ref: "Cheetah 15K.3 manual figures recalled, not re-verified (zones 75 -> 49 MB/s)"},
+			{Name: "legacy.stream-offset", Value: float64(LegacyStreamOffset >> 30), Unit: "GiB", Basis: BasisAssumed, Ref: "the streamed file placed mid-disk (the zone sets the media rate; inner zones give 48.8 MB/s new formula)"},
+			{Name: "legacy.postmark-ios", Value: LegacyPostmarkIOs, Unit: "reads/txn", Basis: BasisAssumed, Ref: "postmark's cache-missing reads per transaction"},
+		}})
 }

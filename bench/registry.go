@@ -29,6 +29,36 @@ type Scenario struct {
 	// It returns an error for an unknown variant or a model failure (e.g. a hang
 	// detected by the watchdog).
 	Run func(variant string, seed uint64) (map[string]float64, error)
+	// RunScaled, when set, runs one variant with some parameters (by Param.Name)
+	// multiplied by the given factors: the sensitivity runs. Run must equal RunScaled
+	// with a nil Scale.
+	RunScaled func(variant string, seed uint64, scale Scale) (map[string]float64, error)
+	// Params lists every parameter the scenario's runs use, with its basis
+	// (provenance.go).
+	Params []Param
+}
+
+// run runs one variant, scaled when scale is non-empty.
+func (s Scenario) run(variant string, seed uint64, scale Scale) (map[string]float64, error) {
+	if len(scale) == 0 || s.RunScaled == nil {
+		if len(scale) > 0 {
+			return nil, fmt.Errorf("bench: scenario %s cannot scale parameters", s.Name)
+		}
+		return s.Run(variant, seed)
+	}
+	return s.RunScaled(variant, seed, scale)
+}
+
+// calibratedFor returns the names of the scenario's calibrated parameters that the
+// figure of claim id follows from.
+func (s Scenario) calibratedFor(id string) []string {
+	var out []string
+	for _, p := range s.Params {
+		if p.Basis == BasisCalibrated && p.follows(id) {
+			out = append(out, p.Name)
+		}
+	}
+	return out
 }
 
 var (
@@ -43,6 +73,11 @@ func Register(s Scenario) {
 	defer registryMu.Unlock()
 	if s.Name == "" || s.Run == nil {
 		panic("bench: Register: scenario needs a Name and a Run function")
+	}
+	for _, p := range s.Params {
+		if err := p.check(); err != nil {
+			panic(fmt.Sprintf("bench: Register: scenario %q: %v", s.Name, err))
+		}
 	}
 	if _, dup := registry[s.Name]; dup {
 		panic(fmt.Sprintf("bench: Register: scenario %q registered twice", s.Name))

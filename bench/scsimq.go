@@ -2,14 +2,13 @@ package bench
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
+	"path"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/blkmq/blkmq"
 	"github.com/blkmq/blkmq/device"
 	"github.com/blkmq/blkmq/dispatch"
 	"github.com/blkmq/blkmq/fio"
@@ -55,45 +54,17 @@ var SCSIMQRWs = []string{"read", "randread", "write", "randwrite"}
 // SCSIMQScheds are the table columns: "<scheduler>-<kernel>".
 var SCSIMQScheds = []string{"deadline-legacy", "none-v4.13", "none-patched", "mq-deadline-v4.13", "mq-deadline-patched"}
 
-// SCSIMQJob returns the fio job file testdata/fio/002_srp_<rw>.fio with its runtime
-// replaced by SCSIMQRuntime. The file is found from the working directory upwards.
+// SCSIMQJob returns the fio job file testdata/fio/002_srp_<rw>.fio (embedded in the
+// binary: blkmq.JobFiles) with its runtime replaced by SCSIMQRuntime.
 func SCSIMQJob(rw string) ([]fio.Spec, error) {
-	path, err := findTestdata(filepath.Join("testdata", "fio", "002_srp_"+rw+".fio"))
-	if err != nil {
-		return nil, err
-	}
-	b, err := os.ReadFile(path)
+	name := "002_srp_" + rw + ".fio"
+	b, err := blkmq.JobFiles.ReadFile(path.Join("testdata", "fio", name))
 	if err != nil {
 		return nil, fmt.Errorf("bench: scsi-mq: %w", err)
 	}
 	job := regexp.MustCompile(`(?m)^runtime=.*$`).ReplaceAllString(string(b),
 		fmt.Sprintf("runtime=%dms", SCSIMQRuntime.Milliseconds()))
-	return fio.Parse(strings.NewReader(job), filepath.Base(path))
-}
-
-// findTestdata looks for rel in the working directory and its parents, then next to
-// this source file.
-func findTestdata(rel string) (string, error) {
-	dir, _ := os.Getwd()
-	for d := dir; ; d = filepath.Dir(d) {
-		if p := filepath.Join(d, rel); fileExists(p) {
-			return p, nil
-		}
-		if filepath.Dir(d) == d {
-			break
-		}
-	}
-	if _, src, _, ok := runtime.Caller(0); ok {
-		if p := filepath.Join(filepath.Dir(src), "..", rel); fileExists(p) {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("bench: %s not found from %s", rel, dir)
-}
-
-func fileExists(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && !st.IsDir()
+	return fio.Parse(strings.NewReader(job), name)
 }
 
 // SCSIMQOptions returns the dispatch switches of a column's kernel: "v4.13"
@@ -111,28 +82,32 @@ func SCSIMQOptions(era string) (dispatch.Options, error) {
 
 // SCSIMQConfig is the modelled machine: 16 CPUs on two sockets, one SRP host
 // (SCSIMQNrHwQueues channels = hctxs, can_queue 62 each), one LUN of queue_depth 62
-// and 48 KiB largest request on device.SRP002Params, the kernel path of the column
+// and 48 KiB largest request on SRP002Params, the kernel path of the column
 // (elevator "none" or "mq-deadline", era "v4.13" or "patched"). nr_requests is the
 // kernel default of the era. The CPU cost table is dispatch.DefaultCPUCosts with two
 // sockets. It returns an error for an unknown era.
 //
-// device.SRP002Params is derived from this source's own tables (controller time from
+// SRP002Params is derived from this source's own tables (controller time from
 // the random-I/O figures, link bandwidth from the legacy sequential read): the random
 // cells and the legacy read cell calibrate it and are not evidence; the sequential
 // cells of the blk-mq columns and the patched/v4.13 ratios are.
 func SCSIMQConfig(sched, era string, seed uint64) (stack.Config, error) {
+	return scsiMQConfig(sched, era, seed, nil)
+}
+
+func scsiMQConfig(sched, era string, seed uint64, sc Scale) (stack.Config, error) {
 	opts, err := SCSIMQOptions(era)
 	if err != nil {
 		return stack.Config{}, err
 	}
-	costs := dispatch.DefaultCPUCosts()
+	costs := scaleCPUPath(dispatch.DefaultCPUCosts(), sc)
 	costs.CPUsPerLLC = SCSIMQCPUsPerLLC
 	return stack.Config{
 		NrCPUs: SCSIMQCPUs,
 		Host:   stack.Host{CanQueue: SCSIMQCanQueue, NrHwQueues: SCSIMQNrHwQueues, CmdPerLun: SCSIMQCmdPerLun},
 		LUNs: []stack.LUN{{
 			Device: func(eng *sim.Engine) (device.Device, error) {
-				return device.NewSSD(eng, device.SRP002Params())
+				return device.NewSSD(eng, srp002Scaled(sc))
 			},
 			QueueDepth:   SCSIMQCmdPerLun,
 			Scheduler:    sched,
@@ -159,11 +134,15 @@ type SCSIMQFigures struct {
 // "patched", rw one of SCSIMQRWs. It returns an error for unknown values, a missing
 // job file, or a model failure.
 func RunSCSIMQ(sched, era, rw string, seed uint64) (*SCSIMQFigures, error) {
+	return runSCSIMQCell(sched, era, rw, seed, nil)
+}
+
+func runSCSIMQCell(sched, era, rw string, seed uint64, sc Scale) (*SCSIMQFigures, error) {
 	specs, err := SCSIMQJob(rw)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := SCSIMQConfig(sched, era, seed)
+	cfg, err := scsiMQConfig(sched, era, seed, sc)
 	if err != nil {
 		return nil, err
 	}
@@ -217,11 +196,15 @@ func parseSCSIMQVariant(v string) (col, rw string, err error) {
 // runSCSIMQ is the claims-runner entry: metric "IOPS" (and "mean-request-bytes", the
 // mean command size the device saw).
 func runSCSIMQ(variant string, seed uint64) (map[string]float64, error) {
+	return runSCSIMQWith(variant, seed, nil)
+}
+
+func runSCSIMQWith(variant string, seed uint64, sc Scale) (map[string]float64, error) {
 	col, rw, err := parseSCSIMQVariant(variant)
 	if err != nil {
 		return nil, err
 	}
-	f, err := SCSIMQCell(col, rw, seed)
+	f, err := scsiMQCell(col, rw, seed, sc)
 	if err != nil {
 		return nil, err
 	}
@@ -230,16 +213,66 @@ func runSCSIMQ(variant string, seed uint64) (map[string]float64, error) {
 
 func init() {
 	Register(Scenario{Name: "scsi-mq", Source: "002_ff2e374edb86df80.txt",
-		Variants: scsiMQVariants(SCSIMQScheds), Run: runSCSIMQ})
+		Variants: scsiMQVariants(SCSIMQScheds), Run: runSCSIMQ, RunScaled: runSCSIMQWith, Params: SCSIMQParams()})
+}
+
+// srp002Scaled is SRP002Params with the sensitivity factors applied.
+func srp002Scaled(sc Scale) device.SSDParams {
+	p := SRP002Params()
+	p.ControllerOverhead = sim.Time(float64(p.ControllerOverhead) * sc.Of("srp.controller-cost"))
+	p.LinkBytesPerSec *= sc.Of("srp.link")
+	p.ReadLatency = sim.Time(float64(p.ReadLatency) * sc.Of("srp.media-latency"))
+	p.WriteLatency = sim.Time(float64(p.WriteLatency) * sc.Of("srp.media-latency"))
+	p.ParallelUnits = max(1, int(float64(p.ParallelUnits)*sc.Of("srp.parallel-units")+0.5))
+	return p
+}
+
+// SCSIMQParams are the SRP scenario's parameters with their basis. Two are calibrated
+// on the source's own cells, and the figures that follow from them are reported as
+// calibrated: the per-command target cost binds every random cell and the unmerged
+// 4 KiB commands of the v4.13 mq-deadline column; the link binds every merged
+// sequential cell; the gains are their ratio. Only the "unchanged" ratios (both sides
+// bound by the same cost) and the merge sizes are independent of them.
+func SCSIMQParams() []Param {
+	p := SRP002Params()
+	return []Param{
+		{Name: "srp.cpus", Value: SCSIMQCPUs, Unit: "CPUs", Basis: BasisSourced, Ref: "seed 002: \"16 cores, dual sockets\" (8 per socket)"},
+		{Name: "srp.jobs", Value: 64, Unit: "jobs x qd 64", Basis: BasisSourced, Ref: "seed 002: fio libaio, bs 4k, direct, queue_depth 64, 64 jobs (testdata/fio/002_srp_*.fio)"},
+		{Name: "srp.nr_hw_queues", Value: SCSIMQNrHwQueues, Unit: "", Basis: BasisSourced,
+			Ref: "ib_srp srp_create_target ch_count on 2 NUMA nodes (v4.14 source); assumes the HCA has >= 8 completion vectors"},
+		{Name: "srp.can_queue", Value: SCSIMQCanQueue, Unit: "", Basis: BasisSourced, Ref: "ib_srp default queue_size 64 minus response and task-management slots"},
+		{Name: "srp.max-request", Value: SCSIMQMaxRequestKB, Unit: "KiB", Basis: BasisSourced,
+			Ref: "ib_srp SRP_DEF_SG_TABLESIZE 12 segments x 4 KiB pages (assumes no physically contiguous fio buffers)"},
+		{Name: "srp.controller-cost", Value: float64(p.ControllerOverhead) / 1e3, Unit: "us/command", Basis: BasisCalibrated, Scalable: true,
+			Ref:   "1 / the ~142.7K random-read IOPS every blk-mq column reaches; no independent target latency found",
+			Cells: []string{"002/none-v4.13/randread", "002/none-patched/randread", "002/mq-deadline-v4.13/randread", "002/mq-deadline-patched/randread"},
+			Follows: []string{"002/*/randread", "002/*/randwrite", "002/mq-deadline-v4.13/read", "002/mq-deadline-v4.13/write",
+				"002/mq-deadline/read-gain", "002/mq-deadline/write-gain"}},
+		{Name: "srp.link", Value: p.LinkBytesPerSec / 1e9, Unit: "GB/s", Basis: BasisCalibrated, Scalable: true,
+			Ref:   "587.81K x 4 KiB of the legacy read cell; 4x QDR/FDR InfiniBand carry 4.0/6.8 GB/s of data, so the physical link is not what bound it",
+			Cells: []string{"002/deadline-legacy/read"},
+			Follows: []string{"002/deadline-legacy/read", "002/deadline-legacy/write", "002/none-*/read", "002/none-*/write",
+				"002/mq-deadline-patched/read", "002/mq-deadline-patched/write", "002/mq-deadline/read-gain", "002/mq-deadline/write-gain"}},
+		{Name: "srp.media-latency", Value: float64(p.ReadLatency) / 1e3, Unit: "us", Basis: BasisAssumed, Scalable: true,
+			Ref: "a RAM-backed target's access time; unknown"},
+		{Name: "srp.parallel-units", Value: float64(p.ParallelUnits), Unit: "", Basis: BasisAssumed, Scalable: true,
+			Ref: "enough that the 64 jobs never find the media the bottleneck"},
+		cpuPathParam(),
+		{Name: "srp.kernel", Value: 4.13, Unit: "", Basis: BasisSourced, Ref: "v4.13-rc6 with block for-next, and the series as merged for v4.15"},
+	}
 }
 
 // SCSIMQCell runs one table cell by column name (SCSIMQScheds) and rw.
 func SCSIMQCell(col, rw string, seed uint64) (*SCSIMQFigures, error) {
+	return scsiMQCell(col, rw, seed, nil)
+}
+
+func scsiMQCell(col, rw string, seed uint64, sc Scale) (*SCSIMQFigures, error) {
 	if _, _, err := parseSCSIMQVariant("sched=" + col + "/rw=" + rw); err != nil {
 		return nil, err
 	}
 	if se, ok := scsiMQBlkMQScheds[col]; ok {
-		return RunSCSIMQ(se[0], se[1], rw, seed)
+		return runSCSIMQCell(se[0], se[1], rw, seed, sc)
 	}
-	return RunSCSIMQLegacy(rw, seed)
+	return runSCSIMQLegacy(rw, seed, sc)
 }

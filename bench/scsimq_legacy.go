@@ -12,11 +12,18 @@ import (
 
 // The legacy column of seed 002 ("DEADLINE", v4.13 with scsi_mod.use_blk_mq=0): one
 // request queue with the deadline elevator (package legacy) in front of the same
-// device.SRP002Params target, driven by the same 64 libaio jobs. package stack drives
+// SRP002Params target, driven by the same 64 libaio jobs. package stack drives
 // only blk-mq queues, so this file has its own small fio libaio submitter with the
 // same rules as stack's (sequential or uniform random offsets in a 1 GiB region per
-// job, one iocb per io_submit, the reap delay of stack.SubmitTiming's defaults, the
-// per-I/O submit CPU cost of dispatch.DefaultCPUCosts paced on the job's CPU).
+// job, one iocb per io_submit, the reap delay of stack.SubmitTiming's defaults).
+//
+// CPU: the legacy path pays by the blk-mq columns' table (dispatch.DefaultCPUCosts):
+// per bio Submit + BioAlloc on the job's CPU before the submission, and EndBio at its
+// completion; per started command HostCheck + Insert + Elevator + Dispatch + QueueRq +
+// TagGet + TagPut + Completion, charged with the next completion on the completing
+// job's CPU (rq_affinity: completions run on the submitting CPU). The reap waits for
+// that work. Not modelled: the queue_lock every legacy step takes (contention across
+// the 16 CPUs) and ib_srp's single channel in non-mq mode.
 //
 // Legacy limits (v4.13): nr_requests 128 per sync/async pool (BLKDEV_MAX_RQ);
 // queue_depth and the shared tag map = can_queue = 62 (ib_srp); max_segments 12
@@ -33,12 +40,16 @@ const (
 
 // RunSCSIMQLegacy runs the legacy DEADLINE column for rw (one of SCSIMQRWs).
 func RunSCSIMQLegacy(rw string, seed uint64) (*SCSIMQFigures, error) {
+	return runSCSIMQLegacy(rw, seed, nil)
+}
+
+func runSCSIMQLegacy(rw string, seed uint64, sc Scale) (*SCSIMQFigures, error) {
 	specs, err := SCSIMQJob(rw)
 	if err != nil {
 		return nil, err
 	}
 	eng := sim.NewEngine()
-	dev, err := device.NewSSD(eng, device.SRP002Params())
+	dev, err := device.NewSSD(eng, srp002Scaled(sc))
 	if err != nil {
 		return nil, err
 	}
@@ -50,8 +61,10 @@ func RunSCSIMQLegacy(rw string, seed uint64) (*SCSIMQFigures, error) {
 	for i := range r.cpus {
 		r.cpus[i] = sim.NewCPU(i)
 	}
-	c := dispatch.DefaultCPUCosts()
+	c := scaleCPUPath(dispatch.DefaultCPUCosts(), sc)
 	r.submitCost = c.Submit + c.BioAlloc
+	r.endBioCost = c.EndBio
+	r.perCmdCost = c.HostCheck + c.Insert + c.Elevator + c.Dispatch + c.QueueRq + c.TagGet + c.TagPut + c.Completion
 	var end sim.Time
 	for i, s := range specs {
 		if s.IOEngine != fio.EngineLibaio || s.BlockSize <= 0 {
@@ -88,6 +101,9 @@ type legacyRun struct {
 	rnd        *sim.Rand
 	cpus       []*sim.CPU
 	submitCost sim.Time
+	endBioCost sim.Time // per completed bio
+	perCmdCost sim.Time // per started command
+	cmdsPaid   uint64   // started commands whose cost was charged
 	jobs       []*legacyJob
 }
 
@@ -124,9 +140,15 @@ func (u *legacyIO) EndIO(_ *legacy.Bio, now sim.Time) {
 		j.done++
 	}
 	j.cq = append(j.cq, u)
+	r := j.r
+	st := r.q.Stats()
+	started := st.ReadCmds + st.WriteCmds
+	cost := r.endBioCost + sim.Time(started-r.cmdsPaid)*r.perCmdCost
+	r.cmdsPaid = started
+	done := r.cpus[j.cpu].Exec(now, cost)
 	if !j.reapPend {
 		j.reapPend = true
-		j.r.eng.After(j.r.rnd.Uniform(scsiMQLegacyReapMin, scsiMQLegacyReapMax), &j.reapEv)
+		r.eng.At(done+r.rnd.Uniform(scsiMQLegacyReapMin, scsiMQLegacyReapMax), &j.reapEv)
 	}
 }
 

@@ -144,6 +144,10 @@ type SmartpqiRig struct {
 // the same for every variant: devices, CPU costs (dispatch.DefaultCPUCosts with 14
 // CPUs per socket), kernel rules.
 func NewSmartpqiRig(variant string, seed uint64) (*SmartpqiRig, error) {
+	return newSmartpqiRig(variant, seed, nil)
+}
+
+func newSmartpqiRig(variant string, seed uint64, sc Scale) (*SmartpqiRig, error) {
 	h, err := SmartpqiHost(variant)
 	if err != nil {
 		return nil, err
@@ -152,7 +156,7 @@ func NewSmartpqiRig(variant string, seed uint64) (*SmartpqiRig, error) {
 	adapter := func(eng *sim.Engine) (*device.Host, error) {
 		if rig.Adapter == nil {
 			a, err := device.NewHost(eng, device.HostParams{Name: "P408e-p", CanQueue: SmartpqiCanQueue,
-				CommandCost: SmartpqiAdapterCost})
+				CommandCost: sim.Time(float64(SmartpqiAdapterCost) * sc.Of("smartpqi.adapter-cost"))})
 			if err != nil {
 				return nil, err
 			}
@@ -160,14 +164,18 @@ func NewSmartpqiRig(variant string, seed uint64) (*SmartpqiRig, error) {
 		}
 		return rig.Adapter, nil
 	}
-	costs := dispatch.DefaultCPUCosts()
+	costs := scaleCPUPath(dispatch.DefaultCPUCosts(), sc)
 	costs.CPUsPerLLC = SmartpqiCPUsPerSocket
 	opts := SmartpqiOptions()
 	cfg := stack.Config{NrCPUs: SmartpqiCPUs, Host: h, Options: &opts, Seed: seed,
 		CPU: dispatch.CPUModel{Costs: costs}}
+	if f := sc.Of(ParamWakeMigrate); f != 1 {
+		cfg.Placement.WakeMigrate = min(1, stack.DefaultWakeMigrate*f)
+	}
+	sasQD := max(1, int(float64(SmartpqiSASQueueDepth)*sc.Of("smartpqi.sas-queue-depth")+0.5))
 	for _, d := range SmartpqiDisks {
 		model := d.Model
-		qd := SmartpqiSASQueueDepth
+		qd := sasQD
 		if model == "MM0500GBKAK" {
 			qd = SmartpqiSATAQueueDepth
 		}
@@ -195,6 +203,11 @@ type SmartpqiFigures struct {
 	IOPS float64
 	// PeakOverCanQueue is the adapter's peak offered commands over can_queue.
 	PeakOverCanQueue float64
+	// HostBusyFrac is the fraction of the commands the block layer handed the
+	// adapter that it refused because it already held can_queue (SCSI host busy):
+	// 0 when the block layer never sends more than the adapter can take, > 0 under
+	// the source's overload ("the host is sent more commands than it can handle").
+	HostBusyFrac float64
 	// MeanCommandKiB is the mean size of the commands the adapter accepted.
 	MeanCommandKiB float64
 	// CPUUtil is the mean utilisation of the CPUs; MaxCPUUtil the busiest one's.
@@ -214,12 +227,12 @@ func RunSmartpqi(variant string, ramp, runtime time.Duration, seed uint64) (*Sma
 	if err != nil {
 		return nil, err
 	}
-	return runSmartpqiSpecs(variant, specs, seed)
+	return runSmartpqiSpecs(variant, specs, seed, nil)
 }
 
 // runSmartpqiSpecs runs the given jobs on one variant's machine.
-func runSmartpqiSpecs(variant string, specs []fio.Spec, seed uint64) (*SmartpqiFigures, error) {
-	rig, err := NewSmartpqiRig(variant, seed)
+func runSmartpqiSpecs(variant string, specs []fio.Spec, seed uint64, sc Scale) (*SmartpqiFigures, error) {
+	rig, err := newSmartpqiRig(variant, seed, sc)
 	if err != nil {
 		return nil, err
 	}
@@ -256,6 +269,9 @@ func runSmartpqiSpecs(variant string, specs []fio.Spec, seed uint64) (*SmartpqiF
 		f.MergedFrac = merged / n
 	}
 	f.PeakOverCanQueue = float64(rig.Adapter.PeakOffered()) / float64(SmartpqiCanQueue)
+	if busy := float64(rig.Adapter.HostBusyCount()); busy > 0 {
+		f.HostBusyFrac = busy / (busy + float64(cmds))
+	}
 	var busy sim.Time
 	for _, b := range res.CPUBusy {
 		busy += b
@@ -266,16 +282,47 @@ func runSmartpqiSpecs(variant string, specs []fio.Spec, seed uint64) (*SmartpqiF
 }
 
 func init() {
-	Register(Scenario{Name: "smartpqi", Source: "001_e5d45b9687b03847.txt", Variants: SmartpqiVariants, Run: runSmartpqi})
+	Register(Scenario{Name: "smartpqi", Source: "001_e5d45b9687b03847.txt", Variants: SmartpqiVariants, Run: runSmartpqi,
+		RunScaled: runSmartpqiWith, Params: SmartpqiParams()})
+}
+
+// SmartpqiParams are the smartpqi scenario's parameters with their basis (the disk
+// models are listed by SmartpqiDevice: recalled data-sheet figures, assumptions).
+func SmartpqiParams() []Param {
+	return []Param{
+		{Name: "smartpqi.disks", Value: float64(len(SmartpqiDisks)), Unit: "LUNs", Basis: BasisSourced, Ref: "seed 001: lsscsi listing and job file, /dev/sdd../dev/sdr"},
+		{Name: "smartpqi.cpus", Value: SmartpqiCPUs, Unit: "CPUs", Basis: BasisAssumed, Ref: "the job file's commented-out cpus_allowed=0-27 suggests 28; 2 sockets x 14 cores assumed"},
+		{Name: "smartpqi.can_queue", Value: SmartpqiCanQueue, Unit: "", Basis: BasisAssumed, Ref: "scsi_ml_can_queue of Gen10 Smart Array controllers as commonly shown; recalled, not verified"},
+		{Name: "smartpqi.sas-queue-depth", Value: SmartpqiSASQueueDepth, Unit: "", Basis: BasisAssumed, Scalable: true,
+			Ref: "firmware queue depth per SAS disk; the source's overload needs the LUN depths to sum above can_queue (> 67 each)"},
+		{Name: "smartpqi.sata-queue-depth", Value: SmartpqiSATAQueueDepth, Unit: "", Basis: BasisSourced, Ref: "smartpqi PQI_PHYSICAL_DISK_DEFAULT_MAX_QUEUE_DEPTH (27)"},
+		{Name: "smartpqi.max_sectors_kb", Value: SmartpqiMaxSectorsKB, Unit: "KiB", Basis: BasisSourced, Ref: "smartpqi PQI_MAX_TRANSFER_SIZE (1 MiB)"},
+		{Name: "smartpqi.adapter-cost", Value: float64(SmartpqiAdapterCost) / 1e3, Unit: "us/command", Basis: BasisAssumed, Scalable: true,
+			Ref: "controller time per command, the order of the SmartROC 3154 family's IOPS rating; recalled, not verified"},
+		{Name: "smartpqi.disk-models", Value: 15, Unit: "disks", Basis: BasisAssumed, Ref: "seek, media rate, cache and SSD figures per model recalled from data sheets (bench.SmartpqiDevice), not verified"},
+		cpuPathParam(),
+		{Name: ParamWakeMigrate, Value: stack.DefaultWakeMigrate, Unit: "of wake-ups", Basis: BasisAssumed, Scalable: true,
+			Ref: "unpinned fio threads move on this fraction of wake-ups (stack.Placement zero value); pinned jobs give can_queue-div 0.72 of host_tagset"},
+		{Name: "smartpqi.kernel", Value: 5.11, Unit: "", Basis: BasisSourced, Ref: "the measurement was posted on 3 Feb 2021 (v5.11-rc)"},
+	}
 }
 
 // runSmartpqi is the claims-runner entry: IOPS (aggregate), adapter-peak-over-can_queue
 // and the mechanism figures.
 func runSmartpqi(variant string, seed uint64) (map[string]float64, error) {
-	f, err := RunSmartpqi(variant, SmartpqiRamp, SmartpqiRuntime, seed)
+	return runSmartpqiWith(variant, seed, nil)
+}
+
+func runSmartpqiWith(variant string, seed uint64, sc Scale) (map[string]float64, error) {
+	specs, err := SmartpqiSpecs(SmartpqiRamp, SmartpqiRuntime)
+	if err != nil {
+		return nil, err
+	}
+	f, err := runSmartpqiSpecs(variant, specs, seed, sc)
 	if err != nil {
 		return nil, err
 	}
 	return map[string]float64{"IOPS": f.IOPS, "adapter-peak-over-can_queue": f.PeakOverCanQueue,
-		"command-KiB": f.MeanCommandKiB, "cpu-util": f.CPUUtil, "max-cpu-util": f.MaxCPUUtil}, nil
+		"host-busy-frac": f.HostBusyFrac,
+		"command-KiB":    f.MeanCommandKiB, "cpu-util": f.CPUUtil, "max-cpu-util": f.MaxCPUUtil}, nil
 }

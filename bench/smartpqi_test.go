@@ -90,7 +90,7 @@ func TestSmartpqiFairShareLazyIdle(t *testing.T) {
 				specs[i].CPUsAllowed = []int{i}
 			}
 		}
-		f, err := runSmartpqiSpecs(v, specs, 1)
+		f, err := runSmartpqiSpecs(v, specs, 1, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

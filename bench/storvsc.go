@@ -52,13 +52,21 @@ func StorvscSpecs(runtime time.Duration) ([]fio.Spec, error) {
 // blk_mq_get_tag, iomap's per-dio plug; XFS), and the fio threads are unpinned
 // (stack.Placement zero value: they move on 2 % of wake-ups, an assumption).
 func StorvscConfig(shared bool, nrRequests int, seed uint64) stack.Config {
-	return stack.Config{
+	return storvscConfig(shared, nrRequests, seed, nil)
+}
+
+// storvscConfig is StorvscConfig with scaled parameters (StorvscParams names).
+func storvscConfig(shared bool, nrRequests int, seed uint64, sc Scale) stack.Config {
+	disk := Storvsc000Params()
+	disk.BaseLatency = sim.Time(float64(disk.BaseLatency) * sc.Of("storvsc.base-latency"))
+	disk.IOPSBurst = max(1, disk.IOPSBurst*sc.Of("storvsc.iops-burst"))
+	cfg := stack.Config{
 		NrCPUs: StorvscCPUs,
 		Host: stack.Host{CanQueue: StorvscCanQueue, NrHwQueues: StorvscCPUs, CmdPerLun: 2048,
 			HctxShareTags: shared},
 		LUNs: []stack.LUN{{
 			Device: func(eng *sim.Engine) (device.Device, error) {
-				return device.NewThrottled(eng, device.Storvsc000Params())
+				return device.NewThrottled(eng, disk)
 			},
 			QueueDepth: StorvscQueueDepth,
 			NrRequests: nrRequests,
@@ -66,6 +74,10 @@ func StorvscConfig(shared bool, nrRequests int, seed uint64) stack.Config {
 		Kernel: StorvscKernel,
 		Seed:   seed,
 	}
+	if f := sc.Of(ParamWakeMigrate); f != 1 {
+		cfg.Placement.WakeMigrate = min(1, stack.DefaultWakeMigrate*f)
+	}
+	return cfg
 }
 
 // StorvscFigures are the scenario's metrics of one run.
@@ -77,11 +89,32 @@ type StorvscFigures struct {
 
 // RunStorvsc runs the seed-000 jobs for runtime on StorvscConfig.
 func RunStorvsc(shared bool, nrRequests int, runtime time.Duration, seed uint64) (*StorvscFigures, error) {
+	return runStorvscScaled(shared, nrRequests, runtime, seed, nil)
+}
+
+func runStorvscScaled(shared bool, nrRequests int, runtime time.Duration, seed uint64, sc Scale) (*StorvscFigures, error) {
 	specs, err := StorvscSpecs(runtime)
 	if err != nil {
 		return nil, err
 	}
-	res, err := stack.Run(StorvscConfig(shared, nrRequests, seed), specs)
+	return storvscFigures(shared, nrRequests, specs, seed, sc)
+}
+
+// runStorvscPinned is runStorvscScaled with fio job i pinned to CPU i mod 16
+// (cpus_allowed): the 15 hogs on CPUs 0-14, the wal on CPU 15.
+func runStorvscPinned(shared bool, nrRequests int, runtime time.Duration, seed uint64, sc Scale) (*StorvscFigures, error) {
+	specs, err := StorvscSpecs(runtime)
+	if err != nil {
+		return nil, err
+	}
+	for i := range specs {
+		specs[i].CPUsAllowed = []int{i % StorvscCPUs}
+	}
+	return storvscFigures(shared, nrRequests, specs, seed, sc)
+}
+
+func storvscFigures(shared bool, nrRequests int, specs []fio.Spec, seed uint64, sc Scale) (*StorvscFigures, error) {
+	res, err := stack.Run(storvscConfig(shared, nrRequests, seed, sc), specs)
 	if err != nil {
 		return nil, err
 	}
@@ -101,21 +134,63 @@ func RunStorvsc(shared bool, nrRequests int, runtime time.Duration, seed uint64)
 
 func init() {
 	Register(Scenario{Name: "storvsc", Source: "000_3f9e87d917f8ad71.txt",
-		Variants: []string{"tags=per-hctx", "tags=shared"}, Run: runStorvsc})
+		Variants: []string{"tags=per-hctx", "tags=shared", "tags=per-hctx/pinned", "tags=shared/pinned"},
+		Run:      runStorvsc, RunScaled: runStorvscWith, Params: StorvscParams()})
+}
+
+// ParamWakeMigrate is the name of stack's thread-migration rate (an assumption shared
+// by every scenario with unpinned fio threads).
+const ParamWakeMigrate = "stack.wake-migrate"
+
+// StorvscParams are the parameters of the storvsc scenarios with their basis.
+func StorvscParams() []Param {
+	d := Storvsc000Params()
+	return []Param{
+		{Name: "storvsc.cpus", Value: StorvscCPUs, Unit: "CPUs", Basis: BasisSourced, Ref: "seed 000: \"a 16-core VM\"; nr_hw_queues = CPUs as storvsc sets it"},
+		{Name: "storvsc.queue_depth", Value: StorvscQueueDepth, Unit: "", Basis: BasisSourced, Ref: "seed 000: \"queue_depth set to 15\""},
+		{Name: "storvsc.nr_requests", Value: StorvscNrRequests, Unit: "", Basis: BasisSourced, Ref: "seed 000: \"nr_requests set to 56\""},
+		{Name: "storvsc.iops-cap", Value: d.IOPS, Unit: "IOPS", Basis: BasisSourced, Ref: "seed 000: \"combined (VM + disk) max ... IOPS of 5000\"; = Azure Premium SSD P30 (1 TiB) in Azure's size table"},
+		{Name: "storvsc.bandwidth-cap", Value: d.BandwidthBytesPerSec / 1e6, Unit: "MB/s", Basis: BasisSourced, Ref: "seed 000: \"max BW of 200 MB/s\" (Azure P30)"},
+		{Name: "storvsc.iops-unit", Value: float64(d.IOPSUnitBytes >> 10), Unit: "KiB", Basis: BasisSourced, Ref: "Azure documentation of IOPS accounting: I/Os up to 256 KiB count as one"},
+		{Name: "storvsc.base-latency", Value: float64(d.BaseLatency) / 1e6, Unit: "ms", Basis: BasisAssumed, Scalable: true,
+			Ref: "Azure documents 'single-digit millisecond' latency for Premium SSD; 2 ms is not measured"},
+		{Name: "storvsc.iops-burst", Value: d.IOPSBurst, Unit: "I/Os", Basis: BasisAssumed, Scalable: true,
+			Ref: "token-bucket depth (20 ms of rate): a smoothing window for a disk without credit bursting"},
+		{Name: "storvsc.can_queue", Value: StorvscCanQueue, Unit: "", Basis: BasisAssumed,
+			Ref: "storvsc derives can_queue from its VMBus ring size; any value >= nr_requests gives the same figures (the LUN budget of 15 binds first)"},
+		{Name: ParamWakeMigrate, Value: stack.DefaultWakeMigrate, Unit: "of wake-ups", Basis: BasisAssumed, Scalable: true,
+			Ref: "unpinned fio threads move to another CPU on this fraction of wake-ups (stack.Placement zero value); no source; the pinned variants show the placement's weight"},
+		{Name: "storvsc.kernel", Value: 5.17, Unit: "", Basis: BasisSourced, Ref: "the RFC was posted in Feb 2022 against v5.17-rc"},
+	}
 }
 
 // runStorvsc is the claims-runner entry: metrics wal-IOPS, wal-clat-us, hogs-IOPS of a
 // 60 s run.
 func runStorvsc(variant string, seed uint64) (map[string]float64, error) {
+	return runStorvscWith(variant, seed, nil)
+}
+
+// runStorvscWith runs one variant with scaled parameters. The "/pinned" variants pin
+// every fio job to one CPU (cpus_allowed, the jobs spread round robin over the CPUs):
+// the source does not say how its jobs were placed, so these are informational.
+func runStorvscWith(variant string, seed uint64, sc Scale) (map[string]float64, error) {
+	base, pinned := strings.CutSuffix(variant, "/pinned")
 	var shared bool
-	switch variant {
+	switch base {
 	case "tags=per-hctx":
 	case "tags=shared":
 		shared = true
 	default:
-		return nil, fmt.Errorf("bench: storvsc: unknown variant %q (want tags=per-hctx or tags=shared)", variant)
+		return nil, fmt.Errorf("bench: storvsc: unknown variant %q (want tags=per-hctx or tags=shared, optionally /pinned)", variant)
 	}
-	f, err := RunStorvsc(shared, StorvscNrRequests, 60*time.Second, seed)
+	if pinned {
+		f, err := runStorvscPinned(shared, StorvscNrRequests, 60*time.Second, seed, sc)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]float64{"wal-IOPS": f.WalIOPS, "wal-clat-us": f.WalClatUs, "hogs-IOPS": f.HogsIOPS}, nil
+	}
+	f, err := runStorvscScaled(shared, StorvscNrRequests, 60*time.Second, seed, sc)
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,7 @@ import (
 
 func ExampleThrottled() {
 	eng := sim.NewEngine()
-	p := device.Storvsc000Params()
+	p := device.AzureP30Params()
 	p.IOPSBurst = 1 // no burst credit, to show the pacing
 	disk, err := device.NewThrottled(eng, p)
 	if err != nil {

@@ -36,9 +36,9 @@ func models() []model {
 			return must(device.NewNull(e, device.NullParams{Name: "n", CompletionNsec: 20 * sim.Microsecond, MaxQueue: 12, MBps: 500, BusyProbability: 0.05, BusyStatus: device.Busy, Seed: s}))
 		}, device.OpWrite, 16 << 10, false, 16, 100 * sim.Millisecond, 0},
 		{"throttled-000", func(e *sim.Engine, s uint64) device.Device {
-			return must(device.NewThrottled(e, device.Storvsc000Params()))
+			return must(device.NewThrottled(e, device.AzureP30Params()))
 		}, device.OpRead, 16 << 10, false, 15, 10 * sim.Second, sim.Millisecond},
-		{"ssd-srp-002", func(e *sim.Engine, s uint64) device.Device { return must(device.NewSSD(e, device.SRP002Params())) }, device.OpRead, 4096, false, 64, 50 * sim.Millisecond, 300 * sim.Microsecond},
+		{"ssd-srp-002", func(e *sim.Engine, s uint64) device.Device { return must(device.NewSSD(e, device.ExampleSSDParams())) }, device.OpRead, 4096, false, 64, 50 * sim.Millisecond, 300 * sim.Microsecond},
 		{"hdd-15k7-tcq", func(e *sim.Engine, s uint64) device.Device { return must(device.NewHDD(e, device.Cheetah15K7Params())) }, device.OpRead, 4096, false, 16, 20 * sim.Second, 2 * sim.Millisecond},
 		{"hdd-15k7-wce-seq", func(e *sim.Engine, s uint64) device.Device {
 			p := device.Cheetah15K7Params()
@@ -47,7 +47,7 @@ func models() []model {
 		}, device.OpWrite, 64 << 10, true, 4, 2 * sim.Second, 0},
 		{"host-over-ssd", func(e *sim.Engine, s uint64) device.Device {
 			h := must(device.NewHost(e, device.HostParams{Name: "hba", CanQueue: 24, CommandCost: 3 * sim.Microsecond}))
-			return h.Attach(must(device.NewSSD(e, device.SRP002Params())))
+			return h.Attach(must(device.NewSSD(e, device.ExampleSSDParams())))
 		}, device.OpRead, 4096, false, 32, 50 * sim.Millisecond, 50 * sim.Microsecond},
 	}
 }
@@ -136,8 +136,8 @@ func TestPresetsValid(t *testing.T) {
 	for name, err := range map[string]error{
 		"NullBlkParams":     device.NullBlkParams().Validate(),
 		"ScsiDebugParams":   device.ScsiDebugParams().Validate(),
-		"Storvsc000Params":  device.Storvsc000Params().Validate(),
-		"SRP002Params":      device.SRP002Params().Validate(),
+		"AzureP30Params":    device.AzureP30Params().Validate(),
+		"ExampleSSDParams":  device.ExampleSSDParams().Validate(),
 		"Cheetah15K7Params": device.Cheetah15K7Params().Validate(),
 		"Cheetah15K3Params": device.Cheetah15K3Params().Validate(),
 	} {
@@ -157,13 +157,13 @@ func TestInvalidParams(t *testing.T) {
 		return err
 	}
 	thr := func(f func(*device.ThrottledParams)) error {
-		p := device.Storvsc000Params()
+		p := device.AzureP30Params()
 		f(&p)
 		_, err := device.NewThrottled(eng, p)
 		return err
 	}
 	ssd := func(f func(*device.SSDParams)) error {
-		p := device.SRP002Params()
+		p := device.ExampleSSDParams()
 		f(&p)
 		_, err := device.NewSSD(eng, p)
 		return err

@@ -67,7 +67,7 @@ func TestSSDSRP002(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			eng := sim.NewEngine()
-			d, err := device.NewSSD(eng, device.SRP002Params())
+			d, err := device.NewSSD(eng, device.ExampleSSDParams())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -85,7 +85,7 @@ func TestSSDSRP002(t *testing.T) {
 }
 
 func TestSSDMaxQueue(t *testing.T) {
-	p := device.SRP002Params()
+	p := device.ExampleSSDParams()
 	p.MaxQueue = 10
 	eng := sim.NewEngine()
 	d, _ := device.NewSSD(eng, p)

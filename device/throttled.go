@@ -36,19 +36,19 @@ type ThrottledParams struct {
 	MaxOutstanding int
 }
 
-// Storvsc000Params is the disk of source 000 (storvsc "Hardware queues share
-// blk_mq_tags"): a 1 TiB disk whose combined VM + disk limit is 5000 IOPS and 200 MB/s.
-// Those are exactly the figures of an Azure Premium SSD P30 (1 TiB, 5000 IOPS,
-// 200 MB/s; Azure "Premium SSD" size table), which counts I/Os up to 256 KiB as one I/O
-// (IOPSUnitBytes 256 KiB, Azure documentation of IOPS accounting). MB is 10^6 bytes.
+// AzureP30Params is a throttled cloud disk with the limits of an Azure Premium SSD P30
+// (1 TiB, 5000 IOPS, 200 MB/s; Azure "Premium SSD" size table), which counts I/Os up to
+// 256 KiB as one I/O (IOPSUnitBytes 256 KiB, Azure documentation of IOPS accounting).
+// MB is 10^6 bytes. Source 000's disk has exactly these limits (bench.Storvsc000Params).
 //
-// Assumptions (not from the source): BaseLatency 2 ms — Azure documents "single-digit
+// Assumptions (not from a data sheet): BaseLatency 2 ms — Azure documents "single-digit
 // millisecond" latency for Premium SSD; bursts of 20 ms of rate (100 I/O tokens, 4 MB),
 // a smoothing window for a disk without credit bursting (P30 has no credit-based burst);
-// MaxOutstanding unlimited (the host side, storvsc's ring, limits outstanding commands).
-func Storvsc000Params() ThrottledParams {
+// MaxOutstanding unlimited (the host side, e.g. storvsc's ring, limits outstanding
+// commands).
+func AzureP30Params() ThrottledParams {
 	return ThrottledParams{
-		Name:                 "storvsc-p30",
+		Name:                 "azure-p30",
 		IOPS:                 5000,
 		IOPSBurst:            100,
 		IOPSUnitBytes:        256 << 10,

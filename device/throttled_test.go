@@ -11,7 +11,7 @@ import (
 func within(got, want, rel float64) bool { return math.Abs(got-want) <= rel*math.Abs(want) }
 
 func TestThrottledSaturated(t *testing.T) {
-	p := device.Storvsc000Params()
+	p := device.AzureP30Params()
 	fastBW := p
 	fastBW.BandwidthBytesPerSec = 10e9
 	fastBW.BandwidthBurstBytes = 10e6
@@ -59,7 +59,7 @@ func TestThrottledSaturated(t *testing.T) {
 
 func TestThrottledBurstAndLatency(t *testing.T) {
 	eng := sim.NewEngine()
-	p := device.Storvsc000Params()
+	p := device.AzureP30Params()
 	d, err := device.NewThrottled(eng, p)
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +86,7 @@ func TestThrottledBurstAndLatency(t *testing.T) {
 
 func TestThrottledOutstandingLimit(t *testing.T) {
 	eng := sim.NewEngine()
-	p := device.Storvsc000Params()
+	p := device.AzureP30Params()
 	p.MaxOutstanding = 15
 	d, _ := device.NewThrottled(eng, p)
 	g := newLoad(eng, d, 40, 1)
@@ -104,7 +104,7 @@ func TestThrottledOutstandingLimit(t *testing.T) {
 
 func TestThrottledStuck(t *testing.T) {
 	eng := sim.NewEngine()
-	d, _ := device.NewThrottled(eng, device.Storvsc000Params())
+	d, _ := device.NewThrottled(eng, device.AzureP30Params())
 	g := newLoad(eng, d, 8, 1)
 	g.run(0, 100*sim.Millisecond)
 	d.SetStuck(true)

@@ -302,9 +302,9 @@ func has(pairs [][2]string, name string) bool {
 	return false
 }
 
-// parseCloud is a throttled cloud disk; defaults device.Storvsc000Params.
+// parseCloud is a throttled cloud disk; defaults device.AzureP30Params.
 func parseCloud(s *state, pairs [][2]string, where, source string) error {
-	p := device.Storvsc000Params()
+	p := device.AzureP30Params()
 	unitKB := float64(p.IOPSUnitBytes >> 10)
 	mbps, burstMB, capGiB := p.BandwidthBytesPerSec/1e6, p.BandwidthBurstBytes/1e6, 1024.0
 	ps := &paramSet{kind: "cloud"}
@@ -330,9 +330,9 @@ func parseCloud(s *state, pairs [][2]string, where, source string) error {
 	return nil
 }
 
-// parseSSD is an SSD; defaults device.SRP002Params.
+// parseSSD is an SSD; defaults device.ExampleSSDParams.
 func parseSSD(s *state, pairs [][2]string, where, source string) error {
-	p := device.SRP002Params()
+	p := device.ExampleSSDParams()
 	capGB := 0.0
 	ps := &paramSet{kind: "ssd"}
 	ps.floatP("capacity_gb", 0, 1e6, 1, &capGB)

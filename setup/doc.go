@@ -40,10 +40,10 @@
 //
 // Disk kinds sit behind a host (--host, default in parentheses), one LUN each:
 //
-//   - cloud (storvsc): the throttled disk of seed 000 (device.Storvsc000Params):
+//   - cloud (storvsc): the throttled disk of seed 000 (device.AzureP30Params):
 //     iops, iops_burst, iops_unit_kb, mbps (10^6 B/s), burst_mb, latency_us,
 //     max_outstanding, capacity_gib (1024).
-//   - ssd (generic): device.SRP002Params: parallel_units, controller_us, read_us,
+//   - ssd (generic): device.ExampleSSDParams: parallel_units, controller_us, read_us,
 //     write_us, chunk_kb, internal_mbps, link_mbps, max_queue, capacity_gb
 //     (0 = unknown).
 //   - hdd (generic): model=cheetah-15k7 (default) or cheetah-15k3, then rpm,

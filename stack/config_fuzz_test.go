@@ -79,11 +79,11 @@ func fuzzDevice(f *fuzzBytes, name string, accepted *int) func(*sim.Engine) (dev
 			d, err = device.NewNull(eng, device.NullParams{Name: name, CompletionNsec: delay,
 				BusyProbability: busy, BusyStatus: device.Busy + device.Status(kind), Seed: 7})
 		case 2:
-			p := device.Storvsc000Params()
+			p := device.AzureP30Params()
 			p.Name = name
 			d, err = device.NewThrottled(eng, p)
 		case 3:
-			p := device.SRP002Params()
+			p := device.ExampleSSDParams()
 			p.Name = name
 			d, err = device.NewSSD(eng, p)
 		default:
