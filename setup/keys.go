@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/blkmq/blkmq/dispatch"
 )
@@ -30,6 +31,8 @@ type state struct {
 	maxSectorsKB int
 
 	opts dispatch.Options
+
+	emulationOverhead time.Duration // system/emulation_overhead (overhead.go)
 
 	luns  []lun
 	src   map[string]string // key -> source

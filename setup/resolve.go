@@ -236,7 +236,7 @@ func (s *state) resolved() (*Resolved, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("setup: %w", err)
 	}
-	r.Config = cfg
+	r.Config = WithEmulationOverhead(cfg, s.emulationOverhead)
 	if s.scheduler != "" {
 		delete(s.notes, "queue/scheduler") // the poll_queues note explains the default only
 	}
