@@ -183,6 +183,9 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("stack: Kernel: %w", err)
 		}
 	}
+	if r := c.Placement.Rule; r > PlaceSelectIdle {
+		return fmt.Errorf("stack: Placement.Rule %d out of range [%d, %d] (PlaceRandom, PlaceSelectIdle)", r, PlaceRandom, PlaceSelectIdle)
+	}
 	if p := c.Placement.WakeMigrate; p > 1 || p != p {
 		return fmt.Errorf("stack: Placement.WakeMigrate %v out of range [0, 1] (0 = default, negative = never)", p)
 	}
