@@ -94,4 +94,3 @@ func (o *overheadDevice) Complete(cmd *device.Command, now sim.Time) {
 
 func (o *overheadDevice) Name() string  { return o.inner.Name() }
 func (o *overheadDevice) InFlight() int { return o.inner.InFlight() }
-
