@@ -30,7 +30,7 @@ type machineFlags struct {
 func (m *machineFlags) register(cmd *cobra.Command) {
 	f := cmd.Flags()
 	m.changed = f.Changed
-	f.StringVar(&m.kernel, "kernel", "", "kernel release MAJOR.MINOR in [4.15, 6.19] selecting every era switch; uname -r forms (5.17.3, v5.17, 6.1.0-57-amd64) count as MAJOR.MINOR (default: current kernel)")
+	f.StringVar(&m.kernel, "kernel", "", "kernel release selecting every era switch: MAJOR.MINOR in [4.15, 6.19], or a 6.1 stable release / Debian uname -r (6.1.192, 6.1.0-57-amd64: mainline plus its modelled backports); other uname -r forms count as MAJOR.MINOR (default: current kernel)")
 	f.IntVar(&m.cpus, "cpus", 0, "online CPUs (system/nr_cpus), [1, 4096] (default: the config file's, else 4)")
 	f.StringVar(&m.host, "host", "", `SCSI host "KIND key=value ..." (storvsc, generic); default: the device's`)
 	f.StringArrayVar(&m.devices, "device", nil, `device "KIND key=value ..." in module-parameter style, repeatable:
