@@ -169,10 +169,21 @@ type Options struct {
 	NoFairSharing bool
 }
 
-// Kernel returns the Options of a mainline kernel release "MAJOR.MINOR" (e.g. "5.17",
-// "6.1"). Releases are accepted from "4.15" (the first with a SCSI budget callback) to
-// "6.19"; other versions return an error naming the allowed range.
+// Kernel returns the Options of a kernel release: mainline "MAJOR.MINOR" (e.g.
+// "5.17", "6.1"), or a stable or uname -r form ("6.1.192", "6.1.0-57-amd64"), which
+// is the mainline release plus the backports its line carries (KernelProfile, the
+// table in Profile's documentation). Releases are accepted from "4.15" (the first
+// with a SCSI budget callback) to "6.19"; other versions return an error naming the
+// allowed range.
 func Kernel(version string) (Options, error) {
+	if o, ok, err := stableKernel(version); ok {
+		return o, err
+	}
+	return mainlineKernel(version)
+}
+
+// mainlineKernel returns the Options of mainline release "MAJOR.MINOR".
+func mainlineKernel(version string) (Options, error) {
 	maj, min, err := parseVersion(version)
 	if err != nil {
 		return Options{}, err

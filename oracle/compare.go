@@ -21,6 +21,8 @@ const (
 	TolMerges = 0.20
 	// MergeFloor is the absolute merge-fraction difference that always passes.
 	MergeFloor = 0.01
+	// TolCommand bounds the mean device command size (KiB).
+	TolCommand = 0.20
 )
 
 // Row is one compared quantity.
@@ -41,6 +43,10 @@ type Row struct {
 	Pass bool `json:"pass"`
 	// KnownMiss is the recorded mechanism when the row is a known miss.
 	KnownMiss string `json:"known_miss,omitempty"`
+	// RunDiff is the kernel's run-to-run difference of the row, |run2 − run1| /
+	// run1, when the case has a repeated run (Index.Reruns); NaN otherwise (JSON
+	// omitted). With reruns, Kernel is the mean of the runs.
+	RunDiff float64 `json:"-"`
 }
 
 // MarshalJSON writes RelErr as a number, or null when undefined.
@@ -51,10 +57,16 @@ func (r Row) MarshalJSON() ([]byte, error) {
 		v := r.RelErr
 		rel = &v
 	}
+	var rd *float64
+	if !math.IsNaN(r.RunDiff) && !math.IsInf(r.RunDiff, 0) {
+		v := r.RunDiff
+		rd = &v
+	}
 	return json.Marshal(struct {
 		plain
-		RelErr *float64 `json:"rel_err"`
-	}{plain(r), rel})
+		RelErr  *float64 `json:"rel_err"`
+		RunDiff *float64 `json:"run_diff,omitempty"`
+	}{plain(r), rel, rd})
 }
 
 // Comparison is the side-by-side result of one Case.
@@ -87,7 +99,7 @@ func relErr(kernel, model float64) float64 {
 }
 
 func row(key, metric string, kernel, model, tol float64) Row {
-	r := Row{Key: key, Metric: metric, Kernel: kernel, Model: model, RelErr: relErr(kernel, model), Tol: tol, Pass: true}
+	r := Row{Key: key, Metric: metric, Kernel: kernel, Model: model, RelErr: relErr(kernel, model), Tol: tol, Pass: true, RunDiff: math.NaN()}
 	if tol > 0 {
 		r.Pass = !math.IsNaN(r.RelErr) && math.Abs(r.RelErr) <= tol
 	}
@@ -96,7 +108,8 @@ func row(key, metric string, kernel, model, tol float64) Row {
 
 // Compare lines up kernel and model figures: per job and direction IOPS (checked,
 // TolIOPS), mean clat (checked, TolClatMean) and p99 clat; device commands/s, mean
-// command size and merge fraction (checked, TolMerges or MergeFloor). A job present
+// command size (checked, TolCommand) and merge fraction (checked, TolMerges or
+// MergeFloor). A job present
 // on one side only gives failing rows with the missing side 0. Rows named in
 // misses carry their mechanism.
 func Compare(name string, kernel, model *Figures, misses []KnownMiss) *Comparison {
@@ -124,7 +137,7 @@ func Compare(name string, kernel, model *Figures, misses []KnownMiss) *Compariso
 	kd, md := kernel.Device, model.Device
 	c.Rows = append(c.Rows,
 		row("device commands_per_sec", "commands_per_sec", kd.CommandsPerSec, md.CommandsPerSec, 0),
-		row("device mean_command", "mean_command_kib", kd.MeanCommandBytes/1024, md.MeanCommandBytes/1024, 0))
+		row("device mean_command", "mean_command_kib", kd.MeanCommandBytes/1024, md.MeanCommandBytes/1024, TolCommand))
 	mr := row("device merges", "merge_fraction", kd.MergeFraction, md.MergeFraction, TolMerges)
 	mr.Pass = mr.Pass || math.Abs(md.MergeFraction-kd.MergeFraction) <= MergeFloor
 	c.Rows = append(c.Rows, mr)
@@ -141,7 +154,7 @@ func Compare(name string, kernel, model *Figures, misses []KnownMiss) *Compariso
 // WriteText writes the comparison as an aligned table.
 func (c *Comparison) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "%s\tkernel\tmodel\terror\ttolerance\t\n", c.Case)
+	fmt.Fprintf(tw, "%s\tkernel\tmodel\terror\ttolerance\t\trun-to-run\t\n", c.Case)
 	for _, r := range c.Rows {
 		tol, status := "", ""
 		if r.Tol > 0 {
@@ -156,7 +169,11 @@ func (c *Comparison) WriteText(w io.Writer) error {
 		}
 		label := strings.TrimSuffix(r.Key, " "+strings.TrimSuffix(r.Metric, "_ms"))
 		label = strings.TrimSuffix(label, " "+strings.TrimSuffix(r.Metric, "_kib"))
-		fmt.Fprintf(tw, "  %s %s\t%s\t%s\t%s\t%s\t%s\n", label, unitLabel(r.Metric), num(r.Kernel), num(r.Model), pct(r.RelErr), tol, status)
+		rd := ""
+		if !math.IsNaN(r.RunDiff) {
+			rd = fmt.Sprintf("%.1f%%", 100*r.RunDiff)
+		}
+		fmt.Fprintf(tw, "  %s %s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", label, unitLabel(r.Metric), num(r.Kernel), num(r.Model), pct(r.RelErr), tol, status, rd)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -205,4 +222,68 @@ func pct(v float64) string {
 		return "n/a"
 	}
 	return fmt.Sprintf("%+.1f%%", v*100)
+}
+
+// MeanFigures averages the figures of repeated kernel runs of one configuration:
+// per job and direction IOPS, bandwidth, mean and p99 clat; device requests and
+// merges (the derived device rates recomputed). Jobs absent from a run count as
+// zero there. It returns nil for no runs.
+func MeanFigures(runs ...*Figures) *Figures {
+	if len(runs) == 0 {
+		return nil
+	}
+	n := float64(len(runs))
+	out := &Figures{}
+	idx := map[string]int{}
+	for _, f := range runs {
+		for _, j := range f.Jobs {
+			id := j.Job + " " + j.Dir
+			i, ok := idx[id]
+			if !ok {
+				i = len(out.Jobs)
+				idx[id] = i
+				out.Jobs = append(out.Jobs, JobFigures{Job: j.Job, Dir: j.Dir})
+			}
+			o := &out.Jobs[i]
+			o.IOPS += j.IOPS / n
+			o.BW += j.BW / n
+			o.ClatMean += j.ClatMean / n
+			o.ClatP99 += j.ClatP99 / n
+			o.CPU += j.CPU / n
+		}
+	}
+	var req, mrg float64
+	var iops, bw float64
+	for _, f := range runs {
+		req += float64(f.Device.Requests) / n
+		mrg += float64(f.Device.Merges) / n
+	}
+	for _, j := range out.Jobs {
+		iops += j.IOPS
+		bw += j.BW
+	}
+	d := DeviceFigures{Requests: int64(math.Round(req)), Merges: int64(math.Round(mrg))}
+	if req+mrg > 0 {
+		d.MergeFraction = mrg / (req + mrg)
+	}
+	d.CommandsPerSec = iops * (1 - d.MergeFraction)
+	if d.CommandsPerSec > 0 {
+		d.MeanCommandBytes = bw / d.CommandsPerSec
+	}
+	out.Device = d
+	return out
+}
+
+// withRunDiff sets each row's RunDiff from a comparison of run 1 (as "kernel")
+// with run 2 (as "model") of the same configuration.
+func (c *Comparison) withRunDiff(runs *Comparison) {
+	rd := map[string]float64{}
+	for _, r := range runs.Rows {
+		rd[r.Key] = math.Abs(r.RelErr)
+	}
+	for i := range c.Rows {
+		if v, ok := rd[c.Rows[i].Key]; ok {
+			c.Rows[i].RunDiff = v
+		}
+	}
 }

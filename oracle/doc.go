@@ -11,7 +11,8 @@
 //     /sys/block/DISK/, runs fio and reports fio's JSON plus block-layer facts
 //     (/sys/block/DISK/stat deltas, sampled inflight, debugfs tag depths);
 //   - the model side (RunModel): the same description resolved by package setup for
-//     the guest's kernel era (6.1) and CPU count, run by stack.Run.
+//     the profile of the guest's kernel (6.1.0-57-amd64 = 6.1.192, dispatch.KernelProfile)
+//     and CPU count, run by stack.Run.
 //
 // Both sides are reduced to Figures (per-job IOPS, mean and p99 completion latency,
 // device commands/s, mean command size and merge fraction), and Compare lines them up

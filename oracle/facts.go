@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -13,6 +14,10 @@ type Facts struct {
 	// Kernel is uname -r of the guest, CPUs its online CPUs.
 	Kernel string `json:"kernel"`
 	CPUs   int    `json:"cpus"`
+	// Version is /proc/version of the guest ("Linux version 6.1.0-57-amd64 ...
+	// Debian 6.1.192-3 ..."): it names the stable release (dispatch.ParseKernel
+	// reads it). Empty in results recorded before it was collected.
+	Version string `json:"version,omitempty"`
 	// Seconds is the guest uptime between the stat snapshots taken just before fio
 	// started and just after it ended (s; fio start-up and ramp included).
 	Seconds float64 `json:"seconds"`
@@ -20,6 +25,13 @@ type Facts struct {
 	Disks []DiskFacts `json:"disks"`
 	// Hosts are the SCSI hosts ("host0 scsi_debug can_queue 64").
 	Hosts []string `json:"hosts,omitempty"`
+	// CPUBusy is, per guest CPU, the share of the fio run (start-up and ramp
+	// included) it was not idle (/proc/stat: everything but idle and iowait), and
+	// CPUIrq the share in hard and soft interrupts; absent in results recorded
+	// before they were collected. A CPU near 1 means the kernel side is bound by
+	// the emulated CPU there, not by the block layer.
+	CPUBusy []float64 `json:"cpu_busy,omitempty"`
+	CPUIrq  []float64 `json:"cpu_irq,omitempty"`
 	// Params are the module parameters as the kernel holds them after loading
 	// ("scsi_debug delay=1 ...").
 	Params []string `json:"params,omitempty"`
@@ -50,6 +62,33 @@ type DiskFacts struct {
 	InflightMax  int     `json:"inflight_max"`
 	// Tags are the debugfs hctx tag lines ("hctx0 cpus cpu0, nr_tags=64 ...").
 	Tags []string `json:"tags,omitempty"`
+	// DeviceBusyMean and DeviceBusyMax summarise the SCSI device's device_busy
+	// (budget in use, scsi_device_busy) sampled with the inflight counts; absent
+	// for non-SCSI disks and for results recorded before it was collected.
+	DeviceBusyMean float64 `json:"device_busy_mean,omitempty"`
+	DeviceBusyMax  int     `json:"device_busy_max,omitempty"`
+	// Hctxs are per hardware queue: the debugfs tag use sampled during fio and the
+	// queued/run counter deltas over the run.
+	Hctxs []HctxFacts `json:"hctxs,omitempty"`
+}
+
+// HctxFacts describe one hardware queue of a disk during the fio run.
+type HctxFacts struct {
+	// Name is the debugfs directory (hctx0, hctx1, ...).
+	Name string `json:"name"`
+	// TagsBusyMean/Max are the driver tags in use (debugfs tags, busy=) over the
+	// samples; with host-wide tags every hctx reports the one shared set.
+	TagsBusyMean float64 `json:"tags_busy_mean"`
+	TagsBusyMax  int     `json:"tags_busy_max"`
+	// SchedBusyMean/Max are the scheduler tags in use (debugfs sched_tags); 0
+	// without an elevator.
+	SchedBusyMean float64 `json:"sched_busy_mean,omitempty"`
+	SchedBusyMax  int     `json:"sched_busy_max,omitempty"`
+	// Queued is the number of requests allocated on the hctx (debugfs queued) and
+	// Run the number of times the hctx was run (debugfs run,
+	// __blk_mq_run_hw_queue), deltas from just before to just after fio.
+	Queued int64 `json:"queued"`
+	Run    int64 `json:"run"`
 }
 
 // guestLog is the guest's result log split into its blocks.
@@ -134,6 +173,8 @@ func (g *guestLog) facts() (*Facts, error) {
 		case "kernel":
 			f.Kernel = w[1]
 			f.CPUs = atoi(kv["cpus"])
+		case "version":
+			f.Version = strings.Join(w[1:], " ")
 		case "disk":
 			d := DiskFacts{Name: w[1], Scheduler: kv["scheduler"], NrRequests: atoi(kv["nr_requests"]),
 				HwQueues: atoi(kv["hw_queues"]), QueueDepth: atoi(kv["queue_depth"]), MaxSectorsKB: atoi(kv["max_sectors_kb"])}
@@ -174,6 +215,69 @@ func (g *guestLog) facts() (*Facts, error) {
 			byName[w[0]].InflightMax = atoi(w[6])
 		}
 	}
+	hx := map[string]*HctxFacts{}
+	hctxOf := func(disk, name string) *HctxFacts {
+		d := byName[disk]
+		if d == nil {
+			return nil
+		}
+		if h := hx[disk+" "+name]; h != nil {
+			return h
+		}
+		d.Hctxs = append(d.Hctxs, HctxFacts{Name: name})
+		for i := range d.Hctxs { // re-point after a possible reallocation
+			hx[disk+" "+d.Hctxs[i].Name] = &d.Hctxs[i]
+		}
+		return hx[disk+" "+name]
+	}
+	for _, line := range g.blocks["samples"] {
+		w := strings.Fields(line)
+		switch {
+		case len(w) >= 2 && w[0] == "disk" && byName[w[1]] != nil:
+			kv := pairs(w[2:])
+			byName[w[1]].DeviceBusyMean, _ = strconv.ParseFloat(kv["device_busy_mean"], 64)
+			byName[w[1]].DeviceBusyMax = atoi(kv["device_busy_max"])
+		case len(w) >= 3 && w[0] == "hctx":
+			if h := hctxOf(w[1], w[2]); h != nil {
+				kv := pairs(w[3:])
+				h.TagsBusyMean, _ = strconv.ParseFloat(kv["tags_busy_mean"], 64)
+				h.TagsBusyMax = atoi(kv["tags_busy_max"])
+				h.SchedBusyMean, _ = strconv.ParseFloat(kv["sched_busy_mean"], 64)
+				h.SchedBusyMax = atoi(kv["sched_busy_max"])
+			}
+		}
+	}
+	sb, sa := cpuStats(g.blocks["before"]), cpuStats(g.blocks["after"])
+	for i := 0; i < len(sa) && i < len(sb); i++ {
+		var tot, idle, irq int64
+		for k := range sa[i] {
+			if k < len(sb[i]) && k < 8 { // user..steal; guest time is inside user
+				d := sa[i][k] - sb[i][k]
+				tot += d
+				switch k {
+				case 3, 4:
+					idle += d
+				case 5, 6:
+					irq += d
+				}
+			}
+		}
+		if tot > 0 {
+			f.CPUBusy = append(f.CPUBusy, float64(tot-idle)/float64(tot))
+			f.CPUIrq = append(f.CPUIrq, float64(irq)/float64(tot))
+		}
+	}
+	cb, ca := hctxCounters(g.blocks["before"]), hctxCounters(g.blocks["after"])
+	for k, a := range ca {
+		disk, name, _ := strings.Cut(k, " ")
+		if h := hctxOf(disk, name); h != nil {
+			b := cb[k]
+			h.Queued, h.Run = a[0]-b[0], a[1]-b[1]
+		}
+	}
+	for _, d := range byName {
+		sort.Slice(d.Hctxs, func(i, j int) bool { return hctxIndex(d.Hctxs[i].Name) < hctxIndex(d.Hctxs[j].Name) })
+	}
 	for _, line := range g.blocks["tags"] {
 		name, rest, _ := strings.Cut(line, " ")
 		if d := byName[name]; d != nil {
@@ -191,6 +295,9 @@ func statBlock(lines []string) (map[string][]int64, float64, error) {
 		w := strings.Fields(line)
 		if len(w) < 2 {
 			continue
+		}
+		if w[0] == "hctx" || w[0] == "stat" {
+			continue // hctxCounters and cpuStats read these
 		}
 		if w[0] == "uptime" {
 			up, _ = strconv.ParseFloat(w[1], 64)
@@ -210,6 +317,50 @@ func statBlock(lines []string) (map[string][]int64, float64, error) {
 		return nil, 0, fmt.Errorf("oracle: guest log has no /sys/block stat snapshot")
 	}
 	return out, up, nil
+}
+
+// hctxCounters reads "hctx DISK HCTX queued Q run R" lines into "DISK HCTX" →
+// {Q, R}.
+func hctxCounters(lines []string) map[string][2]int64 {
+	out := map[string][2]int64{}
+	for _, line := range lines {
+		w := strings.Fields(line)
+		if len(w) != 7 || w[0] != "hctx" {
+			continue
+		}
+		kv := pairs(w[3:])
+		q, _ := strconv.ParseInt(kv["queued"], 10, 64)
+		r, _ := strconv.ParseInt(kv["run"], 10, 64)
+		out[w[1]+" "+w[2]] = [2]int64{q, r}
+	}
+	return out
+}
+
+// cpuStats reads "stat cpuN v0 v1 ..." lines (/proc/stat) in CPU order.
+func cpuStats(lines []string) [][]int64 {
+	var out [][]int64
+	for _, line := range lines {
+		w := strings.Fields(line)
+		if len(w) < 3 || w[0] != "stat" || !strings.HasPrefix(w[1], "cpu") {
+			continue
+		}
+		var v []int64
+		for _, x := range w[2:] {
+			n, _ := strconv.ParseInt(x, 10, 64)
+			v = append(v, n)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// hctxIndex is N of "hctxN" (-1 when malformed).
+func hctxIndex(name string) int {
+	n, err := strconv.Atoi(strings.TrimPrefix(name, "hctx"))
+	if err != nil {
+		return -1
+	}
+	return n
 }
 
 // pairs reads "key value key value ..." words into a map.

@@ -2,6 +2,7 @@ package oracle
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,9 +23,12 @@ type Index struct {
 	Calibration map[string]string `json:"calibration,omitempty"`
 	// Cases are the configurations, in order.
 	Cases []Case `json:"cases"`
+	// Effects are policy comparisons between pairs of cases (CompareEffect).
+	Effects []Effect `json:"effects,omitempty"`
 
 	dir      string
 	overhead map[string]time.Duration
+	cache    map[string]cachedRun
 }
 
 // LoadIndex reads an index file (testdata/kernel/configs.json). It returns an error
@@ -51,6 +55,12 @@ func LoadIndex(path string) (*Index, error) {
 		seen[c.Name] = true
 		if err := c.Check(); err != nil {
 			return nil, fmt.Errorf("oracle: %s: case %s: %w", path, c.Name, err)
+		}
+	}
+	for i := range ix.Effects {
+		e := &ix.Effects[i]
+		if ix.Find(e.A) == nil || ix.Find(e.B) == nil || e.Name == "" {
+			return nil, fmt.Errorf("oracle: %s: effect %d %q: cases %q and %q must exist", path, i, e.Name, e.A, e.B)
 		}
 	}
 	for drv, name := range ix.Calibration {
@@ -109,6 +119,42 @@ func (ix *Index) resultPath(c *Case, kind string) string {
 	return filepath.Join(ix.dir, "results", c.Name+"."+kind+".json")
 }
 
+// rerunPath is the file of a case's repeated kernel run (run 2, 3, ...):
+// results/NAME.runK.KIND.json.
+func (ix *Index) rerunPath(c *Case, run int, kind string) string {
+	return filepath.Join(ix.dir, "results", fmt.Sprintf("%s.run%d.%s.json", c.Name, run, kind))
+}
+
+// Reruns reads a case's committed repeated kernel runs (run 2, 3, ... of the same
+// configuration, for the run-to-run difference); none is not an error. It returns an
+// error when a file exists but is malformed.
+func (ix *Index) Reruns(c *Case) ([]*FioJSON, []*Facts, error) {
+	var fjs []*FioJSON
+	var fs []*Facts
+	for run := 2; ; run++ {
+		data, err := os.ReadFile(ix.rerunPath(c, run, "fio"))
+		if errors.Is(err, os.ErrNotExist) {
+			return fjs, fs, nil
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("oracle: %w", err)
+		}
+		fj, err := ParseFioJSON(data)
+		if err != nil {
+			return nil, nil, fmt.Errorf("oracle: %s: %w", ix.rerunPath(c, run, "fio"), err)
+		}
+		data, err = os.ReadFile(ix.rerunPath(c, run, "facts"))
+		if err != nil {
+			return nil, nil, fmt.Errorf("oracle: %w", err)
+		}
+		var f Facts
+		if err := json.Unmarshal(data, &f); err != nil {
+			return nil, nil, fmt.Errorf("oracle: %s: %w", ix.rerunPath(c, run, "facts"), err)
+		}
+		fjs, fs = append(fjs, fj), append(fs, &f)
+	}
+}
+
 // Reference reads a case's committed kernel results. It returns an error when a
 // file is missing or malformed.
 func (ix *Index) Reference(c *Case) (*FioJSON, *Facts, error) {
@@ -133,6 +179,21 @@ func (ix *Index) Reference(c *Case) (*FioJSON, *Facts, error) {
 
 // SaveReference writes a kernel run as the case's committed results.
 func (ix *Index) SaveReference(c *Case, k *KernelRun) error {
+	return ix.SaveReferenceRun(c, k, 1)
+}
+
+// SaveReferenceRun writes a kernel run as the case's committed run number run:
+// 1 is the reference (NAME.fio.json, NAME.facts.json), 2 and up are repeats
+// (NAME.runK.*.json) that give the run-to-run difference. It returns an error for
+// run < 1 or a failed write.
+func (ix *Index) SaveReferenceRun(c *Case, k *KernelRun, run int) error {
+	if run < 1 {
+		return fmt.Errorf("oracle: run %d out of range [1, ...)", run)
+	}
+	fioPath, factsPath := ix.resultPath(c, "fio"), ix.resultPath(c, "facts")
+	if run > 1 {
+		fioPath, factsPath = ix.rerunPath(c, run, "fio"), ix.rerunPath(c, run, "facts")
+	}
 	if err := os.MkdirAll(filepath.Join(ix.dir, "results"), 0o755); err != nil {
 		return fmt.Errorf("oracle: %w", err)
 	}
@@ -144,10 +205,10 @@ func (ix *Index) SaveReference(c *Case, k *KernelRun) error {
 	if err != nil {
 		return fmt.Errorf("oracle: %w", err)
 	}
-	if err := os.WriteFile(ix.resultPath(c, "fio"), fj, 0o644); err != nil {
+	if err := os.WriteFile(fioPath, fj, 0o644); err != nil {
 		return fmt.Errorf("oracle: %w", err)
 	}
-	return os.WriteFile(ix.resultPath(c, "facts"), append(facts, '\n'), 0o644)
+	return os.WriteFile(factsPath, append(facts, '\n'), 0o644)
 }
 
 // Find returns the case named name, or nil.

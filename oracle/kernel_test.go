@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"os"
+	"regexp"
+	"strconv"
 	"testing"
 )
 
@@ -11,7 +13,9 @@ import (
 // BLKMQ_ORACLE=1; about 15–20 s per case under TCG) and checks the fresh figures
 // against the committed ones (IOPS and mean clat within 10 %: run-to-run noise is
 // 1–3 %). With BLKMQ_ORACLE_UPDATE=1 it rewrites the committed results instead.
-// BLKMQ_ORACLE_CASE=NAME runs one case. As root the VM runs at SCHED_FIFO priority
+// BLKMQ_ORACLE_CASE=RE runs the cases whose whole name matches the regular
+// expression RE; with BLKMQ_ORACLE_UPDATE=1, BLKMQ_ORACLE_RUNS=N runs each case N
+// times and saves run 2..N as repeats (Index.Reruns). As root the VM runs at SCHED_FIFO priority
 // 10 (see Harness.RTPriority), as the committed results were measured. It skips when the harness is absent.
 func TestKernelReference(t *testing.T) {
 	if os.Getenv("BLKMQ_ORACLE") != "1" {
@@ -29,24 +33,40 @@ func TestKernelReference(t *testing.T) {
 	}
 	ix := loadReferenceIndex(t)
 	update := os.Getenv("BLKMQ_ORACLE_UPDATE") == "1"
-	only := os.Getenv("BLKMQ_ORACLE_CASE")
+	only, err := regexp.Compile("^(?:" + os.Getenv("BLKMQ_ORACLE_CASE") + ")$")
+	if err != nil {
+		t.Fatalf("BLKMQ_ORACLE_CASE: %v", err)
+	}
+	runs := 1
+	if s := os.Getenv("BLKMQ_ORACLE_RUNS"); s != "" {
+		if runs, err = strconv.Atoi(s); err != nil || runs < 1 || runs > 9 {
+			t.Fatalf("BLKMQ_ORACLE_RUNS=%s: allowed: an integer in [1, 9]", s)
+		}
+	}
 	for i := range ix.Cases {
 		c := &ix.Cases[i]
-		if only != "" && c.Name != only {
+		if os.Getenv("BLKMQ_ORACLE_CASE") != "" && !only.MatchString(c.Name) {
 			continue
 		}
 		t.Run(c.Name, func(t *testing.T) {
+			if update {
+				for run := 1; run <= runs; run++ {
+					k, err := h.Run(context.Background(), c, ix.JobPath(c))
+					if err != nil {
+						t.Fatal(err)
+					}
+					t.Logf("run %d wall %v", run, k.Wall)
+					if err := ix.SaveReferenceRun(c, k, run); err != nil {
+						t.Fatal(err)
+					}
+				}
+				return
+			}
 			k, err := h.Run(context.Background(), c, ix.JobPath(c))
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Logf("wall %v", k.Wall)
-			if update {
-				if err := ix.SaveReference(c, k); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
 			fj, facts, err := ix.Reference(c)
 			if err != nil {
 				t.Fatal(err)

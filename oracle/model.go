@@ -21,6 +21,9 @@ type ModelOptions struct {
 	// Runtime, when positive, replaces every job's runtime (the ramp is kept);
 	// tests use it to keep model runs short.
 	Runtime time.Duration
+	// Kernel is the guest kernel release (uname -r) whose profile the model runs;
+	// "" = GuestKernel. Index.CompareReference sets it from the committed facts.
+	Kernel string
 	// EmulationOverhead is added to every device command's completion (see
 	// CalibrationJob): the guest's per-command cost under TCG. 0 = none for
 	// RunModel (Index.CompareReference then uses the calibrated value); negative =
@@ -56,7 +59,11 @@ func (m *ModelRun) Figures() *Figures {
 // model's disks in order, as the guest's environment names its new disks. It returns an error for a job file or description the
 // model rejects (naming the file, key and allowed values) or a model failure.
 func RunModel(c *Case, jobPath string, o ModelOptions) (*ModelRun, error) {
-	d, err := c.Description()
+	kernel := o.Kernel
+	if kernel == "" {
+		kernel = GuestKernel
+	}
+	d, err := c.descriptionFor(kernel)
 	if err != nil {
 		return nil, err
 	}

@@ -64,7 +64,7 @@ func TestParseGuestLogFailures(t *testing.T) {
 
 func TestCaseTranslation(t *testing.T) {
 	c := Case{Name: "x", Device: "modprobe scsi_debug delay=1 max_queue=64",
-		Set: []string{"device/queue_depth=15", "queue/nr_requests=56", "queue/scheduler=mq-deadline", "system/nr_cpus=2", "kernel=6.1"}}
+		Set: []string{"device/queue_depth=15", "queue/nr_requests=56", "queue/scheduler=mq-deadline", "system/nr_cpus=2", "kernel=6.1.192"}}
 	mod, err := c.Modprobe()
 	if err != nil || mod != "scsi_debug delay=1 max_queue=64" {
 		t.Errorf("Modprobe = %q, %v", mod, err)

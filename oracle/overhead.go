@@ -5,8 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/blkmq/blkmq/device"
-	"github.com/blkmq/blkmq/sim"
+	"github.com/blkmq/blkmq/setup"
 	"github.com/blkmq/blkmq/stack"
 )
 
@@ -35,66 +34,10 @@ runtime=4
 ramp_time=1
 `
 
-// overheadDevice delays each completion of the wrapped device by extra.
-type overheadDevice struct {
-	inner device.Device
-	eng   *sim.Engine
-	extra sim.Time
-	orig  map[*device.Command]device.Completer
-}
-
-// delayedDone is the scheduled end of one delayed completion.
-type delayedDone struct {
-	cmd  *device.Command
-	done device.Completer
-}
-
-// Fire hands the completion to the original completer.
-func (d *delayedDone) Fire(now sim.Time) { d.done.Complete(d.cmd, now) }
-
-func (o *overheadDevice) Submit(cmd *device.Command) device.Status {
-	done := cmd.Done
-	cmd.Done = o
-	st := o.inner.Submit(cmd)
-	if st != device.Accepted {
-		cmd.Done = done
-		return st
-	}
-	o.orig[cmd] = done
-	return st
-}
-
-// Complete is the inner device's completion: restore the completer and deliver
-// after the overhead.
-func (o *overheadDevice) Complete(cmd *device.Command, now sim.Time) {
-	done := o.orig[cmd]
-	delete(o.orig, cmd)
-	cmd.Done = done
-	o.eng.At(now+o.extra, &delayedDone{cmd: cmd, done: done})
-}
-
-func (o *overheadDevice) Name() string  { return o.inner.Name() }
-func (o *overheadDevice) InFlight() int { return o.inner.InFlight() }
-
-// withOverhead wraps every LUN's device of cfg with a fixed completion delay.
+// withOverhead wraps every LUN's device of cfg with a fixed completion delay
+// (setup.WithEmulationOverhead).
 func withOverhead(cfg stack.Config, extra time.Duration) stack.Config {
-	if extra <= 0 {
-		return cfg
-	}
-	luns := make([]stack.LUN, len(cfg.LUNs))
-	for i, l := range cfg.LUNs {
-		build := l.Device
-		l.Device = func(eng *sim.Engine) (device.Device, error) {
-			d, err := build(eng)
-			if err != nil {
-				return nil, err
-			}
-			return &overheadDevice{inner: d, eng: eng, extra: sim.Time(extra), orig: map[*device.Command]device.Completer{}}, nil
-		}
-		luns[i] = l
-	}
-	cfg.LUNs = luns
-	return cfg
+	return setup.WithEmulationOverhead(cfg, extra)
 }
 
 // Driver returns the device kind of the Case ("scsi_debug", "null_blk").

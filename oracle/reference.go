@@ -1,7 +1,9 @@
 package oracle
 
 // CompareReference runs the model side of a reference case and compares it with
-// the case's committed kernel results. Unless o sets one, the model adds the
+// the case's committed kernel results: the mean of its runs when it has repeats
+// (Index.Reruns), each row then carrying the run-to-run difference. The model runs
+// the profile of the kernel the results were measured on (Facts.Kernel). Unless o sets one, the model adds the
 // emulation overhead calibrated for the case's driver (Index.Overhead). It returns an error when the results are
 // missing or the model rejects the case.
 func (ix *Index) CompareReference(c *Case, o ModelOptions) (*Comparison, *ModelRun, error) {
@@ -13,6 +15,24 @@ func (ix *Index) CompareReference(c *Case, o ModelOptions) (*Comparison, *ModelR
 	if err != nil {
 		return nil, nil, err
 	}
+	var runDiff *Comparison
+	if rfj, rfacts, err := ix.Reruns(c); err != nil {
+		return nil, nil, err
+	} else if len(rfj) > 0 {
+		all := []*Figures{kf}
+		for i := range rfj {
+			f, err := KernelFigures(rfj[i], rfacts[i])
+			if err != nil {
+				return nil, nil, err
+			}
+			all = append(all, f)
+		}
+		runDiff = Compare(c.Name, all[0], all[1], nil)
+		kf = MeanFigures(all...)
+	}
+	if o.Kernel == "" {
+		o.Kernel = facts.Kernel // the profile of the kernel the results were measured on
+	}
 	if o.EmulationOverhead == 0 {
 		if o.EmulationOverhead, err = ix.Overhead(c); err != nil {
 			return nil, nil, err
@@ -22,5 +42,9 @@ func (ix *Index) CompareReference(c *Case, o ModelOptions) (*Comparison, *ModelR
 	if err != nil {
 		return nil, nil, err
 	}
-	return Compare(c.Name, kf, m.Figures(), c.KnownMisses), m, nil
+	cmp := Compare(c.Name, kf, m.Figures(), c.KnownMisses)
+	if runDiff != nil {
+		cmp.withRunDiff(runDiff)
+	}
+	return cmp, m, nil
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -17,11 +18,11 @@ import (
 // row listed as a known miss in configs.json is skipped with its mechanism; a known
 // miss that now passes fails, so the entry gets removed.
 func TestModelVsKernel(t *testing.T) {
-	ix := loadReferenceIndex(t)
+	ix := sharedReferenceIndex(t)
 	for i := range ix.Cases {
 		c := &ix.Cases[i]
 		t.Run(c.Name, func(t *testing.T) {
-			cmp, _, err := ix.CompareReference(c, ModelOptions{Seed: 1})
+			cmp, _, err := ix.cachedCompare(c, ModelOptions{Seed: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -52,6 +53,69 @@ func TestModelVsKernel(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPolicyEffects checks the sign of every policy effect of the reference set
+// (configs.json effects: per-hctx vs host-wide tags, none vs mq-deadline, libaio
+// vs io_uring) per job IOPS and mean clat: wherever the kernel's effect exceeds
+// twice its run-to-run difference, the model's effect must have the same sign. A
+// row listed as a known miss of the effect is skipped with its mechanism.
+func TestPolicyEffects(t *testing.T) {
+	ix := sharedReferenceIndex(t)
+	for i := range ix.Effects {
+		e := &ix.Effects[i]
+		t.Run(strings.ReplaceAll(e.Name, " ", "_"), func(t *testing.T) {
+			ec, err := ix.CompareEffect(e, ModelOptions{Seed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var table strings.Builder
+			_ = ec.WriteText(&table)
+			t.Log("\n" + table.String())
+			for _, km := range e.KnownMisses {
+				found := false
+				for _, r := range ec.Rows {
+					found = found || r.Key == km.Row
+				}
+				if !found {
+					t.Errorf("known miss %q names no effect row", km.Row)
+				}
+			}
+			for _, r := range ec.Rows {
+				if !r.Checked {
+					continue
+				}
+				t.Run(strings.ReplaceAll(r.Key, " ", "_"), func(t *testing.T) {
+					if r.KnownMiss != "" {
+						if r.Pass {
+							t.Fatalf("known miss now has the kernel's sign (kernel %+.1f%%, model %+.1f%%): remove it from configs.json", 100*r.Kernel, 100*r.Model)
+						}
+						t.Skipf("known miss: kernel %+.1f%%, model %+.1f%%: %s", 100*r.Kernel, 100*r.Model, r.KnownMiss)
+					}
+					if !r.Pass {
+						t.Errorf("kernel effect %+.1f%% (run-to-run %.1f%%), model %+.1f%%: wrong sign", 100*r.Kernel, 100*r.RunDiff, 100*r.Model)
+					}
+				})
+			}
+		})
+	}
+}
+
+var (
+	sharedIndexOnce sync.Once
+	sharedIndex     *Index
+	sharedIndexErr  error
+)
+
+// sharedReferenceIndex is the reference index shared by the model-side tests, so
+// that each case's model side runs once (Index caches it).
+func sharedReferenceIndex(t *testing.T) *Index {
+	t.Helper()
+	sharedIndexOnce.Do(func() { sharedIndex, sharedIndexErr = LoadIndex("../testdata/kernel/configs.json") })
+	if sharedIndexErr != nil {
+		t.Fatal(sharedIndexErr)
+	}
+	return sharedIndex
 }
 
 func hasRow(c *Comparison, key string) bool {
@@ -136,7 +200,7 @@ func TestReferenceSetCoverage(t *testing.T) {
 func itoa(n int) string { return strconv.Itoa(n) }
 
 // TestRefreshKnownMisses rewrites the model and kernel values of every known miss in
-// configs.json with the current figures (opt-in: BLKMQ_ORACLE_REFRESH_MISSES=1),
+// configs.json (case rows and effect rows) with the current figures (opt-in: BLKMQ_ORACLE_REFRESH_MISSES=1),
 // keeping the mechanisms; run it after a model change that moves a missed row.
 func TestRefreshKnownMisses(t *testing.T) {
 	if os.Getenv("BLKMQ_ORACLE_REFRESH_MISSES") != "1" {
@@ -162,6 +226,24 @@ func TestRefreshKnownMisses(t *testing.T) {
 			}
 		}
 	}
+	for i := range ix.Effects {
+		e := &ix.Effects[i]
+		if len(e.KnownMisses) == 0 {
+			continue
+		}
+		ec, err := ix.CompareEffect(e, ModelOptions{Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range e.KnownMisses {
+			km := &e.KnownMisses[k]
+			for _, r := range ec.Rows {
+				if r.Key == km.Row {
+					km.Model, km.Kernel = round4(r.Model), round4(r.Kernel)
+				}
+			}
+		}
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -175,3 +257,38 @@ func TestRefreshKnownMisses(t *testing.T) {
 }
 
 func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
+
+// TestDumpReference writes every case's comparison and every effect as JSON to
+// $BLKMQ_ORACLE_DUMP (opt-in): the input of the known-miss bookkeeping.
+func TestDumpReference(t *testing.T) {
+	path := os.Getenv("BLKMQ_ORACLE_DUMP")
+	if path == "" {
+		t.Skip("set BLKMQ_ORACLE_DUMP=FILE to dump the comparisons")
+	}
+	ix := sharedReferenceIndex(t)
+	var out struct {
+		Cases   []*Comparison       `json:"cases"`
+		Effects []*EffectComparison `json:"effects"`
+	}
+	for i := range ix.Cases {
+		cmp, _, err := ix.cachedCompare(&ix.Cases[i], ModelOptions{Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out.Cases = append(out.Cases, cmp)
+	}
+	for i := range ix.Effects {
+		ec, err := ix.CompareEffect(&ix.Effects[i], ModelOptions{Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out.Effects = append(out.Effects, ec)
+	}
+	data, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

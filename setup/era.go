@@ -1,10 +1,12 @@
 package setup
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/blkmq/blkmq/dispatch"
+	"github.com/blkmq/blkmq/sbitmap"
 )
 
 // eraKey is one dispatch.Options switch exposed as era/NAME.
@@ -74,18 +76,80 @@ func addEraKeys() {
 }
 
 // sbitmapEra is the sbitmap_queue era the stack derives from the release (stack
-// applies it from Config.Kernel; it is shown, not settable).
+// applies it from Config.Kernel; it is shown, not settable): mainline v6.2
+// changed both rules, and 6.1.16+ carries the change (dispatch.KernelProfile).
 func sbitmapEra(kernel string) (wake, recalc string) {
+	const (
+		global    = "global (v6.2+, 4f8126bb2308)"
+		countdown = "countdown (v4.10-v6.1)"
+		r62       = "6.2: clamp(ceil(depth/users)/8, 1, 8) (b5fcf7871acb)"
+		r517      = "5.17: clamp(ceil(depth/users)/8, 4 if depth >= 32 else 1, 8)"
+	)
 	if kernel == "" {
-		return "global (v6.2+)", "6.2: clamp(ceil(depth/users)/8, 1, 8)"
+		return global, r62
 	}
-	maj, mn, _ := strings.Cut(kernel, ".")
-	a, _ := strconv.Atoi(maj)
-	b, _ := strconv.Atoi(mn)
-	if a*100+b < 602 {
-		return "countdown (v4.10-v6.1)", "5.17: clamp(ceil(depth/users)/8, 4 if depth >= 32 else 1, 8)"
+	p, err := dispatch.KernelProfile(kernel)
+	if err != nil {
+		return global, r62
 	}
-	return "global (v6.2+)", "6.2: clamp(ceil(depth/users)/8, 1, 8)"
+	wake, recalc = global, r62
+	if p.WakeScheme == sbitmap.WakeCountdown {
+		wake = countdown
+	}
+	if p.RecalcEra == sbitmap.Recalc5_17 {
+		recalc = r517
+	}
+	return wake, recalc
+}
+
+// kernelRelease reads the kernel key's value: a mainline MAJOR.MINOR is kept; a
+// 6.1 stable release or Debian uname -r form becomes the stable release whose
+// backports apply ("6.1.0-57-amd64" → "6.1.192"); other forms count as their
+// MAJOR.MINOR. note says what was given and how it mapped.
+func kernelRelease(v string) (rel, note string, err error) {
+	const allowed = "MAJOR.MINOR in [4.15, 6.19] (the blk-mq SCSI budget era), or current"
+	p, perr := dispatch.KernelProfile(v)
+	if perr != nil {
+		if strings.Contains(perr.Error(), "Debian ABI") {
+			return "", "", errRange{allowed + "; " + strings.TrimPrefix(perr.Error(), "dispatch: ")}
+		}
+		return "", "", errRange{allowed}
+	}
+	switch {
+	case p.Release == v && p.Release == p.Base:
+		return p.Release, "", nil
+	case p.Release != p.Base && len(p.Backports) > 0 || p.Base == "6.1" && p.Release != p.Base:
+		note = fmt.Sprintf("given as %q: mainline %s plus %d modelled backports (see --explain's kernel/backport rows)", v, p.Base, len(p.Backports))
+		if p.Note != "" {
+			note = fmt.Sprintf("given as %q (%s): mainline %s plus %d modelled backports", v, p.Note, p.Base, len(p.Backports))
+		}
+		return p.Release, note, nil
+	}
+	return p.Base, fmt.Sprintf("given as %q: only MAJOR.MINOR selects the rules", v), nil
+}
+
+// profileSettings are --explain's rows for the release's profile: one
+// kernel/backport row per carried backport of a modelled switch (its value, commit
+// and stable release) and a warning per carried change the model cannot express.
+func profileSettings(kernel string) ([]Setting, []string) {
+	if kernel == "" {
+		return nil, nil
+	}
+	p, err := dispatch.KernelProfile(kernel)
+	if err != nil {
+		return nil, nil
+	}
+	var rows []Setting
+	for _, b := range p.Backports {
+		rows = append(rows, Setting{Key: "kernel/backport " + b.Commit, Value: b.Switch + " = " + b.Value,
+			Source: "stable " + b.Stable, Note: fmt.Sprintf("%s; mainline %s", b.Title, b.Mainline)})
+	}
+	var warn []string
+	for _, b := range p.Unmodelled {
+		warn = append(warn, fmt.Sprintf("kernel %s carries %s %q (stable %s), which the model does not express: %s stays at the mainline %s rule",
+			p.Release, b.Commit, b.Title, b.Stable, b.Switch, p.Base))
+	}
+	return rows, warn
 }
 
 // EraSwitch is one era switch and its value for a release.

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/blkmq/blkmq/dispatch"
 )
@@ -30,6 +31,8 @@ type state struct {
 	maxSectorsKB int
 
 	opts dispatch.Options
+
+	emulationOverhead time.Duration // system/emulation_overhead (overhead.go)
 
 	luns  []lun
 	src   map[string]string // key -> source
@@ -137,7 +140,7 @@ func enumKey[T ~uint8](name, doc string, names []string, field func(*state) *T) 
 
 func init() {
 	addKey(&key{name: "kernel", doc: "kernel release whose rules apply (selects every era/ switch)",
-		allowed: "MAJOR.MINOR in [4.15, 6.19] (uname -r forms such as 5.17.3, v5.17, 6.1.0-57-amd64 count as MAJOR.MINOR), or current", early: true,
+		allowed: "MAJOR.MINOR in [4.15, 6.19], a stable release (6.1.192: mainline plus its modelled backports) or a uname -r form (6.1.0-57-amd64, v5.17, 6.8-rc2), or current", early: true,
 		set: func(s *state, v string) error {
 			v = strings.TrimSpace(v)
 			if v == "" || v == "current" {
@@ -145,17 +148,14 @@ func init() {
 				delete(s.notes, "kernel")
 				return nil
 			}
-			mm, ok := majorMinor(v)
-			if !ok {
-				return errRange{"MAJOR.MINOR in [4.15, 6.19] (the blk-mq SCSI budget era; a uname -r release such as 6.1.0-57-amd64 counts as its MAJOR.MINOR), or current"}
+			rel, note, err := kernelRelease(v)
+			if err != nil {
+				return err
 			}
-			if _, err := dispatch.Kernel(mm); err != nil {
-				return errRange{"MAJOR.MINOR in [4.15, 6.19] (the blk-mq SCSI budget era), or current"}
-			}
-			s.kernel = mm
+			s.kernel = rel
 			delete(s.notes, "kernel")
-			if mm != v {
-				s.notes["kernel"] = fmt.Sprintf("given as %q: only MAJOR.MINOR selects the rules", v)
+			if note != "" {
+				s.notes["kernel"] = note
 			}
 			return nil
 		},

@@ -237,7 +237,7 @@ func (s *state) resolved() (*Resolved, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("setup: %w", err)
 	}
-	r.Config = cfg
+	r.Config = WithEmulationOverhead(cfg, s.emulationOverhead)
 	if s.scheduler != "" {
 		delete(s.notes, "queue/scheduler") // the poll_queues note explains the default only
 	}
@@ -259,6 +259,8 @@ func (s *state) resolved() (*Resolved, error) {
 	r.Settings = append(r.Settings,
 		Setting{Key: "sbitmap/wake_scheme", Value: w, Source: eraSrc, Note: "from kernel only"},
 		Setting{Key: "sbitmap/wake_batch_recalc", Value: rc, Source: eraSrc, Note: "from kernel only"})
+	prow, pwarn := profileSettings(s.kernel)
+	r.Settings, r.Warnings = append(r.Settings, prow...), append(r.Warnings, pwarn...)
 	for _, l := range s.luns {
 		v := l.kind
 		if l.capacity > 0 {

@@ -2,7 +2,6 @@ package stack
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/blkmq/blkmq/device"
 	"github.com/blkmq/blkmq/dispatch"
@@ -255,6 +254,9 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("stack: Kernel: %w", err)
 		}
 	}
+	if r := c.Placement.Rule; r > PlaceSelectIdle {
+		return fmt.Errorf("stack: Placement.Rule %d out of range [%d, %d] (PlaceRandom, PlaceSelectIdle)", r, PlaceRandom, PlaceSelectIdle)
+	}
 	if p := c.Placement.WakeMigrate; p > 1 || p != p {
 		return fmt.Errorf("stack: Placement.WakeMigrate %v out of range [0, 1] (0 = default, negative = never)", p)
 	}
@@ -314,26 +316,10 @@ func (c *Config) hostConfig(i int) dispatch.HostConfig {
 	return hc
 }
 
-// sbitmapEra maps a release to the sbitmap_queue wake scheme (countdown before v6.2)
-// and the wake-batch recalculation formula (v5.17–v6.1 with min_batch 4).
+// sbitmapEra maps a release to its sbitmap_queue wake scheme and wake-batch
+// formula (dispatch.KernelProfile: mainline v6.2 changed both, and 6.1.16+ carries
+// the change).
 func sbitmapEra(version string) (sbitmap.WakeScheme, sbitmap.RecalcEra) {
-	maj, min, _ := strings.Cut(version, ".")
-	v := atoi(maj)*100 + atoi(min)
-	scheme, era := sbitmap.WakeGlobal, sbitmap.Recalc6_2
-	if v < 602 {
-		scheme = sbitmap.WakeCountdown
-		era = sbitmap.Recalc5_17
-	}
-	return scheme, era
-}
-
-func atoi(s string) int {
-	n := 0
-	for _, ch := range s {
-		if ch < '0' || ch > '9' {
-			return 0
-		}
-		n = n*10 + int(ch-'0')
-	}
-	return n
+	p, _ := dispatch.KernelProfile(version)
+	return p.WakeScheme, p.RecalcEra
 }

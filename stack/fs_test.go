@@ -1,6 +1,7 @@
 package stack_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/blkmq/blkmq/stack"
@@ -134,5 +135,32 @@ func TestConfigFSAndPlacement(t *testing.T) {
 	cfg.Placement.WakeMigrate = 1.5
 	if err := cfg.Validate(); err == nil || err.Error() != "stack: Placement.WakeMigrate 1.5 out of range [0, 1] (0 = default, negative = never)" {
 		t.Errorf("Validate() = %v", err)
+	}
+}
+
+// TestPlaceSelectIdle: with the select_task_rq_fair rule three unpinned threads are
+// placed without random draws (two runs give identical I/O counts, every job does
+// I/O), and Validate rejects an unknown rule.
+func TestPlaceSelectIdle(t *testing.T) {
+	cfg := baseConfig()
+	cfg.Placement.Rule = stack.PlaceSelectIdle
+	specs := parse(t, "[global]\nioengine=libaio\nrw=randread\nbs=4k\ndirect=1\niodepth=8\ntime_based\nruntime=50ms\nsize=64M\n[j]\nnumjobs=3\n")
+	a, err := stack.Run(cfg, specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := stack.Run(cfg, specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range a.Jobs {
+		x, y := a.Jobs[i].Fio.Read().TotalIOs, b.Jobs[i].Fio.Read().TotalIOs
+		if x != y || x == 0 {
+			t.Errorf("job %d: I/Os %d then %d: want equal and non-zero", i, x, y)
+		}
+	}
+	cfg.Placement.Rule = 7
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "Placement.Rule 7 out of range") {
+		t.Errorf("Validate(Rule 7) = %v", err)
 	}
 }

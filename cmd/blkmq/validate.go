@@ -48,7 +48,8 @@ delay is in jiffies, 4 ms at HZ=250 — so that emulation speed does not dominat
 --set accepts the settings with a sysfs file on a running kernel: queue/scheduler,
 queue/nr_requests, device/queue_depth, queue/max_sectors_kb (written under
 /sys/block/DISK/ of every new disk, the scheduler first), and system/nr_cpus (the VM's
-vCPUs, default 2). The model runs with the guest's kernel era (6.1) and CPU count.
+vCPUs, default 2). The model runs the profile of the guest kernel (6.1.0-57-amd64 = 6.1.192: mainline 6.1 plus its
+modelled stable backports) with the guest's CPU count.
 In the job file, write ${DEV} for the first new disk and ${DEV1}, ${DEV2}, ... for the
 first, second, ... (e.g. filename=${DEV}): each is replaced by that disk's path, in the
 VM and in the model alike.

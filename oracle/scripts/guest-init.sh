@@ -97,6 +97,7 @@ close_block sysfs $rc
 # 4. the configuration fio runs against
 open_block disks
 echo "kernel $(uname -r) cpus $(nproc) clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"  > $res
+echo "version $(cat /proc/version)" > $res
 for d in $disks; do
 	q=/sys/block/$d/queue
 	echo "disk $d scheduler $(sed 's/.*\[\(.*\)\].*/\1/' $q/scheduler) nr_requests $(cat $q/nr_requests)" \
@@ -115,15 +116,59 @@ done
 close_block disks 0
 
 stat_all() { for d in $disks; do echo "$d $(cat /sys/block/$d/stat)"; done; }
+# per-CPU time counters (user nice system idle iowait irq softirq ...), in USER_HZ
+cpu_stat() { grep '^cpu[0-9]' /proc/stat | sed 's/^/stat /'; }
+
+# hctx_counters: per hctx the debugfs "queued" and "run" counters (cumulative)
+hctx_counters() {
+	for d in $disks; do
+		for h in /sys/kernel/debug/block/$d/hctx*; do
+			[ -r $h/run ] || continue
+			q=-
+			[ -r $h/queued ] && read q < $h/queued
+			read r < $h/run
+			echo "hctx $d ${h##*/} queued $q run $r"
+		done
+	done
+}
+
+# first_busy FILE: sets $b to the first "busy=N" of a debugfs tags file, "-" if none
+# (builtins only: a fork costs milliseconds of emulated CPU)
+first_busy() {
+	b=-
+	[ -r "$1" ] || return
+	while read -r l; do
+		case $l in busy=*) b=${l#busy=}; return;; esac
+	done < "$1"
+}
+
+# sample: one line per disk: NAME reads writes device_busy hctxN:tags_busy:sched_busy ...
+sample() {
+	for d in $disks; do
+		read r w < /sys/block/$d/inflight
+		db=-
+		[ -r /sys/block/$d/device/device_busy ] && read db < /sys/block/$d/device/device_busy
+		line="$d $r $w $db"
+		for h in /sys/kernel/debug/block/$d/hctx*; do
+			[ -d $h ] || continue
+			first_busy $h/tags; t=$b
+			first_busy $h/sched_tags
+			line="$line ${h##*/}:$t:$b"
+		done
+		echo "$line"
+	done
+}
 
 # 5. fio, with in-flight counts sampled every 250 ms
 open_block before
 echo "uptime $(cut -d' ' -f1 /proc/uptime)" > $res
 stat_all > $res
+hctx_counters > $res
+cpu_stat > $res
 close_block before 0
 (
 	while :; do
-		for d in $disks; do echo "$d $(cat /sys/block/$d/inflight)"; done
+		sample
 		usleep 250000
 	done
 ) > /tmp/inflight 2>/dev/null &
@@ -135,6 +180,8 @@ kill $sampler 2>/dev/null
 open_block after
 echo "uptime $(cut -d' ' -f1 /proc/uptime)" > $res
 stat_all > $res
+hctx_counters > $res
+cpu_stat > $res
 close_block after 0
 open_block fio
 cat /tmp/fio.json > $res
@@ -146,6 +193,20 @@ open_block inflight
 awk '{n[$1]++; r[$1]+=$2; w[$1]+=$3; if ($2+$3 > m[$1]) m[$1]=$2+$3}
      END {for (d in n) printf "%s samples %d mean %.2f max %d\n", d, n[d], (r[d]+w[d])/n[d], m[d]}' /tmp/inflight > $res
 close_block inflight 0
+# per disk: device_busy (SCSI budget in use) mean/max; per hctx: driver tags and
+# scheduler tags in use (debugfs busy=), mean/max over the same samples
+open_block samples
+awk '{ d=$1; n[d]++
+       if ($4 != "-") { db[d]+=$4; if ($4 > dbm[d]) dbm[d]=$4; dbn[d]++ }
+       for (i = 5; i <= NF; i++) { split($i, p, ":"); k=d " " p[1]; hn[k]++
+         if (p[2] != "-") { tb[k]+=p[2]; if (p[2] > tm[k]) tm[k]=p[2]; tn[k]++ }
+         if (p[3] != "-") { sb[k]+=p[3]; if (p[3] > sm[k]) sm[k]=p[3]; sn[k]++ } } }
+     END { for (d in n) if (dbn[d]) printf "disk %s device_busy_mean %.2f device_busy_max %d\n", d, db[d]/dbn[d], dbm[d]
+           for (k in hn) { printf "hctx %s", k
+             if (tn[k]) printf " tags_busy_mean %.2f tags_busy_max %d", tb[k]/tn[k], tm[k]
+             if (sn[k]) printf " sched_busy_mean %.2f sched_busy_max %d", sb[k]/sn[k], sm[k]
+             printf "\n" } }' /tmp/inflight > $res
+close_block samples 0
 
 # 6. blk-mq tag state from debugfs (when mounted)
 open_block tags
