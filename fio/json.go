@@ -31,6 +31,18 @@ type Output struct {
 	GlobalOptions map[string]string `json:"global options,omitempty"`
 	Jobs          []JobOutput       `json:"jobs"`
 	DiskUtil      []json.RawMessage `json:"disk_util,omitempty"`
+	// Blkmq is what the model adds to fio's layout (fio's own tools ignore
+	// unknown keys): the run's warnings, e.g. options accepted but not
+	// modelled.
+	Blkmq *BlkmqOutput `json:"blkmq,omitempty"`
+}
+
+// BlkmqOutput is the "blkmq" object of Output.
+type BlkmqOutput struct {
+	// Warnings are the run's warning lines, as printed on stderr.
+	Warnings []string `json:"warnings,omitempty"`
+	// Stopped maps a job instance ("name.index") to why it stopped early.
+	Stopped map[string]string `json:"stopped,omitempty"`
 }
 
 // JobOutput is one entry of Output.Jobs: a job, or a group with
@@ -173,8 +185,12 @@ type OutputOptions struct {
 	// the zero Time writes the Unix epoch, keeping output deterministic.
 	Time time.Time
 	// GlobalOptions is written as "global options"; nil = the global
-	// options of the first job entry (Result.Options).
+	// options of the first job entry (Result.Options). The parser keeps a
+	// job's global options apart (Spec.GlobalOptions): pass
+	// GlobalOptionMap(specs).
 	GlobalOptions map[string]string
+	// Blkmq, when not nil, is written under the "blkmq" key.
+	Blkmq *BlkmqOutput
 }
 
 // Output returns the report as fio's JSON structure.
@@ -190,6 +206,7 @@ func (r *Report) Output(o OutputOptions) *Output {
 		Time:          t.UTC().Format("Mon Jan _2 15:04:05 2006"),
 		GlobalOptions: o.GlobalOptions,
 		Jobs:          make([]JobOutput, 0, len(r.Jobs)),
+		Blkmq:         o.Blkmq,
 	}
 	if out.FioVersion == "" {
 		out.FioVersion = DefaultFioVersion

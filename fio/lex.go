@@ -2,9 +2,9 @@ package fio
 
 import (
 	"bytes"
-	"io"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"

@@ -522,3 +522,20 @@ func GlobalOptionMap(specs []Spec) map[string]string {
 	}
 	return optionMap(specs[0].GlobalOptions, true)
 }
+
+// Warnings returns one line per option accepted but not modelled in specs
+// (Spec.Unmodelled), each option as written once (the clones of a job and the
+// jobs inheriting a [global] option share its line), in file order.
+func Warnings(specs []Spec) []string {
+	seen := map[Unmodelled]bool{}
+	var out []string
+	for i := range specs {
+		for _, u := range specs[i].Unmodelled {
+			if !seen[u] {
+				seen[u] = true
+				out = append(out, "option accepted but not modelled: "+u.String())
+			}
+		}
+	}
+	return out
+}

@@ -47,6 +47,9 @@ type JobResult struct {
 	MaxSleepers int
 	// Wait splits the latency of the I/Os completed in the window.
 	Wait WaitBreakdown
+	// Stopped says why the job stopped before its runtime or size (rate_min
+	// not met, exitall, steady state reached); "" if it did not.
+	Stopped string
 }
 
 // WaitBreakdown is the mean time (ns) an I/O of a job spent in each stage, over the
@@ -85,6 +88,8 @@ type runner struct {
 	jobs   []*job
 	rnd    *sim.Rand // model jitter (Config.JitterSeed): reap and io-wq delays, worker CPUs
 	sub    SubmitTiming
+	// lastFinish is when the last job finished (stack/groups.go)
+	lastFinish sim.Time
 }
 
 // Run runs the fio jobs on the modelled machine in virtual time and returns the
@@ -123,12 +128,16 @@ func Run(cfg Config, specs []fio.Spec) (*Result, error) {
 	if err := r.placeJobs(specs); err != nil {
 		return nil, err
 	}
+	phased := r.linkJobs()
 	end := sim.Time(0)
 	for _, j := range r.jobs {
 		j.start()
 		end = max(end, j.stopAt)
 	}
-	if end == sim.MaxTime {
+	if phased {
+		err = r.runPhased()
+		end = r.phasedEnd()
+	} else if end == sim.MaxTime {
 		err = r.runSizeBound()
 		end = r.eng.Now()
 	} else {
@@ -170,6 +179,9 @@ func (r *runner) placeJobs(specs []fio.Spec) error {
 		size := s.Size
 		if size == 0 {
 			size = 1 << 30
+			if s.SizePercent > 0 {
+				size = int64(float64(size) * s.SizePercent / 100)
+			}
 		}
 		size -= size % s.BlockSize
 		if size < s.BlockSize {
@@ -179,7 +191,7 @@ func (r *runner) placeJobs(specs []fio.Spec) error {
 		if _, ok := extent[k]; !ok {
 			order = append(order, k)
 		}
-		extent[k] = max(extent[k], s.Offset+size)
+		extent[k] = max(extent[k], jobOffset(s)+size)
 		ps[i] = placed{q, cpu, size, k}
 	}
 	regionStart := map[*dispatch.Queue]int64{} // next free byte of each LUN
@@ -194,7 +206,7 @@ func (r *runner) placeJobs(specs []fio.Spec) error {
 		if len(allowed) == 0 {
 			allowed = r.allCPUs()
 		}
-		j := newJob(r, specs[i], p.q, p.cpu, allowed, base[p.key]+specs[i].Offset, p.size, uint64(i))
+		j := newJob(r, specs[i], p.q, p.cpu, allowed, base[p.key]+jobOffset(&specs[i]), p.size, uint64(i))
 		r.jobs = append(r.jobs, j)
 	}
 	return nil
@@ -285,7 +297,8 @@ func (r *runner) result(end sim.Time) *Result {
 		if wEnd == math.MaxInt64 {
 			wEnd = int64(end)
 		}
-		res.Jobs = append(res.Jobs, JobResult{Spec: j.spec, Fio: j.coll.Finish(wStart, wEnd), CPU: j.cpu, Wait: j.wait.mean(), MaxSleepers: j.maxSleepers})
+		res.Jobs = append(res.Jobs, JobResult{Spec: j.spec, Fio: j.coll.Finish(wStart, wEnd), CPU: j.cpu, Wait: j.wait.mean(), MaxSleepers: j.maxSleepers,
+			Stopped: j.stopNote})
 	}
 	return res
 }
