@@ -727,6 +727,7 @@ func setSteadyState(j *jobBuilder, v string) error {
 	}
 	ss.Set, ss.Percent, ss.Limit = true, pct, f
 	j.spec.SteadyState = ss
+	j.pending = "steady-state detection is not modelled yet: the job runs its full runtime"
 	return nil
 }
 
@@ -883,4 +884,42 @@ func setThinkTimeSpin(j *jobBuilder, v string) error {
 		}
 	}
 	return err
+}
+
+// OptionClass tells how the parser treats an option.
+type OptionClass uint8
+
+// The classes of [OptionNames].
+const (
+	// OptModelled options change what the model simulates (some values may
+	// still be noted as not modelled, e.g. direct=0).
+	OptModelled OptionClass = iota
+	// OptUnmodelled options are accepted whatever their value and always
+	// noted (Spec.Unmodelled) because the model does not do what fio would.
+	OptUnmodelled
+	// OptIgnored options have no bearing on what is modelled or reported.
+	OptIgnored
+	// OptRejected options are known to fio and rejected as not modelled.
+	OptRejected
+)
+
+// OptionNames returns every option name the parser knows (aliases
+// included), each with its class.
+func OptionNames() map[string]OptionClass {
+	out := make(map[string]OptionClass, len(options))
+	for _, o := range optionList {
+		for _, n := range o.names {
+			out[n] = OptModelled
+		}
+	}
+	for n := range unmodelledOptions {
+		out[n] = OptUnmodelled
+	}
+	for _, n := range ignoredOptions {
+		out[n] = OptIgnored
+	}
+	for _, n := range notModelled {
+		out[n] = OptRejected
+	}
+	return out
 }

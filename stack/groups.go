@@ -39,7 +39,8 @@ func (r *runner) linkJobs() bool {
 		any = any || len(j.deps) > 0
 	}
 	for _, j := range r.jobs {
-		any = any || j.spec.ExitAll
+		// jobs that may stop early end the run when they have all finished
+		any = any || j.spec.ExitAll || j.spec.RateMin != [2]int64{} || j.spec.RateIOPSMin != [2]int{}
 	}
 	return any
 }
