@@ -132,8 +132,10 @@ func (g *offsetGen) next() uint64 {
 		}
 		return (sum*goldenRatio64 + g.randOff) % n
 	case fio.DistZoned, fio.DistZonedAbs:
-		// a zone by its access share (1..100 in fio), then uniform inside it
-		v := 1 + g.rnd.Float64()*99.999999
+		// a zone by its access share (fio draws 1..100 against the cumulative
+		// shares; here a draw in (0, 100] so fractional shares work), then
+		// uniform inside it
+		v := (1 - g.rnd.Float64()) * 100
 		for i, c := range g.zoneAccess {
 			if v <= c+1e-9 || i == len(g.zoneAccess)-1 {
 				if g.zoneLen[i] == 0 {

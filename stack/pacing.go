@@ -341,6 +341,13 @@ func workloadSeed(seed uint64, s *fio.Spec) uint64 {
 
 // jobOffset is where the job's I/O starts in its file: offset= plus, for clone
 // i, i × offset_increment (filesetup.c get_start_offset with subjob_number).
+// An offset given as a percentage (offset=25%) that setup did not resolve
+// against the device's capacity counts against the stack's default 1 GiB file,
+// aligned to the block size.
 func jobOffset(s *fio.Spec) int64 {
-	return s.Offset + int64(s.Index)*s.OffsetIncrement
+	off := s.Offset
+	if off == 0 && s.OffsetPercent > 0 {
+		off = int64(float64(1<<30)*s.OffsetPercent/100) / s.BlockSize * s.BlockSize
+	}
+	return off + int64(s.Index)*s.OffsetIncrement
 }
