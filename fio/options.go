@@ -727,7 +727,6 @@ func setSteadyState(j *jobBuilder, v string) error {
 	}
 	ss.Set, ss.Percent, ss.Limit = true, pct, f
 	j.spec.SteadyState = ss
-	j.pending = "steady-state detection is not modelled yet: the job runs its full runtime"
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 )
 
 // MaxJobFileBytes caps the size of a job file Parse reads.
@@ -364,6 +365,10 @@ func (j *jobBuilder) check(sec section, errs *errList) {
 	}
 	if s.TimeBased && s.Runtime == 0 {
 		at("time_based", errors.New("needs runtime > 0"))
+	}
+	if s.SteadyState.Set && s.SteadyState.Dur < 2*time.Second {
+		// steadystate.c needs at least two one-second samples
+		at("ss_dur", errors.New("steadystate= needs ss_dur of at least 2 s"))
 	}
 }
 

@@ -244,6 +244,7 @@ func (j *job) startNow(now sim.Time) {
 	j.started = true
 	j.startAt = max(sim.Time(j.spec.StartDelay), now)
 	j.pace.epoch = j.startAt
+	j.pace.ss.init(&j.spec, j.startAt)
 	j.windowStart = j.startAt + sim.Time(j.spec.RampTime)
 	j.stopAt = sim.MaxTime
 	if j.spec.Runtime > 0 {

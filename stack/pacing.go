@@ -38,6 +38,7 @@ type pacing struct {
 	issuedIOs  int64
 	doneTotal  int64
 	cycle      sim.Time
+	ss         steadyState
 }
 
 // init sets the rates as fio's __setup_rate does: rate= in bytes/s, else
@@ -196,6 +197,9 @@ func (e *wakeEvent) Fire(now sim.Time) {
 // rate_min / rate_iops_min).
 func (p *pacing) completed(j *job, d fio.Dir, n int64, now sim.Time) {
 	p.doneTotal++
+	if why := p.ss.completed(n, now); why != "" {
+		j.stopEarly(now, why)
+	}
 	if p.minBps == [2]uint64{} && p.minIOPS == [2]uint64{} || now < j.windowStart {
 		return
 	}
