@@ -148,6 +148,8 @@ type job struct {
 	deps    []*job
 	waiters []*job
 	started bool
+	// depth is fio's I/O depth distributions over the window
+	depth fio.DepthStats
 	// stopNote says why the job stopped early (rate_min not met, exitall,
 	// steady state), "" if it did not
 	stopNote string
@@ -349,6 +351,9 @@ func (j *job) fill(now sim.Time) {
 		u.next = nil
 		j.batchLeft--
 		j.prep(u, now)
+		if j.inWindow(now) {
+			j.depth.MarkDepth(j.spec.EffectiveIODepth-j.nFree, 1)
+		}
 		j.inSubmit = append(j.inSubmit, u)
 		j.submit(u, now)
 	}
@@ -397,6 +402,9 @@ func (j *job) submitReturned(now sim.Time) {
 		for _, u := range j.inSubmit {
 			u.issuedAt = now
 		}
+	}
+	if len(j.inSubmit) > 0 && j.inWindow(now) {
+		j.depth.MarkSubmit(len(j.inSubmit))
 	}
 	clear(j.inSubmit)
 	j.inSubmit = j.inSubmit[:0]
@@ -591,6 +599,9 @@ func (j *job) getevents(now sim.Time) bool {
 // io_us freed.
 func (j *job) reapBatch(now sim.Time) {
 	n := min(j.cqN, max(j.spec.IODepthBatchCompleteMax, 1))
+	if j.inWindow(now) {
+		j.depth.MarkComplete(n)
+	}
 	for range n {
 		u := j.cq.pop()
 		j.cqN--
@@ -606,3 +617,6 @@ func (j *job) sleep() {
 	j.sleepers++
 	j.maxSleepers = max(j.maxSleepers, j.sleepers)
 }
+
+// inWindow reports whether now is in the job's measurement window.
+func (j *job) inWindow(now sim.Time) bool { return now >= j.windowStart && now < j.stopAt }

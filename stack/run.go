@@ -50,6 +50,9 @@ type JobResult struct {
 	// Stopped says why the job stopped before its runtime or size (rate_min
 	// not met, exitall, steady state reached); "" if it did not.
 	Stopped string
+	// Depth is fio's I/O depth distributions over the window (iodepth_level,
+	// iodepth_submit, iodepth_complete).
+	Depth fio.DepthStats
 }
 
 // WaitBreakdown is the mean time (ns) an I/O of a job spent in each stage, over the
@@ -298,7 +301,7 @@ func (r *runner) result(end sim.Time) *Result {
 			wEnd = int64(end)
 		}
 		res.Jobs = append(res.Jobs, JobResult{Spec: j.spec, Fio: j.coll.Finish(wStart, wEnd), CPU: j.cpu, Wait: j.wait.mean(), MaxSleepers: j.maxSleepers,
-			Stopped: j.stopNote})
+			Stopped: j.stopNote, Depth: j.depth})
 	}
 	return res
 }

@@ -82,6 +82,22 @@ func TestRunJSONForFioTools(t *testing.T) {
 		t.Fatalf("fio version %q, %d jobs", doc.Version, len(doc.Jobs))
 	}
 	j := doc.Jobs[0]
+	var raw struct {
+		Jobs []map[string]json.RawMessage `json:"jobs"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"sync", "iodepth_level", "iodepth_submit", "iodepth_complete", "latency_ns", "latency_us", "latency_ms"} {
+		if _, ok := raw.Jobs[0][k]; !ok {
+			t.Errorf("job lacks %q, which fio 3.33 always writes", k)
+		}
+	}
+	var lvl map[string]float64
+	_ = json.Unmarshal(raw.Jobs[0]["iodepth_level"], &lvl)
+	if lvl["4"] < 90 {
+		t.Errorf("iodepth=4: iodepth_level %v, want almost all at 4", lvl)
+	}
 	if j.Name != "a" || j.Read.IOPS <= 0 || j.Read.BW <= 0 || j.Read.Lat.Mean <= 0 || j.Read.Clat.Percentile["99.000000"] <= 0 || len(j.Read.Clat.Bins) == 0 {
 		t.Errorf("fields fio's tools read are missing or zero: %+v", j)
 	}

@@ -264,7 +264,8 @@ and the allowed values); 1 if the model fails (e.g. a modelled hang caught by th
 			return writeOutputs(cmd, outPath, formats, func(w io.Writer, f string) error {
 				switch f {
 				case "json", "json+":
-					return rep.WriteJSON(w, fio.OutputOptions{Plus: f == "json+", GlobalOptions: fio.GlobalOptionMap(specs), Blkmq: bk})
+					return rep.WriteJSON(w, fio.OutputOptions{Plus: f == "json+", GlobalOptions: fio.GlobalOptionMap(specs), Blkmq: bk,
+						Depths: depthsOf(out)})
 				}
 				return rep.WriteText(w)
 			})
@@ -413,4 +414,13 @@ func splitRunArgs(cmd *cobra.Command, args []string) (own, fioArgs, pos []string
 		}
 	}
 	return own, fioArgs, pos
+}
+
+// depthsOf returns each job instance's depth distributions, in result order.
+func depthsOf(out *stack.Result) []*fio.DepthStats {
+	ds := make([]*fio.DepthStats, len(out.Jobs))
+	for i := range out.Jobs {
+		ds[i] = &out.Jobs[i].Depth
+	}
+	return ds
 }
