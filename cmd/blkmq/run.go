@@ -267,7 +267,7 @@ and the allowed values); 1 if the model fails (e.g. a modelled hang caught by th
 					return rep.WriteJSON(w, fio.OutputOptions{Plus: f == "json+", GlobalOptions: fio.GlobalOptionMap(specs), Blkmq: bk,
 						Depths: depthsOf(out)})
 				}
-				return rep.WriteText(w)
+				return rep.WriteTextWith(w, fio.TextOptions{Specs: specs, Depths: depthsOf(out)})
 			})
 		},
 	}
