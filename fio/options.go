@@ -349,6 +349,9 @@ func setBlockSize(j *jobBuilder, v string) error {
 	if len(parts) > 3 {
 		return errors.New("want SIZE or READ,WRITE[,TRIM]")
 	}
+	if strings.TrimSpace(strings.Join(parts, "")) == "" {
+		return errors.New("missing value")
+	}
 	var sizes [2]int64
 	for i := range min(len(parts), 2) {
 		if strings.TrimSpace(parts[i]) == "" {
