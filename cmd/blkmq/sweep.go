@@ -223,6 +223,9 @@ is identical whatever --parallel is. A progress bar shows on a terminal for long
 			if err != nil {
 				return usageError(err)
 			}
+			if _, err := m.unmodelled(cmd, specs); err != nil {
+				return usageError(err)
+			}
 			points := combine(axes)
 			if len(points) > maxSweepPoints {
 				return usageError(fmt.Errorf("--vary: %d points, more than %d", len(points), maxSweepPoints))
