@@ -290,7 +290,7 @@ func (r *runner) result(end sim.Time) *Result {
 	}
 	for _, j := range r.jobs {
 		wEnd := int64(j.stopAt)
-		if j.stopAt == sim.MaxTime || j.lastDone < j.stopAt && j.finished {
+		if j.stopAt == sim.MaxTime || j.lastDone < j.stopAt && j.finished && !j.spec.TimeBased {
 			wEnd = int64(j.lastDone)
 		}
 		wStart := int64(j.windowStart)
