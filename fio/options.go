@@ -69,7 +69,7 @@ var optionList = []struct {
 	{[]string{"randseed"}, setRandSeed},
 	{[]string{"cpus_allowed"}, setCPUsAllowed},
 	{[]string{"cpus_allowed_policy"}, setCPUsAllowedPolicy},
-	{[]string{"filename"}, stringField(func(s *Spec) *string { return &s.Filename })},
+	{[]string{"filename"}, setFilename},
 	{[]string{"directory"}, stringField(func(s *Spec) *string { return &s.Directory })},
 	{[]string{"ioscheduler"}, stringField(func(s *Spec) *string { return &s.IOScheduler })},
 	{[]string{"group_reporting"}, boolField(func(s *Spec) *bool { return &s.GroupReporting })},
@@ -924,4 +924,36 @@ func OptionNames() map[string]OptionClass {
 		out[n] = OptRejected
 	}
 	return out
+}
+
+// setFilename sets filename=; a ':'-separated list of several files ("\\:"
+// escapes a colon) is noted, as the model drives one file per job.
+func setFilename(j *jobBuilder, v string) error {
+	if v == "" {
+		return errors.New("missing value")
+	}
+	j.spec.Filename = v
+	if n := len(splitFilenames(v)); n > 1 {
+		j.pending = fmt.Sprintf("the job names %d files; the model drives only the first, %s (fio would spread the I/O over all of them)", n, firstFilename(v))
+	}
+	return nil
+}
+
+// splitFilenames splits fio's ':'-separated file list ("\\:" is a colon).
+func splitFilenames(list string) []string {
+	var out []string
+	var b strings.Builder
+	for i := 0; i < len(list); i++ {
+		switch {
+		case list[i] == '\\' && i+1 < len(list) && list[i+1] == ':':
+			b.WriteByte(':')
+			i++
+		case list[i] == ':':
+			out = append(out, b.String())
+			b.Reset()
+		default:
+			b.WriteByte(list[i])
+		}
+	}
+	return append(out, b.String())
 }
