@@ -117,3 +117,19 @@ func TestRunCommandLineJob(t *testing.T) {
 		t.Errorf("--runtime=1 (fio's seconds) should give a 1000 ms runtime:\n%s", out)
 	}
 }
+
+// --minimal: fio's terse v3 line, 121 fields before the disk statistics (the
+// HOWTO's list minus the 9 disk_* fields, which fio prints on a line of their
+// own and the model has none of); field 8 is the read IOPS.
+func TestRunMinimal(t *testing.T) {
+	job := writeTmpJob(t, "[a]\nrw=randread\nrate_iops=500\nruntime=1\ntime_based\n")
+	outFile := filepath.Join(t.TempDir(), "out.txt")
+	if out, err := run(args("run", job, nullDevice, "--minimal", "--output", outFile)...); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	data, _ := os.ReadFile(outFile)
+	f := strings.Split(strings.TrimSpace(string(data)), ";")
+	if len(f) != 121 || f[0] != "3" || f[2] != "a" || f[7] != "500" {
+		t.Errorf("terse line: %d fields, version %q, job %q, read IOPS %q; want 121, 3, a, 500:\n%s", len(f), f[0], f[2], f[7], data)
+	}
+}

@@ -151,6 +151,7 @@ func newRunCmd() *cobra.Command {
 		m       machineFlags
 		format  string
 		outPath string
+		minimal bool
 		explain bool
 	)
 	cmd := &cobra.Command{
@@ -195,6 +196,9 @@ and the allowed values); 1 if the model fails (e.g. a modelled hang caught by th
 				return usageError(fmt.Errorf("run: give a job file, or fio options (--name=JOB --rw=... ...)"))
 			default:
 				return usageError(fmt.Errorf("run: give one job file or fio options, not %q and %q", strings.Join(pos, " "), strings.Join(jobArgs, " ")))
+			}
+			if minimal {
+				format = "terse"
 			}
 			formats, err := parseFormats(format)
 			if err != nil {
@@ -263,6 +267,8 @@ and the allowed values); 1 if the model fails (e.g. a modelled hang caught by th
 			rep := reportOf(out)
 			return writeOutputs(cmd, outPath, formats, func(w io.Writer, f string) error {
 				switch f {
+				case "terse":
+					return rep.WriteTerse(w, depthsOf(out))
 				case "json", "json+":
 					return rep.WriteJSON(w, fio.OutputOptions{Plus: f == "json+", GlobalOptions: fio.GlobalOptionMap(specs), Blkmq: bk,
 						Depths: depthsOf(out)})
@@ -272,7 +278,8 @@ and the allowed values); 1 if the model fails (e.g. a modelled hang caught by th
 		},
 	}
 	m.register(cmd)
-	cmd.Flags().StringVar(&format, "output-format", "normal", "output format: normal (fio text), json, json+, or several separated by commas (json,normal)")
+	cmd.Flags().StringVar(&format, "output-format", "normal", "output format: normal (fio text), json, json+, terse, or several separated by commas (json,normal)")
+	cmd.Flags().BoolVar(&minimal, "minimal", false, "fio's terse output, version 3 (same as --output-format terse)")
 	cmd.Flags().StringVar(&outPath, "output", "", "write the output to this file instead of stdout (fio --output)")
 	cmd.Flags().BoolVar(&explain, "explain", false, "print every resolved setting and its source, then exit without running")
 	return cmd
@@ -354,12 +361,12 @@ func parseFormats(v string) ([]string, error) {
 		case "text":
 			f = "normal"
 			fallthrough
-		case "normal", "json", "json+":
+		case "normal", "json", "json+", "terse":
 			if !slices.Contains(out, f) {
 				out = append(out, f)
 			}
 		default:
-			return nil, fmt.Errorf("--output-format %q: allowed values are normal (text), json, json+, comma-separated", v)
+			return nil, fmt.Errorf("--output-format %q: allowed values are normal (text), json, json+, terse, comma-separated", v)
 		}
 	}
 	return out, nil
