@@ -21,6 +21,12 @@ const argsFile = "<args>"
 // with File "<args>" and Line the 1-based index of the argument in args;
 // an argument that is not an option (a job file name) is an error.
 func ParseArgs(args []string) ([]Spec, error) {
+	var c ParseConfig
+	return c.ParseArgs(args)
+}
+
+// ParseArgs is [ParseArgs] with c's environment (${VAR}, $ncpus, ...).
+func (c *ParseConfig) ParseArgs(args []string) ([]Spec, error) {
 	if len(args) > 0 && (args[0] == "fio" || path.Base(args[0]) == "fio") {
 		args = args[1:]
 	}
@@ -38,13 +44,16 @@ func ParseArgs(args []string) ([]Spec, error) {
 			if value == "" {
 				return nil, &ParseError{File: argsFile, Line: n, Key: key, Err: errors.New("missing value")}
 			}
-			secs = append(secs, section{name: value, global: value == "global", file: argsFile, line: n})
+			if len(secs) == MaxSections {
+				return nil, &ParseError{File: argsFile, Line: n, Err: fmt.Errorf("more than %d sections", MaxSections)}
+			}
+			secs = append(secs, section{name: value, global: strings.HasPrefix(value, "global"), file: argsFile, line: n})
 			continue
 		}
 		s := &secs[len(secs)-1]
-		s.opts = append(s.opts, rawOption{key: key, value: value, file: argsFile, line: n})
+		s.opts = append(s.opts, rawOption{text: strings.TrimLeft(a, "-"), file: argsFile, line: n})
 	}
-	return build(secs, argsFile)
+	return c.build(secs, argsFile, &errList{})
 }
 
 // SplitCommandLine splits a shell command line into words the way a POSIX

@@ -31,6 +31,18 @@ type Output struct {
 	GlobalOptions map[string]string `json:"global options,omitempty"`
 	Jobs          []JobOutput       `json:"jobs"`
 	DiskUtil      []json.RawMessage `json:"disk_util,omitempty"`
+	// Blkmq is what the model adds to fio's layout (fio's own tools ignore
+	// unknown keys): the run's warnings, e.g. options accepted but not
+	// modelled.
+	Blkmq *BlkmqOutput `json:"blkmq,omitempty"`
+}
+
+// BlkmqOutput is the "blkmq" object of Output.
+type BlkmqOutput struct {
+	// Warnings are the run's warning lines, as printed on stderr.
+	Warnings []string `json:"warnings,omitempty"`
+	// Stopped maps a job instance ("name.index") to why it stopped early.
+	Stopped map[string]string `json:"stopped,omitempty"`
 }
 
 // JobOutput is one entry of Output.Jobs: a job, or a group with
@@ -173,8 +185,17 @@ type OutputOptions struct {
 	// the zero Time writes the Unix epoch, keeping output deterministic.
 	Time time.Time
 	// GlobalOptions is written as "global options"; nil = the global
-	// options of the first job entry (Result.Options).
+	// options of the first job entry (Result.Options). The parser keeps a
+	// job's global options apart (Spec.GlobalOptions): pass
+	// GlobalOptionMap(specs).
 	GlobalOptions map[string]string
+	// Blkmq, when not nil, is written under the "blkmq" key.
+	Blkmq *BlkmqOutput
+	// Depths, when not nil, holds the depth distributions of the input
+	// results (same order as NewReport's input), written as iodepth_level,
+	// iodepth_submit and iodepth_complete (summed over a group_reporting
+	// entry).
+	Depths []*DepthStats
 }
 
 // Output returns the report as fio's JSON structure.
@@ -190,6 +211,7 @@ func (r *Report) Output(o OutputOptions) *Output {
 		Time:          t.UTC().Format("Mon Jan _2 15:04:05 2006"),
 		GlobalOptions: o.GlobalOptions,
 		Jobs:          make([]JobOutput, 0, len(r.Jobs)),
+		Blkmq:         o.Blkmq,
 	}
 	if out.FioVersion == "" {
 		out.FioVersion = DefaultFioVersion
@@ -197,19 +219,36 @@ func (r *Report) Output(o OutputOptions) *Output {
 	if out.GlobalOptions == nil && len(r.Jobs) > 0 {
 		out.GlobalOptions = optionMap(r.Jobs[0].Options, true)
 	}
-	for _, res := range r.Jobs {
-		out.Jobs = append(out.Jobs, r.jobOutput(res, o.Plus))
+	for i, res := range r.Jobs {
+		jo := r.jobOutput(res, o.Plus)
+		// fio writes "sync" for every job; the model issues no fsync (see the
+		// fsync= warning), so it is all zero
+		jo.Sync = &SyncOutput{}
+		if o.Depths != nil && i < len(r.Sources) {
+			var d DepthStats
+			for _, k := range r.Sources[i] {
+				if k < len(o.Depths) && o.Depths[k] != nil {
+					d.Add(o.Depths[k])
+				}
+			}
+			jo.IODepthLevel, jo.IODepthSubmit, jo.IODepthComplete = d.jsonMaps()
+		}
+		out.Jobs = append(out.Jobs, jo)
 	}
 	return out
 }
 
 // WriteJSON writes the report as indented fio JSON (json+ when o.Plus).
 func (r *Report) WriteJSON(w io.Writer, o OutputOptions) error {
-	b, err := json.MarshalIndent(r.Output(o), "", "  ")
-	if err != nil {
+	// fio writes ">=64" as is: no HTML escaping
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(r.Output(o)); err != nil {
 		return err
 	}
-	_, err = w.Write(append(b, '\n'))
+	_, err := w.Write(b.Bytes())
 	return err
 }
 

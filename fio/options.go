@@ -3,15 +3,18 @@ package fio
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
 
 // optDef is one fio option the parser understands: its canonical name (the
-// name fio documents; aliases map to it) and how it sets a Spec.
+// name fio documents; aliases map to it), how it sets a Spec, and, for an
+// option accepted whatever its value but never modelled, why (note).
 type optDef struct {
 	name string
 	set  func(j *jobBuilder, v string) error
+	note string
 }
 
 // options maps every accepted option name (including aliases) to its
@@ -30,8 +33,15 @@ var optionList = []struct {
 	{[]string{"rwmixwrite"}, setRWMixWrite},
 	{[]string{"percentage_random"}, intField(func(s *Spec) *int { return &s.PercentageRandom }, 0, 100)},
 	{[]string{"bs", "blocksize"}, setBlockSize},
-	{[]string{"size", "filesize"}, sizeField(func(s *Spec) *int64 { return &s.Size })},
+	{[]string{"bsrange", "blocksize_range"}, setBSRange},
+	{[]string{"bssplit"}, setBSSplit},
+	{[]string{"blockalign", "ba"}, setBlockAlign},
+	{[]string{"size"}, setSize},
+	{[]string{"filesize"}, setSize},
+	{[]string{"io_size", "io_limit"}, sizeField(func(s *Spec) *int64 { return &s.IOSize })},
 	{[]string{"offset"}, setOffset},
+	{[]string{"offset_increment"}, setOffsetIncrement},
+	{[]string{"number_ios"}, int64Field(func(s *Spec) *int64 { return &s.NumberIOs })},
 	{[]string{"loops"}, intField(func(s *Spec) *int { return &s.Loops }, 1, 1<<20)},
 	{[]string{"ioengine"}, setIOEngine},
 	{[]string{"iodepth"}, intField(func(s *Spec) *int { return &s.IODepth }, 1, MaxIODepth)},
@@ -39,21 +49,40 @@ var optionList = []struct {
 	{[]string{"iodepth_batch_submit", "iodepth_batch"}, intField(func(s *Spec) *int { return &s.IODepthBatchSubmit }, 0, MaxIODepth)},
 	{[]string{"iodepth_batch_complete_min", "iodepth_batch_complete"}, intField(func(s *Spec) *int { return &s.IODepthBatchCompleteMin }, 0, MaxIODepth)},
 	{[]string{"iodepth_batch_complete_max"}, intField(func(s *Spec) *int { return &s.IODepthBatchCompleteMax }, 0, MaxIODepth)},
-	{[]string{"direct"}, boolField(func(s *Spec) *bool { return &s.Direct })},
+	{[]string{"direct"}, setDirect},
 	{[]string{"buffered"}, setBuffered},
 	{[]string{"runtime", "timeout"}, durationField(func(s *Spec) *time.Duration { return &s.Runtime })},
 	{[]string{"time_based"}, boolField(func(s *Spec) *bool { return &s.TimeBased })},
 	{[]string{"ramp_time"}, durationField(func(s *Spec) *time.Duration { return &s.RampTime })},
 	{[]string{"startdelay"}, durationField(func(s *Spec) *time.Duration { return &s.StartDelay })},
-	{[]string{"rate_iops"}, intField(func(s *Spec) *int { return &s.RateIOPS }, 0, MaxRateIOPS)},
+	{[]string{"rate"}, rateField(func(s *Spec) *[2]int64 { return &s.Rate })},
+	{[]string{"rate_min", "ratemin"}, rateField(func(s *Spec) *[2]int64 { return &s.RateMin })},
+	{[]string{"rate_iops"}, rateIOPSField(func(s *Spec) *[2]int { return &s.RateIOPS })},
+	{[]string{"rate_iops_min"}, rateIOPSField(func(s *Spec) *[2]int { return &s.RateIOPSMin })},
+	{[]string{"rate_process"}, setRateProcess},
+	{[]string{"ratecycle"}, avgTimeField(func(s *Spec) *time.Duration { return &s.RateCycle })},
+	{[]string{"thinktime"}, usecField(func(s *Spec) *time.Duration { return &s.ThinkTime })},
+	{[]string{"thinktime_spin"}, setThinkTimeSpin},
+	{[]string{"thinktime_blocks"}, intField(func(s *Spec) *int { return &s.ThinkTimeBlocks }, 1, 1<<30)},
+	{[]string{"thinktime_blocks_type"}, setThinkTimeBlocksType},
+	{[]string{"random_distribution"}, setRandomDistribution},
+	{[]string{"randseed"}, setRandSeed},
 	{[]string{"cpus_allowed"}, setCPUsAllowed},
 	{[]string{"cpus_allowed_policy"}, setCPUsAllowedPolicy},
-	{[]string{"filename"}, stringField(func(s *Spec) *string { return &s.Filename })},
+	{[]string{"filename"}, setFilename},
 	{[]string{"directory"}, stringField(func(s *Spec) *string { return &s.Directory })},
 	{[]string{"ioscheduler"}, stringField(func(s *Spec) *string { return &s.IOScheduler })},
 	{[]string{"group_reporting"}, boolField(func(s *Spec) *bool { return &s.GroupReporting })},
 	{[]string{"stonewall", "wait_for_previous"}, boolField(func(s *Spec) *bool { return &s.Stonewall })},
 	{[]string{"new_group"}, boolField(func(s *Spec) *bool { return &s.NewGroup })},
+	{[]string{"wait_for"}, stringField(func(s *Spec) *string { return &s.WaitFor })},
+	{[]string{"exitall"}, boolField(func(s *Spec) *bool { return &s.ExitAll })},
+	{[]string{"fsync"}, syncField(func(s *Spec) *int { return &s.FSync })},
+	{[]string{"fdatasync"}, syncField(func(s *Spec) *int { return &s.FDataSync })},
+	{[]string{"end_fsync"}, setEndFsync},
+	{[]string{"steadystate", "ss"}, setSteadyState},
+	{[]string{"steadystate_duration", "ss_dur"}, durationField(func(s *Spec) *time.Duration { return &s.SteadyState.Dur })},
+	{[]string{"steadystate_ramp_time", "ss_ramp"}, durationField(func(s *Spec) *time.Duration { return &s.SteadyState.Ramp })},
 	{[]string{"clat_percentiles"}, boolField(func(s *Spec) *bool { return &s.ClatPercentiles })},
 	{[]string{"slat_percentiles"}, boolField(func(s *Spec) *bool { return &s.SlatPercentiles })},
 	{[]string{"lat_percentiles"}, boolField(func(s *Spec) *bool { return &s.LatPercentiles })},
@@ -61,32 +90,73 @@ var optionList = []struct {
 	{[]string{"kb_base"}, setKBBase},
 	{[]string{"bwavgtime"}, avgTimeField(func(s *Spec) *time.Duration { return &s.BWAvgTime })},
 	{[]string{"iopsavgtime"}, avgTimeField(func(s *Spec) *time.Duration { return &s.IOPSAvgTime })},
+	{[]string{"stats"}, setStats},
+	{[]string{"randrepeat"}, setRandRepeat},
+	{[]string{"allrandrepeat"}, setRandRepeat},
+	{[]string{"norandommap"}, setNoRandomMap},
+	{[]string{"hipri"}, setHipri},
+	{[]string{"sync"}, setSyncIO},
+	{[]string{"nrfiles", "nr_files"}, setNrFiles},
 }
 
-// ignoredOptions are fio options accepted and listed in Spec.Ignored because
-// they do not change what the model simulates (CPU-side bookkeeping, data
-// patterns, logging, file housekeeping, command-line output controls).
+// ignoredOptions are fio options accepted without a warning because they have
+// no bearing on anything the model simulates or reports: descriptions, data
+// contents and patterns, file housekeeping of a raw device, CPU and clock
+// bookkeeping, errors the model never produces, and command-line output
+// controls given in a job file.
 var ignoredOptions = []string{
-	"invalidate", "gtod_reduce", "thread", "norandommap", "randrepeat", "allrandrepeat",
-	"randseed", "disable_clat", "disable_slat", "disable_lat", "disable_bw_measurement",
-	"disable_bw", "end_fsync", "fsync_on_close", "create_on_open", "create_serialize",
-	"unlink", "overwrite", "refill_buffers", "scramble_buffers", "zero_buffers",
-	"buffer_compress_percentage", "buffer_compress_chunk", "description", "log_avg_msec",
-	"write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log", "per_job_logs",
-	"exitall", "exitall_on_error", "continue_on_error", "clocksource", "fallocate",
-	"nrfiles", "file_service_type", "unified_rw_reporting", "hipri", "fixedbufs",
-	"registerfiles", "sqthread_poll", "stats", "lockmem",
+	"description", "thread", "invalidate", "clocksource", "lockmem",
+	"refill_buffers", "scramble_buffers", "zero_buffers", "buffer_compress_percentage",
+	"buffer_compress_chunk", "buffer_pattern", "dedupe_percentage",
+	"fallocate", "create_on_open", "create_serialize", "allow_file_create", "unlink",
+	"overwrite", "fsync_on_close", "pre_read",
+	"exitall_on_error", "continue_on_error",
 	"output-format", "output", "eta", "eta-newline", "status-interval", "minimal",
-	"terse-version", "significant_figures", "allow_file_create",
+	"terse-version", "significant_figures", "group_reporting_percentiles",
+}
+
+// unmodelledOptions are fio options accepted whatever their value that change
+// what fio does but not what the model simulates: each use is warned about,
+// with why.
+var unmodelledOptions = map[string]string{
+	"gtod_reduce":            "fio would stop collecting latencies; the model still reports them all",
+	"disable_clat":           "fio would not report clat; the model still reports it",
+	"disable_slat":           "fio would not report slat; the model still reports it",
+	"disable_lat":            "fio would not report lat; the model still reports it",
+	"disable_bw_measurement": "fio would not sample bandwidth; the model still does",
+	"disable_bw":             "fio would not sample bandwidth; the model still does",
+	"file_service_type":      "the model drives one file per job, so there is no file to switch between",
+	"unified_rw_reporting":   "the model reports reads and writes separately (fio's unified_rw_reporting=none)",
+	"write_bw_log":           "the model writes no per-I/O log files",
+	"write_lat_log":          "the model writes no per-I/O log files",
+	"write_iops_log":         "the model writes no per-I/O log files",
+	"write_hist_log":         "the model writes no per-I/O log files",
+	"log_avg_msec":           "the model writes no per-I/O log files",
+	"per_job_logs":           "the model writes no per-I/O log files",
+	"sqthread_poll":          "io_uring's SQ polling thread is not modelled: submissions are charged to the job's own thread and CPU",
+	"sqthread_poll_cpu":      "io_uring's SQ polling thread is not modelled",
+	"fixedbufs":              "registered buffers would save page pinning per I/O; the model's CPU costs do not include pinning, so nothing changes",
+	"registerfiles":          "registered files would save a file reference per I/O; the model's CPU costs do not include it, so nothing changes",
+	"cpumask":                "use cpus_allowed=; the hex CPU mask form is not modelled and the job runs on any CPU",
+	"thinktime_iotime":       "thinktime_iotime is not modelled; thinktime applies every thinktime_blocks I/Os",
+	"rate_ignore_thinktime":  "rate_ignore_thinktime is not modelled: thinktime counts against the rate",
+	"ioprio":                 "I/O priorities are not modelled (mq-deadline treats every request as the same class)",
+	"ioprio_class":           "I/O priorities are not modelled (mq-deadline treats every request as the same class)",
+	"prio":                   "I/O priorities are not modelled",
+	"prioclass":              "I/O priorities are not modelled",
+	"nice":                   "CPU scheduling priority is not modelled",
+	"offset_align":           "offset_align is not modelled: offsets are aligned to blockalign",
 }
 
 // notModelled are fio options that change the I/O in ways the model does not
-// reproduce: rejected with a message that says so, rather than "unknown".
+// reproduce and cannot ignore: rejected with a message that says so, rather
+// than "unknown".
 var notModelled = []string{
-	"verify", "rate", "rate_min", "rate_iops_min", "bssplit", "bsrange", "blocksize_range",
-	"rw_sequencer", "zonemode", "zonesize", "thinktime", "trim_percentage", "fsync",
-	"fdatasync", "sync", "random_distribution", "number_ios", "io_size", "io_limit",
-	"include", "flow", "wait_for",
+	"verify", // a verify phase reads back what was written: I/O the model does not issue
+	"rw_sequencer", "zonemode", "zonesize", "zonerange", "zoneskip", "trim_percentage",
+	"flow", "flow_id", "read_iolog", "write_iolog", "replay_no_stall", "io_submit_mode",
+	"verify_backlog", "trim_backlog", "latency_target", "latency_window", "max_latency",
+	"file_append", "serialize_overlap", "exec_prerun", "exec_postrun",
 }
 
 func init() {
@@ -99,6 +169,9 @@ func init() {
 	for _, n := range ignoredOptions {
 		options[n] = &optDef{name: n, set: ignore(n)}
 	}
+	for n, why := range unmodelledOptions {
+		options[n] = &optDef{name: n, set: func(*jobBuilder, string) error { return nil }, note: why}
+	}
 	for _, n := range notModelled {
 		options[n] = &optDef{name: n, set: func(*jobBuilder, string) error {
 			return errors.New("fio option not modelled by blkmq")
@@ -106,13 +179,59 @@ func init() {
 	}
 }
 
+// unknownOption is the error for a name fio would not accept, naming the
+// closest accepted option when one is near (fio's show_closest_option).
+func unknownOption(name string) error {
+	best, bestD := "", 4
+	for n := range options {
+		if d := editDistance(name, n); d < bestD || d == bestD && n < best {
+			best, bestD = n, d
+		}
+	}
+	if best != "" && bestD <= min(2, len(name)/4+1) { // fio's string_distance_ok bound, at most 2
+		return fmt.Errorf("unknown option; did you mean %s?", best)
+	}
+	return errors.New("unknown option")
+}
+
+// editDistance is the Levenshtein distance of a and b (capped inputs).
+func editDistance(a, b string) int {
+	if len(a) > 64 || len(b) > 64 {
+		return 64
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := prev[j-1]
+			if a[i-1] != b[j-1] {
+				c++
+			}
+			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
 // jobBuilder accumulates one job's options into a Spec.
 type jobBuilder struct {
 	spec   Spec
 	kbBase int
+	cfg    *ParseConfig
 	// where records, per canonical option name, the last option that set it,
 	// so that cross-field errors point at the right line.
 	where map[string]rawOption
+	// globalOpts is, in the global builder, the global options so far (the
+	// slice the jobs after it share).
+	globalOpts []Option
+	// pending is a note an option's setter leaves for its value ("" = none):
+	// applyOptions records it as Unmodelled.
+	pending string
 }
 
 func intField(field func(*Spec) *int, lo, hi int) func(*jobBuilder, string) error {
@@ -222,22 +341,162 @@ func setRWMixWrite(j *jobBuilder, v string) error {
 	return err
 }
 
+// setBlockSize parses bs=: one size for every direction, or read,write
+// ("4k,64k"; an empty part keeps the default; a third part, trim, is
+// accepted and unused since no pattern trims).
 func setBlockSize(j *jobBuilder, v string) error {
-	if strings.ContainsAny(v, ",:") {
-		return errors.New("per-direction block sizes are not supported; give one size")
+	parts := strings.Split(v, ",")
+	if len(parts) > 3 {
+		return errors.New("want SIZE or READ,WRITE[,TRIM]")
 	}
-	n, err := parseSize(v, j.kbBase, SectorSize, MaxBlockSize)
+	if strings.TrimSpace(strings.Join(parts, "")) == "" {
+		return errors.New("missing value")
+	}
+	var sizes [2]int64
+	for i := range min(len(parts), 2) {
+		if strings.TrimSpace(parts[i]) == "" {
+			continue
+		}
+		n, err := parseBlockSize(parts[i], j.kbBase)
+		if err != nil {
+			return err
+		}
+		sizes[i] = n
+	}
+	switch {
+	case len(parts) == 1:
+		j.spec.BlockSize, j.spec.WriteBlockSize = sizes[0], 0
+	default:
+		if sizes[0] != 0 {
+			j.spec.BlockSize = sizes[0]
+		}
+		if sizes[1] != 0 {
+			j.spec.WriteBlockSize = sizes[1]
+		}
+	}
+	return nil
+}
+
+func parseBlockSize(v string, kbBase int) (int64, error) {
+	n, err := parseSize(v, kbBase, SectorSize, MaxBlockSize)
+	if err != nil {
+		return 0, err
+	}
+	if n%SectorSize != 0 {
+		return 0, fmt.Errorf("not a multiple of %d", SectorSize)
+	}
+	return n, nil
+}
+
+// setBSRange parses bsrange=MIN-MAX (or MIN:MAX), one range for both
+// directions.
+func setBSRange(j *jobBuilder, v string) error {
+	if strings.Contains(v, ",") {
+		return errors.New("per-direction ranges are not modelled; give one MIN-MAX range")
+	}
+	lo, hi, ok := strings.Cut(v, "-")
+	if !ok {
+		lo, hi, ok = strings.Cut(v, ":")
+	}
+	if !ok {
+		return errors.New("want MIN-MAX, e.g. 4k-64k")
+	}
+	a, err := parseBlockSize(lo, j.kbBase)
+	if err != nil {
+		return err
+	}
+	b, err := parseBlockSize(hi, j.kbBase)
+	if err != nil {
+		return err
+	}
+	if b < a {
+		a, b = b, a // fio swaps a reversed range
+	}
+	j.spec.BSRangeMin, j.spec.BSRangeMax = a, b
+	return nil
+}
+
+// setBSSplit parses bssplit=SIZE/PCT:SIZE/PCT:... (options.c bssplit_ddir):
+// entries without a percentage share what is left evenly; the total must be
+// 100.
+func setBSSplit(j *jobBuilder, v string) error {
+	if strings.Contains(v, ",") {
+		return errors.New("per-direction splits are not modelled; give one SIZE/PCT:SIZE/PCT list")
+	}
+	var out []BSSplit
+	total, missing := 0.0, 0
+	for part := range strings.SplitSeq(v, ":") {
+		if strings.TrimSpace(part) == "" {
+			continue
+		}
+		if len(out) == 64 {
+			return errors.New("more than 64 entries")
+		}
+		sz, pct, hasPct := strings.Cut(part, "/")
+		n, err := parseBlockSize(sz, j.kbBase)
+		if err != nil {
+			return err
+		}
+		e := BSSplit{Size: n, Percent: -1}
+		if hasPct && strings.TrimSpace(pct) != "" {
+			p, err := strconv.ParseFloat(strings.TrimSpace(pct), 64)
+			if err != nil || p < 0 || p > 100 {
+				return fmt.Errorf("percentage %q out of range [0, 100]", pct)
+			}
+			e.Percent = p
+			total += p
+		} else {
+			missing++
+		}
+		out = append(out, e)
+	}
+	if len(out) == 0 {
+		return errors.New("empty split; want SIZE/PCT:SIZE/PCT")
+	}
+	if total > 100.0001 || missing == 0 && total < 99.9999 {
+		return fmt.Errorf("percentages add up to %g, want 100", total)
+	}
+	for i := range out {
+		if out[i].Percent < 0 {
+			out[i].Percent = (100 - total) / float64(missing)
+		}
+	}
+	j.spec.BSSplit = out
+	return nil
+}
+
+func setBlockAlign(j *jobBuilder, v string) error {
+	if strings.Contains(v, ",") {
+		v, _, _ = strings.Cut(v, ",")
+	}
+	n, err := parseBlockSize(v, j.kbBase)
+	if err == nil {
+		j.spec.BlockAlign = n
+	}
+	return err
+}
+
+func setSize(j *jobBuilder, v string) error {
+	n, pct, err := parseSizePercent(v, j.kbBase, 0, MaxSize)
+	if err == nil {
+		j.spec.Size, j.spec.SizePercent = n, pct
+	}
+	return err
+}
+
+func setOffset(j *jobBuilder, v string) error {
+	n, pct, err := parseSizePercent(v, j.kbBase, 0, MaxSize)
 	if err != nil {
 		return err
 	}
 	if n%SectorSize != 0 {
 		return fmt.Errorf("not a multiple of %d", SectorSize)
 	}
-	j.spec.BlockSize = n
+	j.spec.Offset, j.spec.OffsetPercent = n, pct
 	return nil
 }
 
-func setOffset(j *jobBuilder, v string) error {
+func setOffsetIncrement(j *jobBuilder, v string) error {
 	n, err := parseSize(v, j.kbBase, 0, MaxSize)
 	if err != nil {
 		return err
@@ -245,8 +504,309 @@ func setOffset(j *jobBuilder, v string) error {
 	if n%SectorSize != 0 {
 		return fmt.Errorf("not a multiple of %d", SectorSize)
 	}
-	j.spec.Offset = n
+	j.spec.OffsetIncrement = n
 	return nil
+}
+
+func int64Field(field func(*Spec) *int64) func(*jobBuilder, string) error {
+	return func(j *jobBuilder, v string) error {
+		n, err := parseSize(v, 1024, 0, 1<<62)
+		if err == nil {
+			*field(&j.spec) = n
+		}
+		return err
+	}
+}
+
+// rateField parses rate= / rate_min=: bytes/s for read,write (one value
+// applies to both; "rate=,1m" limits writes only).
+func rateField(field func(*Spec) *[2]int64) func(*jobBuilder, string) error {
+	return func(j *jobBuilder, v string) error {
+		parts := strings.Split(v, ",")
+		if len(parts) > 3 {
+			return errors.New("want RATE or READ,WRITE[,TRIM]")
+		}
+		var r [2]int64
+		for i := range min(len(parts), 2) {
+			if strings.TrimSpace(parts[i]) == "" {
+				continue
+			}
+			n, err := parseSize(parts[i], j.kbBase, 0, 1<<50)
+			if err != nil {
+				return err
+			}
+			r[i] = n
+		}
+		if len(parts) == 1 {
+			r[1] = r[0]
+		}
+		*field(&j.spec) = r
+		return nil
+	}
+}
+
+func rateIOPSField(field func(*Spec) *[2]int) func(*jobBuilder, string) error {
+	return func(j *jobBuilder, v string) error {
+		parts := strings.Split(v, ",")
+		if len(parts) > 3 {
+			return errors.New("want IOPS or READ,WRITE[,TRIM]")
+		}
+		var r [2]int
+		for i := range min(len(parts), 2) {
+			if strings.TrimSpace(parts[i]) == "" {
+				continue
+			}
+			n, err := parseInt(parts[i], 0, MaxRateIOPS)
+			if err != nil {
+				return err
+			}
+			r[i] = n
+		}
+		if len(parts) == 1 {
+			r[1] = r[0]
+		}
+		*field(&j.spec) = r
+		return nil
+	}
+}
+
+func setRateProcess(j *jobBuilder, v string) error {
+	switch v {
+	case "linear":
+		j.spec.RatePoisson = false
+	case "poisson":
+		j.spec.RatePoisson = true
+	default:
+		return errors.New("want linear or poisson")
+	}
+	return nil
+}
+
+// usecField parses a time whose bare number is in microseconds (fio's
+// thinktime family).
+func usecField(field func(*Spec) *time.Duration) func(*jobBuilder, string) error {
+	return func(j *jobBuilder, v string) error {
+		d, err := parseDuration(v, time.Microsecond)
+		if err == nil {
+			*field(&j.spec) = d
+		}
+		return err
+	}
+}
+
+func setThinkTimeBlocksType(j *jobBuilder, v string) error {
+	switch v {
+	case "complete":
+		j.spec.ThinkTimeIssue = false
+	case "issue":
+		j.spec.ThinkTimeIssue = true
+	default:
+		return errors.New("want complete or issue")
+	}
+	return nil
+}
+
+// setRandomDistribution parses random_distribution= (options.c
+// str_random_distribution_cb): random, zipf:THETA[:CENTER],
+// pareto:H[:CENTER], normal:DEV[:CENTER], zoned:A/S:A/S..., zoned_abs:A/SIZE:...
+func setRandomDistribution(j *jobBuilder, v string) error {
+	kind, rest, _ := strings.Cut(v, ":")
+	d := Distribution{Center: -1}
+	switch kind {
+	case "random":
+		if rest != "" {
+			return errors.New("random takes no parameter")
+		}
+	case "zipf", "pareto", "normal":
+		d.Kind = map[string]DistKind{"zipf": DistZipf, "pareto": DistPareto, "normal": DistNormal}[kind]
+		ps, cs, hasC := strings.Cut(rest, ":")
+		p, err := strconv.ParseFloat(ps, 64)
+		if err != nil || p != p {
+			return fmt.Errorf("%s needs a number, as %s:1.2", kind, kind)
+		}
+		switch {
+		case d.Kind == DistZipf && (p <= 0 || p == 1):
+			return errors.New("zipf theta must be > 0 and not 1.0 (fio's rule)")
+		case d.Kind == DistPareto && (p <= 0 || p >= 1):
+			return errors.New("pareto h must be in (0, 1)")
+		case d.Kind == DistNormal && (p < 0 || p > 100):
+			return errors.New("normal deviation must be in [0, 100] percent")
+		}
+		d.Param = p
+		if hasC {
+			c, err := strconv.ParseFloat(cs, 64)
+			if err != nil || c < 0 || c > 1 {
+				return fmt.Errorf("center %q out of range [0, 1]", cs)
+			}
+			d.Center = c
+		}
+	case "zoned", "zoned_abs":
+		d.Kind = DistZoned
+		if kind == "zoned_abs" {
+			d.Kind = DistZonedAbs
+		}
+		if strings.Contains(rest, ",") {
+			return errors.New("per-direction zones are not modelled; give one list")
+		}
+		total, totalSize := 0.0, 0.0
+		for z := range strings.SplitSeq(rest, ":") {
+			if len(d.Zones) == 256 {
+				return errors.New("more than 256 zones")
+			}
+			a, sz, ok := strings.Cut(z, "/")
+			if !ok {
+				return fmt.Errorf("zone %q: want ACCESS%%/SIZE", z)
+			}
+			ap, err := strconv.ParseFloat(a, 64)
+			if err != nil || ap < 0 || ap > 100 {
+				return fmt.Errorf("zone %q: access share out of range [0, 100]", z)
+			}
+			zone := Zone{Access: ap}
+			if d.Kind == DistZoned {
+				sp, err := strconv.ParseFloat(sz, 64)
+				if err != nil || sp < 0 || sp > 100 {
+					return fmt.Errorf("zone %q: size share out of range [0, 100]", z)
+				}
+				zone.Size = sp
+				totalSize += sp
+			} else {
+				n, err := parseSize(sz, j.kbBase, 1, MaxSize)
+				if err != nil {
+					return fmt.Errorf("zone %q: %w", z, err)
+				}
+				zone.SizeBytes = n
+			}
+			total += ap
+			d.Zones = append(d.Zones, zone)
+		}
+		if total < 99.9999 || total > 100.0001 {
+			return fmt.Errorf("zone access shares add up to %g, want 100", total)
+		}
+		if d.Kind == DistZoned && (totalSize < 99.9999 || totalSize > 100.0001) {
+			return fmt.Errorf("zone sizes add up to %g%%, want 100", totalSize)
+		}
+	default:
+		return errors.New("want random, zipf:THETA, pareto:H, normal:DEV, zoned:A/S:... or zoned_abs:A/SIZE:...")
+	}
+	j.spec.Dist = d
+	return nil
+}
+
+func setRandSeed(j *jobBuilder, v string) error {
+	n, err := parseUint(v)
+	if err == nil {
+		j.spec.RandSeed, j.spec.RandSeedSet = n, true
+	}
+	return err
+}
+
+// setSteadyState parses ss= (steadystate.c str_steadystate_cb): iops:LIMIT,
+// iops_slope:LIMIT, bw:LIMIT or bw_slope:LIMIT, LIMIT a number or a
+// percentage.
+func setSteadyState(j *jobBuilder, v string) error {
+	kind, lim, ok := strings.Cut(v, ":")
+	ss := j.spec.SteadyState
+	switch kind {
+	case "iops", "iops_slope", "bw", "bw_slope":
+	default:
+		ok = false
+	}
+	if !ok {
+		return errors.New("want iops:LIMIT, iops_slope:LIMIT, bw:LIMIT or bw_slope:LIMIT (LIMIT a number or N%)")
+	}
+	ss.BW = strings.HasPrefix(kind, "bw")
+	ss.Slope = strings.HasSuffix(kind, "_slope")
+	num, pct := strings.CutSuffix(lim, "%")
+	f, err := strconv.ParseFloat(num, 64)
+	if err != nil || f < 0 || f != f {
+		return fmt.Errorf("limit %q: want a non-negative number or percentage", lim)
+	}
+	if !pct && ss.BW {
+		// an absolute bandwidth limit takes fio's size suffixes
+		n, err := parseSize(lim, j.kbBase, 0, 1<<50)
+		if err == nil {
+			f = float64(n)
+		}
+	}
+	ss.Set, ss.Percent, ss.Limit = true, pct, f
+	j.spec.SteadyState = ss
+	return nil
+}
+
+func setDirect(j *jobBuilder, v string) error {
+	b, err := parseBool(v)
+	if err == nil {
+		j.spec.Direct = b
+		if !b {
+			j.pending = noteBuffered
+		}
+	}
+	return err
+}
+
+// noteBuffered says what the model does with buffered I/O.
+const noteBuffered = "buffered I/O is not modelled: there is no page cache, so every I/O goes to the block layer as with direct=1 (reads are not cached, writes are not deferred to writeback)"
+
+func setBuffered(j *jobBuilder, v string) error {
+	b, err := parseBool(v)
+	if err == nil {
+		j.spec.Direct = !b
+		if b {
+			j.pending = noteBuffered
+		}
+	}
+	return err
+}
+
+func setStats(j *jobBuilder, v string) error {
+	b, err := parseBool(v)
+	if err == nil && !b {
+		j.pending = "fio would report no statistics for this job; the model reports them anyway"
+	}
+	return err
+}
+
+func setRandRepeat(j *jobBuilder, v string) error {
+	b, err := parseBool(v)
+	if err == nil && !b {
+		j.pending = "fio would seed from the clock; the model stays deterministic (seeded by --seed, or randseed=)"
+	}
+	return err
+}
+
+func setNoRandomMap(j *jobBuilder, v string) error {
+	_, err := parseBool(v)
+	return err // the model draws random offsets with replacement, as fio does with norandommap
+}
+
+func setHipri(j *jobBuilder, v string) error {
+	b, err := parseBool(v)
+	if err == nil && b {
+		j.pending = "polled completions (RWF_HIPRI / IORING_SETUP_IOPOLL) are not modelled: the I/O completes by interrupt on the modelled path (null_blk's and scsi_debug's poll queues are not simulated)"
+	}
+	return err
+}
+
+func setSyncIO(j *jobBuilder, v string) error {
+	switch v {
+	case "0", "none", "":
+		if v == "" {
+			j.pending = "O_SYNC writes (FUA) are not modelled: writes complete as plain writes"
+		}
+		return nil
+	case "1", "sync", "dsync":
+		j.pending = "O_SYNC/O_DSYNC writes (FUA) are not modelled: writes complete as plain writes"
+		return nil
+	}
+	return errors.New("want 0, 1, none, sync or dsync")
+}
+
+func setNrFiles(j *jobBuilder, v string) error {
+	n, err := parseInt(v, 1, 1<<20)
+	if err == nil && n > 1 {
+		j.pending = fmt.Sprintf("the model drives one file per job; fio would spread the job over %d files", n)
+	}
+	return err
 }
 
 func setIOEngine(j *jobBuilder, v string) error {
@@ -257,14 +817,6 @@ func setIOEngine(j *jobBuilder, v string) error {
 		}
 	}
 	return fmt.Errorf("unknown engine; want one of %s", strings.Join(engineNames[:], ", "))
-}
-
-func setBuffered(j *jobBuilder, v string) error {
-	b, err := parseBool(v)
-	if err == nil {
-		j.spec.Direct = !b
-	}
-	return err
 }
 
 func setCPUsAllowed(j *jobBuilder, v string) error {
@@ -296,4 +848,112 @@ func setKBBase(j *jobBuilder, v string) error {
 		return errors.New("want 1000 or 1024")
 	}
 	return nil // applied in a first pass, before any size (see applyOptions)
+}
+
+// noteFlush says what a flush costs in the model.
+const noteFlush = "the modelled devices have no volatile write cache (QUEUE_FLAG_WC clear), so the kernel completes the empty flush at once (submit_bio_noacct drops REQ_PREFLUSH) and it costs nothing: the job's I/O is unchanged"
+
+func syncField(field func(*Spec) *int) func(*jobBuilder, string) error {
+	return func(j *jobBuilder, v string) error {
+		n, err := parseInt(v, 0, 1<<30)
+		if err == nil {
+			*field(&j.spec) = n
+			if n > 0 {
+				j.pending = noteFlush
+			}
+		}
+		return err
+	}
+}
+
+func setEndFsync(j *jobBuilder, v string) error {
+	b, err := parseBool(v)
+	if err == nil {
+		j.spec.EndFsync = b
+		if b {
+			j.pending = noteFlush
+		}
+	}
+	return err
+}
+
+func setThinkTimeSpin(j *jobBuilder, v string) error {
+	d, err := parseDuration(v, time.Microsecond)
+	if err == nil {
+		j.spec.ThinkTimeSpin = d
+		if d > 0 {
+			j.pending = "the spinning part of thinktime is waited like the rest: it is not charged as busy CPU time"
+		}
+	}
+	return err
+}
+
+// OptionClass tells how the parser treats an option.
+type OptionClass uint8
+
+// The classes of [OptionNames].
+const (
+	// OptModelled options change what the model simulates (some values may
+	// still be noted as not modelled, e.g. direct=0).
+	OptModelled OptionClass = iota
+	// OptUnmodelled options are accepted whatever their value and always
+	// noted (Spec.Unmodelled) because the model does not do what fio would.
+	OptUnmodelled
+	// OptIgnored options have no bearing on what is modelled or reported.
+	OptIgnored
+	// OptRejected options are known to fio and rejected as not modelled.
+	OptRejected
+)
+
+// OptionNames returns every option name the parser knows (aliases
+// included), each with its class.
+func OptionNames() map[string]OptionClass {
+	out := make(map[string]OptionClass, len(options))
+	for _, o := range optionList {
+		for _, n := range o.names {
+			out[n] = OptModelled
+		}
+	}
+	for n := range unmodelledOptions {
+		out[n] = OptUnmodelled
+	}
+	for _, n := range ignoredOptions {
+		out[n] = OptIgnored
+	}
+	for _, n := range notModelled {
+		out[n] = OptRejected
+	}
+	return out
+}
+
+// setFilename sets filename=; a ':'-separated list of several files ("\\:"
+// escapes a colon) is noted, as the model drives one file per job.
+func setFilename(j *jobBuilder, v string) error {
+	if v == "" {
+		return errors.New("missing value")
+	}
+	j.spec.Filename = v
+	if n := len(splitFilenames(v)); n > 1 {
+		j.pending = fmt.Sprintf("the job names %d files; the model drives only the first, %s (fio would spread the I/O over all of them)", n, firstFilename(v))
+	}
+	return nil
+}
+
+// splitFilenames splits fio's ':'-separated file list ("\\:" is a colon).
+func splitFilenames(list string) []string {
+	var out []string
+	var b strings.Builder
+	for i := 0; i < len(list); i++ {
+		switch {
+		case list[i] == '\\' && i+1 < len(list) && list[i+1] == ':':
+			b.WriteByte(':')
+			i++
+		case list[i] == ':':
+			out = append(out, b.String())
+			b.Reset()
+		default:
+			b.WriteByte(list[i])
+		}
+	}
+	return append(out, b.String())
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 )
 
 // MaxJobFileBytes caps the size of a job file Parse reads.
@@ -50,8 +51,10 @@ func (e *ParseError) Error() string {
 // Unwrap returns the underlying cause.
 func (e *ParseError) Unwrap() error { return e.Err }
 
-// rawOption is one key[=value] as written, with where it was written.
+// rawOption is one option line as written (comments stripped), with where it
+// was written; key and value are filled after expansion (see expand).
 type rawOption struct {
+	text       string
 	key, value string
 	file       string
 	line       int
@@ -61,6 +64,7 @@ type rawOption struct {
 type section struct {
 	name   string
 	global bool
+	bad    bool // a malformed header: its options are checked, no job is made
 	file   string
 	line   int
 	opts   []rawOption
@@ -69,25 +73,54 @@ type section struct {
 // ParseFile reads the fio job file at path and returns its job instances;
 // see [Parse]. Errors name the path.
 func ParseFile(path string) ([]Spec, error) {
+	var c ParseConfig
+	return c.ParseFile(path)
+}
+
+// ParseFile is [ParseFile] with c's environment.
+func (c *ParseConfig) ParseFile(path string) ([]Spec, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("fio: %w", err)
 	}
 	defer f.Close()
-	return Parse(f, path)
+	return c.Parse(f, path)
 }
 
 // Parse reads an fio job file from r and returns one Spec per job instance,
-// in file order, numjobs clones consecutively. name is used in errors.
-//
-// The format is fio's (init.c, parse_jobs_ini): [section] headers; key=value
-// or bare key options; lines starting with '#' or ';' are comments. A
-// [global] section sets defaults for the jobs after it; a later [global]
-// section adds to them for the jobs after it only. Errors are [*ParseError]:
-// unknown option, bad or out-of-range value, option outside any section,
-// malformed header, no job section, more than [MaxJobs] instances, a job file
-// larger than [MaxJobFileBytes].
+// in file order, numjobs clones consecutively. name is used in errors and to
+// resolve relative include files. It is [ParseConfig.Parse] with the zero
+// ParseConfig (process environment, this machine's CPUs and memory).
 func Parse(r io.Reader, name string) ([]Spec, error) {
+	var c ParseConfig
+	return c.Parse(r, name)
+}
+
+// Parse reads an fio job file the way fio 3.33 does (init.c,
+// parse_jobs_ini; options.c, fio_options_parse):
+//   - [section] headers; a section whose name starts with "global" sets
+//     defaults for the jobs after it (a later one adds to them for the jobs
+//     after it only);
+//   - key=value or bare key options; a ';' or '#' anywhere in a line starts
+//     a comment (fio cuts the line there, so values cannot contain them);
+//   - "include FILE" reads FILE's options into the current section (a
+//     relative name that does not exist is taken relative to the including
+//     file); included files cannot start sections;
+//   - ${VAR} expands from the environment (unset = empty); $ncpus,
+//     $mb_memory and $pagesize expand to c's values, and a value with one of
+//     them and + - * / is computed (fio pipes it through bc); a value in
+//     parentheses is integer arithmetic with size suffixes ("(4k*256)");
+//   - numbers are decimal with fio's suffixes, or 0x hex; integer options
+//     take suffixes too ("iodepth=1k" is 1024).
+//
+// Every error of the file is reported, as one error joining
+// [*ParseError]s (at most MaxErrors): unknown option, bad or out-of-range
+// value, option outside any section, malformed header, no job section, more
+// than [MaxJobs] instances, more than MaxSections sections or MaxOptions
+// options, a job file larger than [MaxJobFileBytes]. Options of [global]
+// sections are parsed once and shared by the jobs that inherit them, so
+// memory grows with the file, not with sections × global options.
+func (c *ParseConfig) Parse(r io.Reader, name string) ([]Spec, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxJobFileBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("fio: %s: %w", name, err)
@@ -95,71 +128,46 @@ func Parse(r io.Reader, name string) ([]Spec, error) {
 	if len(data) > MaxJobFileBytes {
 		return nil, &ParseError{File: name, Line: 1, Err: fmt.Errorf("job file larger than %d bytes", MaxJobFileBytes)}
 	}
-	secs, err := lexINI(string(data), name)
-	if err != nil {
-		return nil, err
-	}
-	return build(secs, name)
-}
-
-// lexINI splits a job file into sections of raw options.
-func lexINI(text, file string) ([]section, error) {
-	var secs []section
-	text = strings.TrimPrefix(text, "\ufeff") // a UTF-8 byte order mark
-	for i, line := range strings.Split(text, "\n") {
-		lineNo := i + 1
-		line = strings.TrimSpace(line)
-		if line == "" || line[0] == '#' || line[0] == ';' {
-			continue
-		}
-		if line[0] == '[' {
-			if line[len(line)-1] != ']' {
-				return nil, &ParseError{File: file, Line: lineNo, Err: fmt.Errorf("malformed section header %q; want [name]", line)}
-			}
-			name := strings.TrimSpace(line[1 : len(line)-1])
-			if name == "" {
-				return nil, &ParseError{File: file, Line: lineNo, Err: errors.New("empty section name")}
-			}
-			secs = append(secs, section{name: name, global: name == "global", file: file, line: lineNo})
-			continue
-		}
-		key, value, _ := strings.Cut(line, "=")
-		key, value = strings.TrimSpace(key), strings.TrimSpace(value)
-		if key == "" {
-			return nil, &ParseError{File: file, Line: lineNo, Err: fmt.Errorf("missing option name in %q", line)}
-		}
-		if len(secs) == 0 {
-			return nil, &ParseError{File: file, Line: lineNo, Key: key, Value: value, Err: errors.New("option outside any section; start the file with [global] or [jobname]")}
-		}
-		s := &secs[len(secs)-1]
-		s.opts = append(s.opts, rawOption{key: key, value: value, file: file, line: lineNo})
-	}
-	return secs, nil
+	errs := &errList{}
+	lx := &lexer{cfg: c, errs: errs}
+	lx.lex(string(data), name)
+	return c.build(lx.secs, name, errs)
 }
 
 // build turns sections into job instances: global inheritance, numjobs
-// expansion, group ids. As in fio, each job starts from a copy of the
-// global state as it stands after the [global] sections above it (so each
-// option is parsed once, however many jobs inherit it), then applies its own
-// options.
-func build(secs []section, file string) ([]Spec, error) {
-	global := newJobBuilder(section{name: "global", file: file})
+// expansion, group ids. As in fio, each job starts from the global state as
+// it stands after the [global] sections above it (each option is parsed
+// once, however many jobs inherit it; the jobs share the global options
+// list), then applies its own options. Errors are collected in errs and
+// returned together.
+func (c *ParseConfig) build(secs []section, file string, errs *errList) ([]Spec, error) {
+	global := newJobBuilder(section{name: "global", file: file}, c)
 	var specs []Spec
 	groupID, prevGroupJobs := 0, 0
+	want := map[string]bool{}
+	for _, n := range c.Sections {
+		want[n] = false
+	}
 	for _, sec := range secs {
 		if sec.global {
-			if err := global.applyOptions(sec.opts, sec.name); err != nil {
-				return nil, err
-			}
+			global.applyOptions(sec.opts, sec.name, errs)
+			global.globalOpts = global.spec.Options
 			continue
 		}
-		s, err := buildJob(sec, global)
-		if err != nil {
-			return nil, err
+		if len(want) > 0 {
+			if _, ok := want[sec.name]; !ok {
+				continue
+			}
+			want[sec.name] = true
+		}
+		s, ok := buildJob(sec, global, errs)
+		if !ok || sec.bad {
+			continue
 		}
 		if len(specs)+s.NumJobs > MaxJobs {
-			return nil, &ParseError{File: sec.file, Line: sec.line, Section: sec.name,
-				Err: fmt.Errorf("%d job instances exceed the limit of %d", len(specs)+s.NumJobs, MaxJobs)}
+			errs.add(&ParseError{File: sec.file, Line: sec.line, Section: sec.name,
+				Err: fmt.Errorf("%d job instances exceed the limit of %d", len(specs)+s.NumJobs, MaxJobs)})
+			break
 		}
 		// init.c, add_job: stonewall or new_group after a non-empty group
 		// starts a new group; clones never do.
@@ -173,14 +181,47 @@ func build(secs []section, file string) ([]Spec, error) {
 			if i > 0 {
 				c.Stonewall, c.NewGroup = false, false
 			}
+			c.splitCPUs()
 			specs = append(specs, c) // clones share the read-only slices
 			prevGroupJobs++
 		}
+	}
+	for _, n := range c.Sections {
+		if !want[n] {
+			errs.add(&ParseError{File: file, Line: 1, Err: fmt.Errorf("--section %s: no job section of that name", n)})
+		}
+	}
+	checkWaitFor(specs, errs)
+	if err := errs.err(); err != nil {
+		return nil, err
 	}
 	if len(specs) == 0 {
 		return nil, &ParseError{File: file, Line: 1, Err: errors.New("no job sections; add a [jobname] section after [global]")}
 	}
 	return specs, nil
+}
+
+// checkWaitFor checks that each wait_for= names a job defined before it (fio
+// init.c: "waitee ... not found or does not start before").
+func checkWaitFor(specs []Spec, errs *errList) {
+	seen := map[string]bool{}
+	for i := range specs {
+		s := &specs[i]
+		if s.WaitFor != "" && s.Index == 0 && !seen[s.WaitFor] {
+			errs.add(&ParseError{File: s.File, Line: s.Line, Section: s.Name, Key: "wait_for", Value: s.WaitFor,
+				Err: errors.New("names no job defined before this one")})
+		}
+		seen[s.Name] = true
+	}
+}
+
+// splitCPUs applies cpus_allowed_policy=split: the instance keeps one CPU of
+// its cpus_allowed set, the (Seq mod N)-th (backend.c thread_main →
+// fio_cpus_split with thread_number - 1).
+func (s *Spec) splitCPUs() {
+	if s.CPUsAllowedPolicy == "split" && len(s.CPUsAllowed) > 1 {
+		s.CPUsAllowed = []int{s.CPUsAllowed[s.Seq%len(s.CPUsAllowed)]}
+	}
 }
 
 func cloneSlice[T any](s []T) []T {
@@ -190,46 +231,64 @@ func cloneSlice[T any](s []T) []T {
 	return append([]T(nil), s...)
 }
 
-// buildJob starts from a copy of the global state, applies the section's
-// own options, then the cross-field checks and fixups.
-func buildJob(sec section, global *jobBuilder) (Spec, error) {
+// buildJob starts from the global state, applies the section's own options,
+// then the cross-field checks and fixups. ok is false when an error was
+// recorded.
+func buildJob(sec section, global *jobBuilder, errs *errList) (Spec, bool) {
+	n := len(errs.errs) + errs.dropped
 	j := global.clone()
 	j.spec.Name, j.spec.File, j.spec.Line = sec.name, sec.file, sec.line
-	if err := j.applyOptions(sec.opts, sec.name); err != nil {
-		return Spec{}, err
-	}
-	if err := j.check(sec); err != nil {
-		return Spec{}, err
+	j.applyOptions(sec.opts, sec.name, errs)
+	j.check(sec, errs)
+	if len(errs.errs)+errs.dropped != n {
+		return Spec{}, false
 	}
 	j.spec.fixup()
 	j.spec.Target = target(&j.spec)
-	return j.spec, nil
+	return j.spec, true
 }
 
-func newJobBuilder(sec section) *jobBuilder {
-	j := &jobBuilder{spec: rawDefaults(sec.name), kbBase: 1024, where: map[string]rawOption{}}
+func newJobBuilder(sec section, cfg *ParseConfig) *jobBuilder {
+	j := &jobBuilder{spec: rawDefaults(sec.name), kbBase: 1024, where: map[string]rawOption{}, cfg: cfg}
 	j.spec.File, j.spec.Line = sec.file, sec.line
 	return j
 }
 
-// clone returns a deep copy of j.
+// clone returns a copy of the global builder j for one job: the job's own
+// option list starts empty and its global options share j's list.
 func (j *jobBuilder) clone() *jobBuilder {
-	c := &jobBuilder{spec: j.spec, kbBase: j.kbBase, where: make(map[string]rawOption, len(j.where))}
+	c := &jobBuilder{spec: j.spec, kbBase: j.kbBase, where: make(map[string]rawOption, len(j.where)), cfg: j.cfg}
 	c.spec.CPUsAllowed = cloneSlice(j.spec.CPUsAllowed)
 	c.spec.PercentileList = cloneSlice(j.spec.PercentileList)
 	c.spec.Ignored = cloneSlice(j.spec.Ignored)
-	c.spec.Options = cloneSlice(j.spec.Options)
-	for k, v := range j.where {
+	c.spec.Unmodelled = cloneSlice(j.spec.Unmodelled)
+	c.spec.BSSplit = cloneSlice(j.spec.BSSplit)
+	c.spec.GlobalOptions = j.globalOpts[:len(j.globalOpts):len(j.globalOpts)]
+	c.spec.Options = nil
+	for k, v := range j.where { // one entry per distinct option name: bounded
 		c.where[k] = v
 	}
 	return c
 }
 
-// applyOptions sets every option of one section in order. The section's
-// kb_base is applied first, as fio gives it priority over the size options
-// it affects.
-func (j *jobBuilder) applyOptions(all []rawOption, secName string) error {
-	for _, o := range all {
+// applyOptions sets every option of one section in order, recording each
+// bad one in errs and going on. The section's kb_base is applied first, as
+// fio gives it priority over the size options it affects.
+func (j *jobBuilder) applyOptions(all []rawOption, secName string, errs *errList) {
+	for i := range all {
+		o := &all[i]
+		text, err := expand(o.text, j.cfg, j.kbBase)
+		key, value, _ := strings.Cut(text, "=")
+		o.key, o.value = strings.TrimSpace(key), strings.TrimSpace(value)
+		if err != nil {
+			errs.add(optErr(*o, secName, err))
+			o.key = "" // reported
+			continue
+		}
+		if o.key == "" {
+			errs.add(&ParseError{File: o.file, Line: o.line, Section: secName, Err: fmt.Errorf("missing option name in %q", o.text)})
+			continue
+		}
 		if o.key == "kb_base" && (o.value == "1000" || o.value == "1024") {
 			j.kbBase = 1000
 			if o.value == "1024" {
@@ -238,17 +297,52 @@ func (j *jobBuilder) applyOptions(all []rawOption, secName string) error {
 		}
 	}
 	for _, o := range all {
+		if o.key == "" {
+			continue
+		}
 		d, ok := options[o.key]
 		if !ok {
-			return optErr(o, secName, errors.New("unknown option"))
+			errs.add(optErr(o, secName, unknownOption(o.key)))
+			continue
 		}
+		j.pending = ""
 		if err := d.set(j, o.value); err != nil {
-			return optErr(o, secName, err)
+			errs.add(optErr(o, secName, err))
+			continue
 		}
 		j.where[d.name] = o
-		j.spec.Options = append(j.spec.Options, Option{Key: o.key, Value: o.value, Global: secName == "global"})
+		switch {
+		case d.note != "":
+			j.note(d.name, o, d.note)
+		case j.pending != "":
+			j.note(d.name, o, j.pending)
+		default:
+			j.unnote(d.name)
+		}
+		j.spec.Options = append(j.spec.Options, Option{Key: o.key, Value: o.value, Global: secName == "global" || strings.HasPrefix(secName, "global")})
 	}
-	return nil
+}
+
+// note records that option d (as written in o) is accepted but does not
+// change what the model simulates, with why (once per option name).
+func (j *jobBuilder) note(name string, o rawOption, why string) {
+	for i, u := range j.spec.Unmodelled {
+		if u.Option == name {
+			j.spec.Unmodelled[i] = Unmodelled{Option: name, Value: o.value, File: o.file, Line: o.line, Why: why}
+			return
+		}
+	}
+	j.spec.Unmodelled = append(j.spec.Unmodelled, Unmodelled{Option: name, Value: o.value, File: o.file, Line: o.line, Why: why})
+}
+
+// unnote drops the note of an option set again to a modelled value.
+func (j *jobBuilder) unnote(name string) {
+	for i, u := range j.spec.Unmodelled {
+		if u.Option == name {
+			j.spec.Unmodelled = append(j.spec.Unmodelled[:i:i], j.spec.Unmodelled[i+1:]...)
+			return
+		}
+	}
 }
 
 func optErr(o rawOption, sec string, err error) error {
@@ -256,22 +350,26 @@ func optErr(o rawOption, sec string, err error) error {
 }
 
 // check performs the checks that involve more than one option.
-func (j *jobBuilder) check(sec section) error {
+func (j *jobBuilder) check(sec section, errs *errList) {
 	s := &j.spec
-	at := func(key string, err error) error {
+	at := func(key string, err error) {
 		if o, ok := j.where[key]; ok {
-			return optErr(o, sec.name, err)
+			errs.add(optErr(o, sec.name, err))
+			return
 		}
-		return &ParseError{File: sec.file, Line: sec.line, Section: sec.name, Key: key, Err: err}
+		errs.add(&ParseError{File: sec.file, Line: sec.line, Section: sec.name, Key: key, Err: err})
 	}
 	if s.Size != 0 && s.Size < s.BlockSize {
 		// init.c, fixup_options: "size too small".
-		return at("size", fmt.Errorf("smaller than bs %d", s.BlockSize))
+		at("size", fmt.Errorf("smaller than bs %d", s.BlockSize))
 	}
 	if s.TimeBased && s.Runtime == 0 {
-		return at("time_based", errors.New("needs runtime > 0"))
+		at("time_based", errors.New("needs runtime > 0"))
 	}
-	return nil
+	if s.SteadyState.Set && s.SteadyState.Dur < 2*time.Second {
+		// steadystate.c needs at least two one-second samples
+		at("ss_dur", errors.New("steadystate= needs ss_dur of at least 2 s"))
+	}
 }
 
 // target picks the device a job drives (see Spec.Target).

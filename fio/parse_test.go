@@ -177,9 +177,9 @@ rw=randwrite
 	want.IOEngine = fio.EngineLibaio
 	want.IODepth, want.EffectiveIODepth, want.IODepthLow = 64, 64, 64
 	want.IODepthBatchSubmit, want.IODepthBatchCompleteMin, want.IODepthBatchCompleteMax = 16, 4, 32
-	want.CPUsAllowed = []int{0, 1, 2, 3, 8}
+	want.CPUsAllowed = []int{0} // split: instance 0 keeps the first of 0-3,8
 	want.CPUsAllowedPolicy = "split"
-	want.RateIOPS = 500
+	want.RateIOPS = [2]int{500, 500}
 	want.PercentageRandom = 40
 	want.Offset = 1 << 20
 	want.StartDelay = 2 * time.Second
@@ -190,7 +190,11 @@ rw=randwrite
 	want.Ignored = []string{"invalidate", "thread"}
 	for _, kv := range strings.Split(strings.TrimSpace(job), "\n") {
 		if k, v, _ := strings.Cut(kv, "="); kv != "" && kv[0] != '[' {
-			want.Options = append(want.Options, fio.Option{Key: k, Value: v, Global: k != "rw"})
+			if k == "rw" {
+				want.Options = append(want.Options, fio.Option{Key: k, Value: v})
+			} else {
+				want.GlobalOptions = append(want.GlobalOptions, fio.Option{Key: k, Value: v, Global: true})
+			}
 		}
 	}
 	if diff := cmp.Diff([]fio.Spec{want}, specs); diff != "" {
@@ -235,7 +239,7 @@ func TestParseErrors(t *testing.T) {
 		{"iodepth-huge", "[job]\niodepth=70000\n", "fio: e.fio:2: [job] iodepth=70000: out of range [1, 65536]"},
 		{"bs-not-sector-multiple", "[job]\nbs=1000\n", "fio: e.fio:2: [job] bs=1000: not a multiple of 512"},
 		{"bs-too-small", "[job]\nbs=256\n", "fio: e.fio:2: [job] bs=256: out of range [512, 1073741824]"},
-		{"bs-per-direction", "[job]\nbs=4k,8k\n", "fio: e.fio:2: [job] bs=4k,8k: per-direction block sizes are not supported; give one size"},
+		{"bs-four-directions", "[job]\nbs=4k,8k,4k,4k\n", "fio: e.fio:2: [job] bs=4k,8k,4k,4k: want SIZE or READ,WRITE[,TRIM]"},
 		{"unknown-rw", "[job]\nrw=sideways\n", "fio: e.fio:2: [job] rw=sideways: unknown pattern; want one of read, write, randread, randwrite, rw, readwrite, randrw"},
 		{"numjobs-huge", "[job]\nnumjobs=100000\n", "fio: e.fio:2: [job] numjobs=100000: out of range [1, 4096]"},
 		{"numjobs-total", "[a]\nnumjobs=4000\n[b]\nnumjobs=100\n", "fio: e.fio:3: [b] 4100 job instances exceed the limit of 4096"},
@@ -251,7 +255,7 @@ func TestParseErrors(t *testing.T) {
 		{"time-suffix", "[job]\nruntime=5y\n", "fio: e.fio:2: [job] runtime=5y: unknown time suffix \"y\"; want us, ms, s, m, h or d"},
 		{"size-suffix", "[job]\nsize=5q\n", "fio: e.fio:2: [job] size=5q: unknown size suffix \"q\"; want k, m, g, t, p (with optional b or ib)"},
 		{"size-overflow", "[job]\nsize=99999999999p\n", "fio: e.fio:2: [job] size=99999999999p: out of range [0, 1152921504606846976]"},
-		{"size-percent", "[job]\nsize=50%\n", "fio: e.fio:2: [job] size=50%: percentage sizes are not supported"},
+		{"size-percent-over-100", "[job]\nsize=150%\n", "fio: e.fio:2: [job] size=150%: percentage \"150%\" out of range (0, 100]"},
 		{"size-smaller-than-bs", "[job]\nbs=8k\nsize=4k\n", "fio: e.fio:3: [job] size=4k: smaller than bs 8192"},
 		{"time_based-without-runtime", "[job]\ntime_based\n", "fio: e.fio:2: [job] time_based: needs runtime > 0"},
 		{"bad-bool", "[job]\ndirect=yes\n", "fio: e.fio:2: [job] direct=yes: not a boolean; want 0 or 1"},
@@ -263,14 +267,14 @@ func TestParseErrors(t *testing.T) {
 		{"empty-header", "[ ]\n", "fio: e.fio:1: empty section name"},
 		{"missing-string", "[job]\nfilename=\n", "fio: e.fio:2: [job] filename: missing value"},
 		{"missing-int", "[job]\niodepth\n", "fio: e.fio:2: [job] iodepth: missing value"},
-		{"int-garbage", "[job]\niodepth=12abc\n", "fio: e.fio:2: [job] iodepth=12abc: not an integer"},
+		{"int-garbage", "[job]\niodepth=12abc\n", "fio: e.fio:2: [job] iodepth=12abc: unknown size suffix \"abc\"; want k, m, g, t, p (with optional b or ib)"},
 		{"int-overflow", "[job]\niodepth=99999999999999999999999\n", "fio: e.fio:2: [job] iodepth=99999999999999999999999: overflows 64 bits"},
 		{"percentile-list", "[job]\npercentile_list=50:101\n", "fio: e.fio:2: [job] percentile_list=50:101: percentile \"101\" out of range (0, 100]"},
 		{"policy", "[job]\ncpus_allowed_policy=spread\n", "fio: e.fio:2: [job] cpus_allowed_policy=spread: want shared or split"},
 		{"kb_base-1000-bs", "[job]\nkb_base=1000\nbs=1k\n", "fio: e.fio:3: [job] bs=1k: not a multiple of 512"},
 		{"kb_base-bad", "[job]\nkb_base=512\n", "fio: e.fio:2: [job] kb_base=512: want 1000 or 1024"},
 		{"avgtime-zero", "[job]\nbwavgtime=0\n", "fio: e.fio:2: [job] bwavgtime=0: out of range [1ms, 8760h0m0s]"},
-		{"missing-key", "[job]\n=4k\n", "fio: e.fio:2: missing option name in \"=4k\""},
+		{"missing-key", "[job]\n=4k\n", "fio: e.fio:2: [job] missing option name in \"=4k\""},
 		{"runtime-too-long", "[job]\nruntime=400d\n", "fio: e.fio:2: [job] runtime=400d: out of range [0, 8760h0m0s]"},
 	}
 	for _, tc := range tests {

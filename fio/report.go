@@ -12,6 +12,9 @@ type Report struct {
 	// group_reporting is merged into the entry before it when both are in
 	// the same group (fio stat.c, __show_run_stats). Order is the input's.
 	Jobs []*Result
+	// Sources has, per entry of Jobs, the indices of the input results it
+	// holds (one, or a group_reporting group's).
+	Sources [][]int
 	// Groups has the "Run status group N" aggregates, by increasing GroupID.
 	Groups []*GroupStatus
 }
@@ -41,7 +44,12 @@ type GroupDir struct {
 func NewReport(results []*Result) *Report {
 	rep := &Report{}
 	var pending []*Result
+	var idx []int
 	flush := func() {
+		if len(pending) > 0 {
+			rep.Sources = append(rep.Sources, idx)
+			idx = nil
+		}
 		if len(pending) == 1 {
 			rep.Jobs = append(rep.Jobs, pending[0])
 		} else if len(pending) > 1 {
@@ -49,11 +57,12 @@ func NewReport(results []*Result) *Report {
 		}
 		pending = nil
 	}
-	for _, r := range results {
+	for i, r := range results {
 		if len(pending) > 0 && (!r.GroupReporting || r.GroupID != pending[len(pending)-1].GroupID) {
 			flush()
 		}
 		pending = append(pending, r)
+		idx = append(idx, i)
 	}
 	flush()
 	rep.Groups = groupStatus(rep.Jobs)

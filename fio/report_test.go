@@ -213,7 +213,7 @@ func TestJSONPlusBins(t *testing.T) {
 func TestJSONOptions(t *testing.T) {
 	specs := parse(t, "[global]\nioengine=libaio\nbs=4k\n[a]\nrw=write\nbs=8k\n")
 	rep := fio.NewReport(runFake(t, specs, 1, 1000))
-	out := rep.Output(fio.OutputOptions{})
+	out := rep.Output(fio.OutputOptions{GlobalOptions: fio.GlobalOptionMap(specs)})
 	if diff := cmp.Diff(map[string]string{"ioengine": "libaio", "bs": "4k"}, out.GlobalOptions); diff != "" {
 		t.Errorf("global options (-want +got):\n%s", diff)
 	}

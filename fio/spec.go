@@ -195,8 +195,6 @@ type Spec struct {
 	RampTime time.Duration
 	// StartDelay is startdelay=: delay before the job starts.
 	StartDelay time.Duration
-	// RateIOPS is rate_iops=: an IOPS cap per job instance; 0 = none.
-	RateIOPS int
 
 	// CPUsAllowed is cpus_allowed= as a sorted list of CPU numbers; nil = any.
 	CPUsAllowed []int
@@ -241,14 +239,174 @@ type Spec struct {
 	BWAvgTime   time.Duration
 	IOPSAvgTime time.Duration
 
-	// Ignored lists, in first-seen order, the options accepted but not
-	// modelled (invalidate, thread, norandommap, ...).
+	// Ignored lists, in first-seen order, the options accepted that have no
+	// bearing on what is modelled at all (descriptions, output controls,
+	// data patterns): they need no warning.
 	Ignored []string
-	// Options lists the options as written that apply to the job, in
-	// order: first those of the [global] sections above it (Global true),
-	// then its own; fio's JSON prints them as "global options" and
-	// "job options".
+	// Unmodelled lists, once per option name (the last setting wins), the
+	// options accepted that would change what fio does but do not change
+	// what the model simulates, each with why: the run warns about each
+	// (and --strict rejects them).
+	Unmodelled []Unmodelled
+	// GlobalOptions lists the options of the [global] sections above the
+	// job, in order (fio's JSON "global options"); the jobs of one parse
+	// share this slice: read-only.
+	GlobalOptions []Option
+	// Options lists the job's own options as written, in order (fio's JSON
+	// "job options").
 	Options []Option
+
+	// WriteBlockSize is the write block size of bs=R,W (blocksize=);
+	// 0 = BlockSize.
+	WriteBlockSize int64
+	// BSRangeMin and BSRangeMax are bsrange= (blocksize_range=): each I/O
+	// draws a size in [min, max] in steps of min (io_u.c get_next_buflen);
+	// 0 = fixed BlockSize.
+	BSRangeMin, BSRangeMax int64
+	// BSSplit is bssplit=: block sizes with their share of I/Os in percent;
+	// entries without a share split the rest evenly (options.c
+	// bssplit_ddir). nil = none.
+	BSSplit []BSSplit
+	// BlockAlign is blockalign= (ba=): random offsets are multiples of it;
+	// 0 = the smallest block size.
+	BlockAlign int64
+	// Dist is random_distribution=: how random offsets are drawn.
+	Dist Distribution
+	// RandSeed is randseed= when RandSeedSet: the seed of the job's random
+	// offsets and read/write mix instead of the run's seed.
+	RandSeed    uint64
+	RandSeedSet bool
+
+	// Rate and RateMin are rate= and rate_min= in bytes/s per direction
+	// (read, write); RateIOPS and RateIOPSMin are rate_iops= and
+	// rate_iops_min=. fio turns an IOPS rate into bytes/s with the
+	// direction's smallest block size. 0 = none.
+	Rate, RateMin         [2]int64
+	RateIOPS, RateIOPSMin [2]int
+	// RatePoisson is rate_process=poisson: exponentially distributed gaps
+	// between I/Os instead of even spacing (linear).
+	RatePoisson bool
+	// RateCycle is ratecycle= (default 1 s): the window over which rate_min
+	// is checked.
+	RateCycle time.Duration
+
+	// ThinkTime is thinktime=: the job waits this long (after its I/O in
+	// flight completes) every ThinkTimeBlocks I/Os; ThinkTimeSpin is the
+	// part of it spent spinning (thinktime_spin=). ThinkTimeIssue is
+	// thinktime_blocks_type=issue (count issued, not completed, I/Os).
+	ThinkTime, ThinkTimeSpin time.Duration
+	ThinkTimeBlocks          int
+	ThinkTimeIssue           bool
+
+	// OffsetPercent is offset= given as a percentage of the target (0 =
+	// Offset in bytes); OffsetIncrement is offset_increment=: clone i
+	// starts at Offset + i × OffsetIncrement; SizePercent is size= as a
+	// percentage.
+	OffsetPercent, SizePercent float64
+	OffsetIncrement            int64
+	// IOSize is io_size= (io_limit=): the bytes the job transfers before it
+	// is done, if not the region's size; 0 = Size.
+	IOSize int64
+	// NumberIOs is number_ios=: the job is done after this many I/Os; 0 =
+	// no limit.
+	NumberIOs int64
+
+	// FSync and FDataSync are fsync= and fdatasync=: a flush after every N
+	// writes; EndFsync is end_fsync=: one flush when the job is done.
+	FSync, FDataSync int
+	EndFsync         bool
+
+	// ExitAll is exitall=: when this job finishes, every other job stops.
+	ExitAll bool
+	// WaitFor is wait_for=: the job starts when the named job has finished.
+	WaitFor string
+	// SteadyState is ss= (steadystate=): the job ends early once its IOPS or
+	// bandwidth is steady (see SteadyState).
+	SteadyState SteadyState
+}
+
+// Unmodelled is an option accepted that does not change what the model
+// simulates, and why.
+type Unmodelled struct {
+	Option, Value string
+	File          string
+	Line          int
+	Why           string
+}
+
+// String reads "000.fio:7: hipri=1: <why>".
+func (u Unmodelled) String() string {
+	kv := u.Option
+	if u.Value != "" {
+		kv += "=" + u.Value
+	}
+	return fmt.Sprintf("%s:%d: %s: %s", u.File, u.Line, kv, u.Why)
+}
+
+// BSSplit is one entry of bssplit=: a block size and its share of I/Os.
+type BSSplit struct {
+	Size    int64   // bytes
+	Percent float64 // share of I/Os, 0..100
+}
+
+// DistKind is a random_distribution= kind.
+type DistKind uint8
+
+// The kinds of random_distribution= (options.c, "random_distribution").
+const (
+	DistRandom   DistKind = iota // random: uniform
+	DistZipf                     // zipf:theta
+	DistPareto                   // pareto:h
+	DistNormal                   // normal:dev (fio's gauss)
+	DistZoned                    // zoned:pct/pct:... (access% / size%)
+	DistZonedAbs                 // zoned_abs:pct/bytes:...
+)
+
+var distNames = [...]string{"random", "zipf", "pareto", "normal", "zoned", "zoned_abs"}
+
+// String returns the fio spelling.
+func (k DistKind) String() string {
+	if int(k) < len(distNames) {
+		return distNames[k]
+	}
+	return fmt.Sprintf("DistKind(%d)", uint8(k))
+}
+
+// Distribution is random_distribution=.
+type Distribution struct {
+	Kind DistKind
+	// Param is zipf's theta, pareto's h, or normal's deviation in percent
+	// of the range.
+	Param float64
+	// Center is the optional ":center" of zipf/pareto/normal in [0, 1];
+	// -1 = none (fio's default: zipf/pareto offset by a random draw).
+	Center float64
+	// Zones are zoned's (Size in percent) or zoned_abs's (SizeBytes) zones.
+	Zones []Zone
+}
+
+// Zone is one zone of a zoned distribution: Access percent of the I/Os go
+// to it; it spans Size percent (zoned) or SizeBytes (zoned_abs) of the range.
+type Zone struct {
+	Access    float64
+	Size      float64
+	SizeBytes int64
+}
+
+// SteadyState is fio's steadystate= (ss=) criterion (steadystate.c): over
+// the last Dur of one-second samples taken after Ramp, the IOPS or bandwidth
+// (BW) is steady when every sample lies within Limit of the mean (Slope
+// false; Limit in percent of the mean when Percent) or when the slope of the
+// least-squares line is at most Limit (Slope true; percent of the mean when
+// Percent).
+type SteadyState struct {
+	Set     bool
+	BW      bool
+	Slope   bool
+	Percent bool
+	Limit   float64
+	// Dur is ss_dur= (required with ss=); Ramp is ss_ramp= (default 0).
+	Dur, Ramp time.Duration
 }
 
 // Option is one option as written in a job file or on the command line.
@@ -287,6 +445,9 @@ func rawDefaults(name string) Spec {
 		BWAvgTime:               DefaultAvgTime,
 		IOPSAvgTime:             DefaultAvgTime,
 		PercentileList:          cloneSlice(DefaultPercentiles),
+		Dist:                    Distribution{Center: -1},
+		RateCycle:               time.Second,
+		ThinkTimeBlocks:         1,
 	}
 }
 
@@ -319,3 +480,62 @@ func (s *Spec) fixup() {
 // tells the clones of a numjobs job apart (use Seq for a unique key when a
 // job file repeats a section name).
 func (s *Spec) Instance() string { return fmt.Sprintf("%s.%d", s.Name, s.Index) }
+
+// BlockSizeFor returns the block size of direction d (fixed sizes).
+func (s *Spec) BlockSizeFor(d Dir) int64 {
+	if d == DirWrite && s.WriteBlockSize != 0 {
+		return s.WriteBlockSize
+	}
+	return s.BlockSize
+}
+
+// MinBlockSize returns the smallest block size the job issues in
+// direction d (fio's min_bs).
+func (s *Spec) MinBlockSize(d Dir) int64 {
+	m := s.BlockSizeFor(d)
+	if s.BSRangeMin > 0 {
+		m = s.BSRangeMin
+	}
+	for i, e := range s.BSSplit {
+		if i == 0 || e.Size < m {
+			m = e.Size
+		}
+	}
+	return m
+}
+
+// MaxBlockSizeAll returns the largest block size the job issues in either
+// direction (fio's max_bs).
+func (s *Spec) MaxBlockSizeAll() int64 {
+	m := max(s.BlockSize, s.WriteBlockSize, s.BSRangeMax)
+	for _, e := range s.BSSplit {
+		m = max(m, e.Size)
+	}
+	return m
+}
+
+// GlobalOptionMap returns the "global options" of fio's JSON for a parse's
+// specs: the options of the [global] sections above the first job.
+func GlobalOptionMap(specs []Spec) map[string]string {
+	if len(specs) == 0 || len(specs[0].GlobalOptions) == 0 {
+		return nil
+	}
+	return optionMap(specs[0].GlobalOptions, true)
+}
+
+// Warnings returns one line per option accepted but not modelled in specs
+// (Spec.Unmodelled), each option as written once (the clones of a job and the
+// jobs inheriting a [global] option share its line), in file order.
+func Warnings(specs []Spec) []string {
+	seen := map[Unmodelled]bool{}
+	var out []string
+	for i := range specs {
+		for _, u := range specs[i].Unmodelled {
+			if !seen[u] {
+				seen[u] = true
+				out = append(out, "option accepted but not modelled: "+u.String())
+			}
+		}
+	}
+	return out
+}

@@ -13,10 +13,44 @@ import (
 // IOPS, bandwidth, slat/clat/lat summaries and clat percentiles, then one
 // "Run status group" block per group. Numbers use fio's compact notation
 // (num2str: at most 4 digits, k/M/G or Ki/Mi/Gi prefixes).
-func (r *Report) WriteText(w io.Writer) error {
+func (r *Report) WriteText(w io.Writer) error { return r.WriteTextWith(w, TextOptions{}) }
+
+// TextOptions adds what fio's normal output shows beyond the results.
+type TextOptions struct {
+	// Specs, when set, are the run's job instances: the text starts with
+	// fio's job header lines ("a: (g=0): rw=randread, bs=(R) 4096B-4096B,
+	// ..., ioengine=libaio, iodepth=16", "..." for further clones), the
+	// version and "Starting N processes", and each entry gets its "issued
+	// rwts" and "latency" lines.
+	Specs []Spec
+	// Depths, when set, are the depth distributions of the input results
+	// (as OutputOptions.Depths): each entry gets fio's "IO depths",
+	// "submit" and "complete" lines.
+	Depths []*DepthStats
+}
+
+// WriteTextWith is WriteText with o's additions.
+func (r *Report) WriteTextWith(w io.Writer, o TextOptions) error {
 	bw := bufio.NewWriter(w)
-	for _, res := range r.Jobs {
+	if len(o.Specs) > 0 {
+		writeHeaders(bw, o.Specs)
+	}
+	for i, res := range r.Jobs {
 		r.writeJobText(bw, res)
+		if o.Depths != nil && i < len(r.Sources) {
+			var d DepthStats
+			for _, k := range r.Sources[i] {
+				if k < len(o.Depths) && o.Depths[k] != nil {
+					d.Add(o.Depths[k])
+				}
+			}
+			writeDepthText(bw, &d)
+		}
+		if len(o.Specs) > 0 && i < len(r.Sources) && len(r.Sources[i]) > 0 && r.Sources[i][0] < len(o.Specs) {
+			fmt.Fprintf(bw, "     issued rwts: total=%d,%d,%d,0 short=0,0,0,0 dropped=0,0,0,0\n",
+				res.Dirs[DirRead].TotalIOs, res.Dirs[DirWrite].TotalIOs, res.Dirs[DirTrim].TotalIOs)
+			fmt.Fprintf(bw, "     latency   : target=0, window=0, percentile=100.00%%, depth=%d\n", o.Specs[r.Sources[i][0]].EffectiveIODepth)
+		}
 	}
 	for _, g := range r.Groups {
 		writeGroupText(bw, g)
@@ -173,4 +207,49 @@ func num2str(n uint64, maxDigits int, base uint64, unit string) string {
 		}
 	}
 	return s + prefixes[post] + unit
+}
+
+// writeHeaders prints fio's job lines before the run (init.c, add_job: one per
+// job section, "..." for its further clones), its version and the process count.
+func writeHeaders(w *bufio.Writer, specs []Spec) {
+	bs := func(n int64) string { return num2str(uint64(n), 4, 1024, "B") }
+	for i := range specs {
+		s := &specs[i]
+		switch {
+		case s.Index == 0:
+			r, wr := s.MinBlockSize(DirRead), s.MinBlockSize(DirWrite)
+			rmax, wmax := s.BlockSizeFor(DirRead), s.BlockSizeFor(DirWrite)
+			if m := s.MaxBlockSizeAll(); s.BSRangeMax > 0 || len(s.BSSplit) > 0 {
+				rmax, wmax = m, m
+			}
+			fmt.Fprintf(w, "%s: (g=%d): rw=%s, bs=(R) %s-%s, (W) %s-%s, (T) %s-%s, ioengine=%s, iodepth=%d\n",
+				s.Name, s.GroupID, s.RW, bs(r), bs(rmax), bs(wr), bs(wmax), bs(r), bs(rmax), s.IOEngine, s.IODepth)
+		case s.Index == 1:
+			w.WriteString("...\n")
+		}
+	}
+	fmt.Fprintf(w, "%s\n", DefaultFioVersion)
+	proc := "processes"
+	if len(specs) == 1 {
+		proc = "process"
+	}
+	fmt.Fprintf(w, "Starting %d %s\n\n", len(specs), proc)
+}
+
+// writeDepthText prints fio's "IO depths", "submit" and "complete" lines
+// (stat.c show_thread_status_normal).
+func writeDepthText(w *bufio.Writer, d *DepthStats) {
+	level, submit, complete := d.jsonMaps()
+	line := func(m map[string]float64, keys []string) string {
+		var parts []string
+		for _, k := range keys {
+			parts = append(parts, fmt.Sprintf("%s=%3.1f%%", k, m[k]))
+		}
+		return strings.Join(parts, ", ")
+	}
+	batch := []string{"0", "4", "8", "16", "32", "64", ">=64"}
+	fmt.Fprintf(w, "  cpu          : usr=0.00%%, sys=0.00%%, ctx=0, majf=0, minf=0\n")
+	fmt.Fprintf(w, "  IO depths    : %s\n", line(level, []string{"1", "2", "4", "8", "16", "32", ">=64"}))
+	fmt.Fprintf(w, "     submit    : %s\n", line(submit, batch))
+	fmt.Fprintf(w, "     complete  : %s\n", line(complete, batch))
 }

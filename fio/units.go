@@ -47,14 +47,14 @@ func parseUint(s string) (uint64, error) {
 	return v, nil
 }
 
-// parseInt parses a plain integer and checks it lies in [lo, hi].
+// parseInt parses an integer option the way fio reads one (FIO_OPT_INT goes
+// through check_str_bytes): decimal or 0x hex, an optional size suffix in
+// units of 1024 ("iodepth=1k" is 1024), or an arithmetic expression in
+// parentheses; it checks the value lies in [lo, hi].
 func parseInt(s string, lo, hi int) (int, error) {
-	v, err := parseUint(s)
+	v, err := parseSize(s, 1024, int64(lo), int64(hi))
 	if err != nil {
 		return 0, err
-	}
-	if v > uint64(hi) || int(v) < lo {
-		return 0, rangeErr(lo, hi)
 	}
 	return int(v), nil
 }
@@ -100,19 +100,45 @@ func firstByte(s string) byte {
 	return s[0]
 }
 
-// parseSize parses an fio size ("4k", "10G", "512", "100g") to bytes and
-// checks it lies in [lo, hi].
+// parseSize parses an fio size ("4k", "10G", "512", "0x1000", "(4k*256)") to
+// bytes and checks it lies in [lo, hi]. As fio's str_to_decimal: a value
+// starting with '(' is an arithmetic expression (see evalExpr); a 0x prefix is
+// hex (without suffix); otherwise a decimal number with an optional suffix (see
+// byteMultiplier). A percentage is an error here (see parseSizePercent).
 func parseSize(s string, kbBase int, lo, hi int64) (int64, error) {
 	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, errors.New("missing value")
+	}
+	if strings.HasPrefix(s, "(") {
+		v, err := evalExpr(s, kbBase)
+		if err != nil {
+			return 0, err
+		}
+		if v < lo || v > hi {
+			return 0, rangeErr(lo, hi)
+		}
+		return v, nil
+	}
 	if strings.HasPrefix(s, "-") {
 		return 0, errNegative
 	}
+	if len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') {
+		v, err := parseUint(s)
+		if err != nil {
+			return 0, fmt.Errorf("not a hex number: %w", err)
+		}
+		if v > uint64(hi) || int64(v) < lo {
+			return 0, rangeErr(lo, hi)
+		}
+		return int64(v), nil
+	}
 	num, suffix := splitNumber(s)
 	if num == "" {
-		return 0, errors.New("not a size; want a number with an optional k, m, g, t, p suffix")
+		return 0, errors.New("not a number; want a number with an optional k, m, g, t, p suffix, 0x hex or (arithmetic)")
 	}
 	if strings.HasPrefix(suffix, "%") {
-		return 0, errors.New("percentage sizes are not supported")
+		return 0, errors.New("a percentage is not allowed here")
 	}
 	n, err := parseUint(num)
 	if err != nil {
@@ -127,6 +153,22 @@ func parseSize(s string, kbBase int, lo, hi int64) (int64, error) {
 		return 0, rangeErr(lo, hi)
 	}
 	return int64(v), nil
+}
+
+// parseSizePercent parses a size that may also be a percentage ("50%", as fio
+// takes for size=, offset= and offset_increment=: a share of the file or
+// device). It returns the bytes, or pct in (0, 100] with bytes 0.
+func parseSizePercent(s string, kbBase int, lo, hi int64) (bytes int64, pct float64, err error) {
+	t := strings.TrimSpace(s)
+	if num, ok := strings.CutSuffix(t, "%"); ok {
+		v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+		if err != nil || math.IsNaN(v) || v <= 0 || v > 100 {
+			return 0, 0, fmt.Errorf("percentage %q out of range (0, 100]", t)
+		}
+		return 0, v, nil
+	}
+	n, err := parseSize(t, kbBase, lo, hi)
+	return n, 0, err
 }
 
 // timeMultiplier returns the nanoseconds of one unit of an fio time suffix
@@ -161,6 +203,16 @@ const maxDuration = 365 * 24 * time.Hour
 // units of def (fio: seconds for runtime, ramp_time and startdelay).
 func parseDuration(s string, def time.Duration) (time.Duration, error) {
 	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "(") {
+		v, err := evalExpr(s, 1000)
+		if err != nil {
+			return 0, err
+		}
+		if v < 0 || v > int64(maxDuration/def) {
+			return 0, fmt.Errorf("out of range [0, %v]", maxDuration)
+		}
+		return time.Duration(v) * def, nil
+	}
 	if strings.HasPrefix(s, "-") {
 		return 0, errNegative
 	}

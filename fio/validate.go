@@ -32,7 +32,13 @@ func (s *Spec) Validate() error {
 		{"iodepth_batch_submit", s.IODepthBatchSubmit, 1, s.EffectiveIODepth},
 		{"iodepth_batch_complete_min", s.IODepthBatchCompleteMin, 0, s.EffectiveIODepth},
 		{"iodepth_batch_complete_max", s.IODepthBatchCompleteMax, max(s.IODepthBatchCompleteMin, 1), s.EffectiveIODepth},
-		{"rate_iops", s.RateIOPS, 0, MaxRateIOPS},
+		{"rate_iops[read]", s.RateIOPS[0], 0, MaxRateIOPS},
+		{"rate_iops[write]", s.RateIOPS[1], 0, MaxRateIOPS},
+		{"rate_iops_min[read]", s.RateIOPSMin[0], 0, MaxRateIOPS},
+		{"rate_iops_min[write]", s.RateIOPSMin[1], 0, MaxRateIOPS},
+		{"thinktime_blocks", s.ThinkTimeBlocks, 1, 1 << 30},
+		{"fsync", s.FSync, 0, 1 << 30},
+		{"fdatasync", s.FDataSync, 0, 1 << 30},
 	} {
 		if c.v < c.lo || c.v > c.hi {
 			return bad(c.field, c.v, "out of range [%d, %d]", c.lo, c.hi)
@@ -90,6 +96,46 @@ func (s *Spec) Validate() error {
 		if !(p > 0 && p <= 100) {
 			return bad("percentile_list entry", p, "out of range (0, 100]")
 		}
+	}
+	for _, v := range []struct {
+		field string
+		v     int64
+	}{{"rate[read]", s.Rate[0]}, {"rate[write]", s.Rate[1]}, {"rate_min[read]", s.RateMin[0]}, {"rate_min[write]", s.RateMin[1]},
+		{"io_size", s.IOSize}, {"number_ios", s.NumberIOs}, {"offset_increment", s.OffsetIncrement},
+		{"thinktime", int64(s.ThinkTime)}, {"thinktime_spin", int64(s.ThinkTimeSpin)}} {
+		if v.v < 0 {
+			return bad(v.field, v.v, "must be >= 0")
+		}
+	}
+	if s.WriteBlockSize != 0 && (s.WriteBlockSize < SectorSize || s.WriteBlockSize > MaxBlockSize || s.WriteBlockSize%SectorSize != 0) {
+		return bad("bs[write]", s.WriteBlockSize, "out of range [%d, %d] or not a multiple of %d", SectorSize, MaxBlockSize, SectorSize)
+	}
+	if s.BSRangeMin != 0 || s.BSRangeMax != 0 {
+		if s.BSRangeMin < SectorSize || s.BSRangeMax < s.BSRangeMin || s.BSRangeMax > MaxBlockSize {
+			return bad("bsrange", fmt.Sprintf("%d-%d", s.BSRangeMin, s.BSRangeMax), "want %d <= min <= max <= %d", SectorSize, MaxBlockSize)
+		}
+	}
+	if s.BlockAlign < 0 || s.BlockAlign%SectorSize != 0 {
+		return bad("blockalign", s.BlockAlign, "must be a multiple of %d", SectorSize)
+	}
+	total := 0.0
+	for _, e := range s.BSSplit {
+		if e.Size < SectorSize || e.Size > MaxBlockSize || e.Size%SectorSize != 0 || e.Percent < 0 {
+			return bad("bssplit entry", e, "size out of range or negative share")
+		}
+		total += e.Percent
+	}
+	if len(s.BSSplit) > 0 && (total < 99.9999 || total > 100.0001) {
+		return bad("bssplit total", total, "want 100")
+	}
+	if int(s.Dist.Kind) >= len(distNames) {
+		return bad("random_distribution", s.Dist.Kind, "unknown kind")
+	}
+	if s.Dist.Kind == DistZipf && (s.Dist.Param <= 0 || s.Dist.Param == 1) || s.Dist.Kind == DistPareto && (s.Dist.Param <= 0 || s.Dist.Param >= 1) {
+		return bad("random_distribution parameter", s.Dist.Param, "out of range for %s", s.Dist.Kind)
+	}
+	if (s.Dist.Kind == DistZoned || s.Dist.Kind == DistZonedAbs) && len(s.Dist.Zones) == 0 {
+		return bad("random_distribution", s.Dist.Kind, "needs zones")
 	}
 	if s.Target == "" {
 		return errors.New("fio: job " + fmt.Sprintf("%q", s.Name) + ": empty target; set Filename, Directory or Name")

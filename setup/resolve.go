@@ -319,6 +319,7 @@ func (r *Resolved) SizeJobs(specs []fio.Spec) []string {
 	share := r.boundedShares(specs)
 	for i := range specs {
 		s := &specs[i]
+		resolvePercents(s, r.capacityOf(s.Target))
 		if s.Size != 0 {
 			continue
 		}
@@ -336,6 +337,31 @@ func (r *Resolved) SizeJobs(specs []fio.Spec) []string {
 		}
 	}
 	return changed
+}
+
+// capacityOf is the capacity of the LUN a job targets, 0 if unknown.
+func (r *Resolved) capacityOf(target string) int64 {
+	if li := r.lunIndex(target); li >= 0 {
+		return r.Capacity[li]
+	}
+	return 0
+}
+
+// resolvePercents turns fio's size=N% and offset=N% into bytes of the device's
+// capacity (fio: a share of the file or device size), aligned to the block
+// size, when the capacity is known.
+func resolvePercents(s *fio.Spec, capacity int64) {
+	if capacity <= 0 {
+		return
+	}
+	if s.OffsetPercent > 0 && s.Offset == 0 {
+		s.Offset = int64(float64(capacity)*s.OffsetPercent/100) / s.BlockSize * s.BlockSize
+		s.OffsetPercent = 0
+	}
+	if s.SizePercent > 0 && s.Size == 0 {
+		s.Size = max(int64(float64(capacity-s.Offset)*s.SizePercent/100)/s.BlockSize*s.BlockSize, s.BlockSize)
+		s.SizePercent = 0
+	}
 }
 
 // regionAlign is the alignment of the job regions stack.Run lays out (bytes).

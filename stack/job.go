@@ -135,6 +135,25 @@ type job struct {
 	// tasks asleep in blk_mq_get_tag now, and the most seen
 	sleepers, maxSleepers int
 
+	// workload pacing (pacing.go): rate / rate_iops, thinktime, the I/O count
+	pace pacing
+	// offsets: a random_distribution generator (nil = uniform), the block of
+	// its ranges and the alignment of random offsets
+	gen     *offsetGen
+	align   int64
+	issued  int64 // I/Os issued
+	nextDir int8  // direction drawn for the next I/O, -1 = none yet
+	// deps are the jobs that must finish before this one starts (stonewall,
+	// wait_for); waiters the jobs waiting on this one
+	deps    []*job
+	waiters []*job
+	started bool
+	// depth is fio's I/O depth distributions over the window
+	depth fio.DepthStats
+	// stopNote says why the job stopped early (rate_min not met, exitall,
+	// steady state), "" if it did not
+	stopNote string
+
 	// io_uring io-wq
 	backlog    ioFIFO
 	maxWorkers int
@@ -177,7 +196,7 @@ func (e *startEvent) Fire(now sim.Time) { e.j.run(now) }
 
 func newJob(r *runner, s fio.Spec, q *dispatch.Queue, cpu int, allowed []int, region, size int64, salt uint64) *job {
 	j := &job{r: r, spec: s, q: q, cpu: cpu, runCPU: cpu, allowed: allowed, region: region, size: size,
-		rnd: sim.NewRand(r.cfg.Seed*0x9e3779b97f4a7c15 + salt + 1), coll: fio.NewCollector(&s)}
+		rnd: sim.NewRand(workloadSeed(r.cfg.Seed, &s) + salt + 1), coll: fio.NewCollector(&s), nextDir: -1}
 	j.reapEv.j = j
 	j.fillEv.j = j
 	j.fs, j.fsOpts, j.place = onFileSystem(&s), r.fsOptions(), r.placementOptions()
@@ -185,6 +204,9 @@ func newJob(r *runner, s fio.Spec, q *dispatch.Queue, cpu int, allowed []int, re
 	j.tw.S = (*jobSleeper)(j)
 	j.tw.Plug = &j.plug
 	j.aioPlugAlways = q.Host().Config().Options.AIOPlugAlways
+	j.initOffsets()
+	j.pace.init(&j.spec)
+	j.pace.wakeEv.j = j
 	for i := 0; i < s.EffectiveIODepth; i++ {
 		u := &ioU{job: j}
 		u.bio.End = j
@@ -207,9 +229,24 @@ func newJob(r *runner, s fio.Spec, q *dispatch.Queue, cpu int, allowed []int, re
 	return j
 }
 
-// start schedules the job's first submissions and fixes its window.
+// start schedules the job's first submissions and fixes its window. A job
+// with dependencies (stonewall, wait_for) starts when they have finished
+// (startAfterDeps); startdelay counts from the start of the run, as fio's
+// does (run_threads compares it with the time since fio started).
 func (j *job) start() {
-	j.startAt = sim.Time(j.spec.StartDelay)
+	if len(j.deps) > 0 {
+		j.stopAt = sim.MaxTime
+		return
+	}
+	j.startNow(0)
+}
+
+// startNow starts the job at now (or at its startdelay, if later).
+func (j *job) startNow(now sim.Time) {
+	j.started = true
+	j.startAt = max(sim.Time(j.spec.StartDelay), now)
+	j.pace.epoch = j.startAt
+	j.pace.ss.init(&j.spec, j.startAt)
 	j.windowStart = j.startAt + sim.Time(j.spec.RampTime)
 	j.stopAt = sim.MaxTime
 	if j.spec.Runtime > 0 {
@@ -224,9 +261,18 @@ func (j *job) done(now sim.Time) bool {
 	if j.stopped {
 		return true
 	}
-	if now >= j.stopAt {
+	total := j.size
+	if j.spec.IOSize > 0 {
+		total = j.spec.IOSize
+	}
+	switch {
+	case now >= j.stopAt:
 		j.stopped = true
-	} else if !j.spec.TimeBased && j.issuedBytes >= j.size*int64(max(j.spec.Loops, 1)) {
+	case !j.spec.TimeBased && j.issuedBytes >= total*int64(max(j.spec.Loops, 1)):
+		j.stopped = true
+	case j.spec.NumberIOs > 0 && j.issued >= j.spec.NumberIOs:
+		// number_ios ends the job even when time_based (fio io_u.c: io_issues
+		// against number_ios in io_bytes_exceeded / should_stop)
 		j.stopped = true
 	}
 	return j.stopped
@@ -236,23 +282,27 @@ func (j *job) done(now sim.Time) bool {
 func (j *job) prep(u *ioU, now sim.Time) {
 	s := &j.spec
 	b := &u.bio
-	b.Length = s.BlockSize
 	b.Sync = s.Direct
+	dir := j.drawDir()
+	j.nextDir = -1
 	op := device.OpRead
-	if s.RW.Writes() && (!s.RW.Reads() || j.rnd.IntN(100) >= s.RWMixRead) {
+	if dir == fio.DirWrite {
 		op = device.OpWrite
 	}
 	b.Op = op
+	b.Length = j.buflen(dir)
 	if s.RW.Random() && (s.PercentageRandom >= 100 || j.rnd.IntN(100) < s.PercentageRandom) {
-		b.Offset = j.region + j.rnd.Int64N(j.size/s.BlockSize)*s.BlockSize
+		b.Offset = j.region + j.randOffset(b.Length)
 	} else {
-		if j.seqNext+s.BlockSize > j.size {
+		if j.seqNext+b.Length > j.size {
 			j.seqNext = 0
 		}
 		b.Offset = j.region + j.seqNext
-		j.seqNext += s.BlockSize
+		j.seqNext += b.Length
 	}
-	j.issuedBytes += s.BlockSize
+	j.issuedBytes += b.Length
+	j.issued++
+	j.pace.issued(dir, b.Length, j.rnd)
 	u.submitAt, u.issuedAt = now, now
 	u.punted, u.inFlight = false, true
 	b.AllocatedAt, b.IssuedAt, b.DispatchListAt = 0, 0, 0
@@ -283,10 +333,15 @@ func (j *job) fill(now sim.Time) {
 			if j.free == nil || j.done(now) {
 				return
 			}
+			if j.pause(now) {
+				return
+			}
 			j.batchLeft = min(max(j.spec.IODepthBatchSubmit, 1), j.nFree)
 			j.startSubmitPlug()
 		}
-		if j.free == nil || j.done(now) {
+		if j.free == nil || j.done(now) || j.pace.due(j, now) {
+			// a rate or thinktime wait ends the batch: fio commits what it
+			// queued before it quiesces and sleeps
 			j.batchLeft = 0
 			continue
 		}
@@ -296,6 +351,9 @@ func (j *job) fill(now sim.Time) {
 		u.next = nil
 		j.batchLeft--
 		j.prep(u, now)
+		if j.inWindow(now) {
+			j.depth.MarkDepth(j.spec.EffectiveIODepth-j.nFree, 1)
+		}
 		j.inSubmit = append(j.inSubmit, u)
 		j.submit(u, now)
 	}
@@ -344,6 +402,9 @@ func (j *job) submitReturned(now sim.Time) {
 		for _, u := range j.inSubmit {
 			u.issuedAt = now
 		}
+	}
+	if len(j.inSubmit) > 0 && j.inWindow(now) {
+		j.depth.MarkSubmit(len(j.inSubmit))
 	}
 	clear(j.inSubmit)
 	j.inSubmit = j.inSubmit[:0]
@@ -461,6 +522,7 @@ func (j *job) account(u *ioU, now sim.Time) {
 	}
 	j.coll.Record(dir, int64(u.issuedAt-u.submitAt), int64(now-u.issuedAt), b.Length, int64(u.submitAt), int64(now))
 	j.lastDone = now
+	j.pace.completed(j, dir, b.Length, now)
 	if done := u.doneAt; done >= j.windowStart && done < j.stopAt {
 		w := &j.wait
 		w.n++
@@ -488,15 +550,19 @@ func (j *job) account(u *ioU, now sim.Time) {
 func (j *job) run(now sim.Time) {
 	for {
 		j.fill(now)
-		if j.blocked || j.fillWait {
+		if j.blocked || j.fillWait || j.pace.sleeping {
 			return
 		}
 		if j.done(now) && j.nFree == j.spec.EffectiveIODepth {
-			j.finished = true
+			if !j.finished {
+				j.finished = true
+				j.r.jobFinished(j, now)
+			}
 			return
 		}
-		// queue full (or the job done with I/O in flight: fio's final quiesce)
-		j.drain = j.free == nil
+		// queue full (or the job done with I/O in flight: fio's final quiesce,
+		// or a rate / thinktime wait: io_u_quiesce)
+		j.drain = j.free == nil || j.pace.quiesce
 		if !j.getevents(now) {
 			return
 		}
@@ -514,7 +580,15 @@ func (j *job) getevents(now sim.Time) bool {
 			return false
 		}
 		j.reapBatch(now)
-		if !j.drain || j.spec.EffectiveIODepth-j.nFree <= j.spec.IODepthLow {
+		inFlight := j.spec.EffectiveIODepth - j.nFree
+		if j.pace.quiesce {
+			if inFlight == 0 {
+				j.pace.quiesce = false
+				return true
+			}
+			continue
+		}
+		if !j.drain || inFlight <= j.spec.IODepthLow {
 			return true
 		}
 	}
@@ -525,6 +599,9 @@ func (j *job) getevents(now sim.Time) bool {
 // io_us freed.
 func (j *job) reapBatch(now sim.Time) {
 	n := min(j.cqN, max(j.spec.IODepthBatchCompleteMax, 1))
+	if j.inWindow(now) {
+		j.depth.MarkComplete(n)
+	}
 	for range n {
 		u := j.cq.pop()
 		j.cqN--
@@ -540,3 +617,6 @@ func (j *job) sleep() {
 	j.sleepers++
 	j.maxSleepers = max(j.maxSleepers, j.sleepers)
 }
+
+// inWindow reports whether now is in the job's measurement window.
+func (j *job) inWindow(now sim.Time) bool { return now >= j.windowStart && now < j.stopAt }

@@ -49,6 +49,12 @@ type JobResult struct {
 	MaxSleepers int
 	// Wait splits the latency of the I/Os completed in the window.
 	Wait WaitBreakdown
+	// Stopped says why the job stopped before its runtime or size (rate_min
+	// not met, exitall, steady state reached); "" if it did not.
+	Stopped string
+	// Depth is fio's I/O depth distributions over the window (iodepth_level,
+	// iodepth_submit, iodepth_complete).
+	Depth fio.DepthStats
 }
 
 // WaitBreakdown is the mean time (ns) an I/O of a job spent in each stage, over the
@@ -90,6 +96,8 @@ type runner struct {
 	jobs         []*job
 	rnd          *sim.Rand // model jitter (Config.JitterSeed): reap and io-wq delays, worker CPUs
 	sub          SubmitTiming
+	// lastFinish is when the last job finished (stack/groups.go)
+	lastFinish sim.Time
 }
 
 // Run runs the fio jobs on the modelled machine in virtual time and returns the
@@ -112,12 +120,16 @@ func Run(cfg Config, specs []fio.Spec) (*Result, error) {
 		return nil, err
 	}
 	var err error
+	phased := r.linkJobs()
 	end := sim.Time(0)
 	for _, j := range r.jobs {
 		j.start()
 		end = max(end, j.stopAt)
 	}
-	if end == sim.MaxTime {
+	if phased {
+		err = r.runPhased()
+		end = r.phasedEnd()
+	} else if end == sim.MaxTime {
 		err = r.runSizeBound()
 		end = r.eng.Now()
 	} else {
@@ -159,6 +171,9 @@ func (r *runner) placeJobs(specs []fio.Spec) error {
 		size := s.Size
 		if size == 0 {
 			size = 1 << 30
+			if s.SizePercent > 0 {
+				size = int64(float64(size) * s.SizePercent / 100)
+			}
 		}
 		size -= size % s.BlockSize
 		if size < s.BlockSize {
@@ -168,7 +183,7 @@ func (r *runner) placeJobs(specs []fio.Spec) error {
 		if _, ok := extent[k]; !ok {
 			order = append(order, k)
 		}
-		extent[k] = max(extent[k], s.Offset+size)
+		extent[k] = max(extent[k], jobOffset(s)+size)
 		ps[i] = placed{q, cpu, size, k}
 	}
 	regionStart := map[*dispatch.Queue]int64{} // next free byte of each LUN
@@ -183,7 +198,7 @@ func (r *runner) placeJobs(specs []fio.Spec) error {
 		if len(allowed) == 0 {
 			allowed = r.allCPUs()
 		}
-		j := newJob(r, specs[i], p.q, p.cpu, allowed, base[p.key]+specs[i].Offset, p.size, uint64(i))
+		j := newJob(r, specs[i], p.q, p.cpu, allowed, base[p.key]+jobOffset(&specs[i]), p.size, uint64(i))
 		r.jobs = append(r.jobs, j)
 	}
 	return nil
@@ -264,7 +279,7 @@ func (r *runner) result(end sim.Time) *Result {
 	}
 	for _, j := range r.jobs {
 		wEnd := int64(j.stopAt)
-		if j.stopAt == sim.MaxTime || j.lastDone < j.stopAt && j.finished {
+		if j.stopAt == sim.MaxTime || j.lastDone < j.stopAt && j.finished && !j.spec.TimeBased {
 			wEnd = int64(j.lastDone)
 		}
 		wStart := int64(j.windowStart)
@@ -274,7 +289,8 @@ func (r *runner) result(end sim.Time) *Result {
 		if wEnd == math.MaxInt64 {
 			wEnd = int64(end)
 		}
-		res.Jobs = append(res.Jobs, JobResult{Spec: j.spec, Fio: j.coll.Finish(wStart, wEnd), CPU: j.cpu, Wait: j.wait.mean(), MaxSleepers: j.maxSleepers})
+		res.Jobs = append(res.Jobs, JobResult{Spec: j.spec, Fio: j.coll.Finish(wStart, wEnd), CPU: j.cpu, Wait: j.wait.mean(), MaxSleepers: j.maxSleepers,
+			Stopped: j.stopNote, Depth: j.depth})
 	}
 	return res
 }

@@ -20,28 +20,55 @@ var metricLabels = map[string]string{
 	"clat-p99-us":  "p99 completion latency (µs)",
 }
 
-// Plot size (also used to leave room for the legend).
+// Default plot size (--plot-size).
 const (
 	plotWidth  = 16 * vg.Centimeter
 	plotHeight = 10 * vg.Centimeter
 )
 
+// plotOptions are sweep's plot flags: the size (--plot-size WxH in cm) and
+// whether a linear Y axis starts at 0 (--plot-y-zero, default on).
+type plotOptions struct {
+	width, height vg.Length
+	yFree         bool // --plot-y-zero=false: the Y axis spans the data only
+}
+
+func (o plotOptions) size() (vg.Length, vg.Length) {
+	if o.width == 0 || o.height == 0 {
+		return plotWidth, plotHeight
+	}
+	return o.width, o.height
+}
+
+// parsePlotSize reads --plot-size "WxH" in centimetres, each in [4, 100].
+func parsePlotSize(v string) (vg.Length, vg.Length, error) {
+	ws, hs, ok := strings.Cut(strings.ToLower(v), "x")
+	w, err1 := strconv.ParseFloat(strings.TrimSpace(ws), 64)
+	h, err2 := strconv.ParseFloat(strings.TrimSpace(hs), 64)
+	if !ok || err1 != nil || err2 != nil || w < 4 || w > 100 || h < 4 || h > 100 {
+		return 0, 0, fmt.Errorf("--plot-size %q: want WIDTHxHEIGHT in cm, each in [4, 100] (e.g. 16x10)", v)
+	}
+	return vg.Length(w) * vg.Centimeter, vg.Length(h) * vg.Centimeter, nil
+}
+
 // plotSweep draws metric against the first numeric axis (or the first axis as
 // categories), one line per job and value of the other axis, to path (.png, .svg).
-func plotSweep(path string, axes []axis, points []*sweepPoint, metric, job string) error {
-	pl, err := buildSweepPlot(axes, points, metric, job)
+func plotSweep(path string, axes []axis, points []*sweepPoint, metric, job string, opt plotOptions) error {
+	pl, err := buildSweepPlot(axes, points, metric, job, opt)
 	if err != nil {
 		return err
 	}
-	if err := pl.Save(plotWidth, plotHeight, path); err != nil {
+	w, h := opt.size()
+	if err := pl.Save(w, h, path); err != nil {
 		return fmt.Errorf("--plot %s: %w", path, err)
 	}
 	return nil
 }
 
 // buildSweepPlot lays out the plot of plotSweep: compact Y tick labels (625k, 1.2M),
-// the legend top-left above the data (the Y axis extended so no point lies under it).
-func buildSweepPlot(axes []axis, points []*sweepPoint, metric, job string) (*plot.Plot, error) {
+// the legend top-left above the data (the Y axis extended so no point lies under it),
+// a grid, and a linear Y axis from 0 unless opt.yFree.
+func buildSweepPlot(axes []axis, points []*sweepPoint, metric, job string, opt plotOptions) (*plot.Plot, error) {
 	xi := 0
 	for i, a := range axes {
 		if a.numeric() {
@@ -107,8 +134,13 @@ func buildSweepPlot(axes []axis, points []*sweepPoint, metric, job string) (*plo
 	if pl.Y.Tick.Marker == nil {
 		pl.Y.Tick.Marker = plot.DefaultTicks{}
 	}
+	if _, isLog := pl.Y.Scale.(plot.LogScale); !isLog && !opt.yFree && pl.Y.Min > 0 {
+		pl.Y.Min = 0
+	}
+	pl.Add(plotter.NewGrid())
 	pl.Y.Tick.Marker = compactTicks{pl.Y.Tick.Marker}
-	legendRoom(pl, len(order))
+	_, h := opt.size()
+	legendRoom(pl, len(order), h)
 	return pl, nil
 }
 
@@ -159,7 +191,7 @@ func compactNumber(v float64) string {
 
 // legendRoom raises the Y axis maximum so the top share of the plot that the
 // legend's entries occupy holds no data (linear or log scale).
-func legendRoom(pl *plot.Plot, entries int) {
+func legendRoom(pl *plot.Plot, entries int, plotHeight vg.Length) {
 	size := pl.Legend.TextStyle.Font.Size
 	// the data area is roughly 3/4 of the plot height (title, labels, ticks).
 	f := math.Min(0.7, float64(vg.Length(entries+1)*size*1.3)/float64(plotHeight*3/4))

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,6 +24,11 @@ type machineFlags struct {
 	config  string
 	seed    uint64
 	runtime time.Duration
+	// strict rejects options accepted but not modelled; sections is --section;
+	// jobArgs are fio options given on the command line instead of a job file
+	strict   bool
+	sections []string
+	jobArgs  []string
 	// changed reports whether a flag was given (the command's FlagSet.Changed), to
 	// tell a given --cpus 0 from an absent one.
 	changed func(name string) bool
@@ -39,6 +46,8 @@ scsi_debug, null_blk, cloud, ssd, hdd (default "null_blk")`)
 	f.StringVar(&m.config, "config", "", "TOML file with the same settings (kernel, cpus, host, devices, set); flags override it")
 	f.Uint64Var(&m.seed, "seed", 1, "seed of the fio workloads' random offsets and read/write mix (PCG); model timing jitter uses its own fixed stream")
 	f.DurationVar(&m.runtime, "runtime", 0, "override every job's runtime (e.g. 10s; 0 = the job file's)")
+	f.BoolVar(&m.strict, "strict", false, "reject a job file whose options are accepted but not modelled (each is otherwise a warning)")
+	f.StringArrayVar(&m.sections, "section", nil, "run only the named job section (fio --section), repeatable; [global] sections always apply")
 }
 
 // layers returns the config-file layer (if any) and the flags layer.
@@ -61,12 +70,32 @@ func (m *machineFlags) layers(extra ...string) ([]setup.Layer, error) {
 	return append(ls, setup.Layer{Name: "flags", Desc: d}), nil
 }
 
+// parseConfig is the fio parser's environment for the modelled machine: the
+// process environment for ${VAR}, $ncpus = the modelled CPUs (resolved from the
+// config file and flags; this machine's when they do not resolve, the error
+// being reported later), and the --section selection.
+func (m *machineFlags) parseConfig() *fio.ParseConfig {
+	c := &fio.ParseConfig{Sections: m.sections}
+	if layers, err := m.layers(); err == nil {
+		if res, err := setup.ResolveLayers(layers...); err == nil {
+			c.NCPUs = res.Config.NrCPUs
+		}
+	}
+	return c
+}
+
 // loadJobs parses the job file and applies --runtime.
 func (m *machineFlags) loadJobs(path string) ([]fio.Spec, error) {
 	if m.runtime < 0 {
 		return nil, fmt.Errorf("--runtime %v: must be >= 0", m.runtime)
 	}
-	specs, err := fio.ParseFile(path)
+	var specs []fio.Spec
+	var err error
+	if path == "" {
+		specs, err = m.parseConfig().ParseArgs(m.jobArgs)
+	} else {
+		specs, err = m.parseConfig().ParseFile(path)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -76,6 +105,19 @@ func (m *machineFlags) loadJobs(path string) ([]fio.Spec, error) {
 		}
 	}
 	return specs, nil
+}
+
+// unmodelled prints one warning line per option accepted but not modelled
+// (fio.Warnings) and returns them; with --strict they are an error (exit 2).
+func (m *machineFlags) unmodelled(cmd *cobra.Command, specs []fio.Spec) ([]string, error) {
+	ws := fio.Warnings(specs)
+	if m.strict && len(ws) > 0 {
+		return ws, fmt.Errorf("--strict: %d option(s) accepted but not modelled:\n  %s", len(ws), strings.Join(ws, "\n  "))
+	}
+	for _, w := range ws {
+		fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: warning:", w)
+	}
+	return ws, nil
 }
 
 // usageError wraps err as an exit-status-2 error.
@@ -108,6 +150,8 @@ func newRunCmd() *cobra.Command {
 	var (
 		m        machineFlags
 		format   string
+		outPath  string
+		minimal  bool
 		explain  bool
 		overhead time.Duration
 	)
@@ -138,18 +182,35 @@ and the allowed values); 1 if the model fails (e.g. a modelled hang caught by th
       --set queue/nr_requests=56 --set device/queue_depth=15 --set tags=shared --runtime 10s
   blkmq run job.fio --config machine.toml --output-format json+ --seed 7
   blkmq run job.fio --device 'hdd model=cheetah-15k3 tcq=1' --set queue/scheduler=mq-deadline --explain`,
-		Args: cobra.ExactArgs(1),
+		Args:               cobra.ArbitraryArgs,
+		DisableFlagParsing: true, // fio options may follow: see splitRunArgs
 		RunE: func(cmd *cobra.Command, args []string) error {
-			plus := false
-			switch format {
-			case "normal", "text":
-			case "json":
-			case "json+":
-				plus = true
-			default:
-				return usageError(fmt.Errorf("--output-format %q: allowed values are normal (text), json, json+", format))
+			own, jobArgs, pos := splitRunArgs(cmd, args)
+			if err := cmd.Flags().Parse(own); err != nil {
+				return usageError(err)
 			}
-			specs, err := m.loadJobs(args[0])
+			if help, _ := cmd.Flags().GetBool("help"); help {
+				return cmd.Help()
+			}
+			path := ""
+			switch {
+			case len(pos) == 1 && len(jobArgs) == 0:
+				path = pos[0]
+			case len(pos) == 0 && len(jobArgs) > 0:
+				m.jobArgs = jobArgs
+			case len(pos) == 0:
+				return usageError(fmt.Errorf("run: give a job file, or fio options (--name=JOB --rw=... ...)"))
+			default:
+				return usageError(fmt.Errorf("run: give one job file or fio options, not %q and %q", strings.Join(pos, " "), strings.Join(jobArgs, " ")))
+			}
+			if minimal {
+				format = "terse"
+			}
+			formats, err := parseFormats(format)
+			if err != nil {
+				return usageError(err)
+			}
+			specs, err := m.loadJobs(path)
 			if err != nil {
 				return usageError(err)
 			}
@@ -161,7 +222,11 @@ and the allowed values); 1 if the model fails (e.g. a modelled hang caught by th
 			if err != nil {
 				return usageError(err)
 			}
-			res, err := setup.ResolveLayers(append(jobLayer(args[0], specs), layers...)...)
+			label := path
+			if label == "" {
+				label = "<args>"
+			}
+			res, err := setup.ResolveLayers(append(jobLayer(label, specs), layers...)...)
 			if err != nil {
 				return usageError(err)
 			}
@@ -169,8 +234,13 @@ and the allowed values); 1 if the model fails (e.g. a modelled hang caught by th
 				_, err := io.WriteString(cmd.OutOrStdout(), res.Explain())
 				return err
 			}
+			warnings, err := m.unmodelled(cmd, specs)
+			if err != nil {
+				return usageError(err)
+			}
 			for _, w := range res.Warnings {
 				fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: warning:", w)
+				warnings = append(warnings, w)
 			}
 			for _, n := range setup.JobNotes(specs) {
 				fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: note:", n)
@@ -188,19 +258,39 @@ and the allowed values); 1 if the model fails (e.g. a modelled hang caught by th
 			}
 			for _, l := range idleJobLines(out) {
 				fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: warning:", l)
+				warnings = append(warnings, l)
+			}
+			bk := &fio.BlkmqOutput{Warnings: warnings}
+			for _, j := range out.Jobs {
+				if j.Stopped != "" {
+					l := fmt.Sprintf("job %s stopped early: %s", j.Spec.Instance(), j.Stopped)
+					fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: warning:", l)
+					if bk.Stopped == nil {
+						bk.Stopped = map[string]string{}
+					}
+					bk.Stopped[j.Spec.Instance()] = j.Stopped
+				}
+			}
+			if len(bk.Warnings) == 0 && bk.Stopped == nil {
+				bk = nil
 			}
 			rep := reportOf(out)
-			w := cmd.OutOrStdout()
-			if format == "json" || format == "json+" {
-				err = rep.WriteJSON(w, fio.OutputOptions{Plus: plus})
-			} else {
-				err = rep.WriteText(w)
-			}
-			return err
+			return writeOutputs(cmd, outPath, formats, func(w io.Writer, f string) error {
+				switch f {
+				case "terse":
+					return rep.WriteTerse(w, depthsOf(out))
+				case "json", "json+":
+					return rep.WriteJSON(w, fio.OutputOptions{Plus: f == "json+", GlobalOptions: fio.GlobalOptionMap(specs), Blkmq: bk,
+						Depths: depthsOf(out)})
+				}
+				return rep.WriteTextWith(w, fio.TextOptions{Specs: specs, Depths: depthsOf(out)})
+			})
 		},
 	}
 	m.register(cmd)
-	cmd.Flags().StringVar(&format, "output-format", "normal", "output format: normal (fio text), json, json+")
+	cmd.Flags().StringVar(&format, "output-format", "normal", "output format: normal (fio text), json, json+, terse, or several separated by commas (json,normal)")
+	cmd.Flags().BoolVar(&minimal, "minimal", false, "fio's terse output, version 3 (same as --output-format terse)")
+	cmd.Flags().StringVar(&outPath, "output", "", "write the output to this file instead of stdout (fio --output)")
 	cmd.Flags().BoolVar(&explain, "explain", false, "print every resolved setting and its source, then exit without running")
 	cmd.Flags().DurationVar(&overhead, "emulation-overhead", 0, "add this delay to every device command's completion, as blkmq validate does, to compare with your own\nQEMU (TCG) runs, e.g. 270us, in [0, 1s] (the same as --set system/emulation_overhead=DUR, also in a TOML set list)")
 	return cmd
@@ -271,4 +361,84 @@ func idleJobLines(out *stack.Result) []string {
 		lines = append(lines, "by the end of the run: "+strings.Join(luns, "; "))
 	}
 	return lines
+}
+
+// parseFormats reads --output-format: one or more of normal (text), json,
+// json+, separated by commas, as fio takes them.
+func parseFormats(v string) ([]string, error) {
+	var out []string
+	for f := range strings.SplitSeq(v, ",") {
+		switch f = strings.TrimSpace(f); f {
+		case "text":
+			f = "normal"
+			fallthrough
+		case "normal", "json", "json+", "terse":
+			if !slices.Contains(out, f) {
+				out = append(out, f)
+			}
+		default:
+			return nil, fmt.Errorf("--output-format %q: allowed values are normal (text), json, json+, terse, comma-separated", v)
+		}
+	}
+	return out, nil
+}
+
+// writeOutputs writes each format, in the order given, to --output or stdout.
+func writeOutputs(cmd *cobra.Command, path string, formats []string, write func(io.Writer, string) error) error {
+	w := cmd.OutOrStdout()
+	if path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			return usageError(fmt.Errorf("--output: %w", err))
+		}
+		defer f.Close()
+		w = f
+	}
+	for _, f := range formats {
+		if err := write(w, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// splitRunArgs sorts run's arguments (flag parsing is off so fio options can be
+// given as fio takes them): blkmq's own flags (with their values), fio options
+// (--key[=value], the job given on the command line: see fio.ParseArgs) and
+// positional arguments (the job file).
+func splitRunArgs(cmd *cobra.Command, args []string) (own, fioArgs, pos []string) {
+	fs := cmd.Flags()
+	cliJob := slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--name=") })
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "-h" {
+			own = append(own, "--help")
+			continue
+		}
+		if !strings.HasPrefix(a, "--") || a == "--" {
+			pos = append(pos, a)
+			continue
+		}
+		name, _, hasValue := strings.Cut(a[2:], "=")
+		f := fs.Lookup(name)
+		if f == nil || cliJob && name == "runtime" { // fio's own --runtime (seconds) in a command-line job
+			fioArgs = append(fioArgs, a)
+			continue
+		}
+		own = append(own, a)
+		if !hasValue && f.NoOptDefVal == "" && i+1 < len(args) {
+			i++
+			own = append(own, args[i])
+		}
+	}
+	return own, fioArgs, pos
+}
+
+// depthsOf returns each job instance's depth distributions, in result order.
+func depthsOf(out *stack.Result) []*fio.DepthStats {
+	ds := make([]*fio.DepthStats, len(out.Jobs))
+	for i := range out.Jobs {
+		ds[i] = &out.Jobs[i].Depth
+	}
+	return ds
 }

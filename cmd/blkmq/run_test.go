@@ -201,7 +201,7 @@ func TestRunBadInput(t *testing.T) {
 		{"device-unknown-param", []string{"run", nullJob, "--device", "null_blk queue_depth=4"}, `unknown null_blk parameter "queue_depth"; allowed: completion_nsec, irqmode, hw_queue_depth,`},
 		{"kernel", []string{"run", nullJob, "--kernel", "4.14"}, `kernel=4.14: allowed: MAJOR.MINOR in [4.15, 6.19]`},
 		{"config-key", []string{"run", nullJob, "--config", badToml}, `config ` + badToml + `:2: unknown key "nr_requests"; allowed: kernel, cpus, host, devices, set`},
-		{"no-args", []string{"run"}, "accepts 1 arg(s), received 0"},
+		{"no-args", []string{"run"}, "run: give a job file, or fio options"},
 		{"runtime", []string{"run", nullJob, "--runtime", "-1s"}, "--runtime -1s: must be >= 0"},
 	}
 	for _, tc := range tests {

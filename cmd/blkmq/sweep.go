@@ -169,6 +169,8 @@ func newSweepCmd() *cobra.Command {
 		metric   string
 		csvPath  string
 		plotPath string
+		plotSize string
+		popt     plotOptions
 		parallel int
 	)
 	cmd := &cobra.Command{
@@ -200,6 +202,10 @@ is identical whatever --parallel is. A progress bar shows on a terminal for long
 			if parallel < 0 {
 				return usageError(fmt.Errorf("--parallel %d: must be >= 0 (0 = all CPUs)", parallel))
 			}
+			var perr error
+			if popt.width, popt.height, perr = parsePlotSize(plotSize); perr != nil {
+				return usageError(perr)
+			}
 			if plotPath != "" && !strings.HasSuffix(plotPath, ".png") && !strings.HasSuffix(plotPath, ".svg") {
 				return usageError(fmt.Errorf("--plot %q: allowed extensions are .png, .svg", plotPath))
 			}
@@ -221,6 +227,9 @@ is identical whatever --parallel is. A progress bar shows on a terminal for long
 			}
 			specs, err := m.loadJobs(args[0])
 			if err != nil {
+				return usageError(err)
+			}
+			if _, err := m.unmodelled(cmd, specs); err != nil {
 				return usageError(err)
 			}
 			points := combine(axes)
@@ -281,7 +290,7 @@ is identical whatever --parallel is. A progress bar shows on a terminal for long
 				}
 			}
 			if plotPath != "" {
-				if err := plotSweep(plotPath, axes, points, metric, args[0]); err != nil {
+				if err := plotSweep(plotPath, axes, points, metric, args[0], popt); err != nil {
 					return usageError(err)
 				}
 			}
@@ -294,6 +303,8 @@ is identical whatever --parallel is. A progress bar shows on a terminal for long
 	f.StringVar(&metric, "metric", "iops", "metric plotted: "+strings.Join(metrics, ", "))
 	f.StringVar(&csvPath, "csv", "", "write the results as CSV to this file (- = stdout)")
 	f.StringVar(&plotPath, "plot", "", "draw --metric per job to this .png or .svg file")
+	f.StringVar(&plotSize, "plot-size", "16x10", "plot size WIDTHxHEIGHT in cm")
+	f.BoolVar(&popt.yFree, "plot-y-free", false, "let a linear Y axis span the data only (default: from 0)")
 	f.IntVar(&parallel, "parallel", 0, "points run at once (0 = all CPUs)")
 	return cmd
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"gonum.org/v1/plot/vg"
 	"os"
 	"path/filepath"
 	"strings"
@@ -186,7 +187,7 @@ func TestSweepPlotLayout(t *testing.T) {
 			points = append(points, &sweepPoint{vals: []string{n, tag}, rows: []metricRow{{job: "reader", iops: iops}, {job: "writer", iops: iops / 8}}})
 		}
 	}
-	pl, err := buildSweepPlot(axes, points, "iops", "job.fio")
+	pl, err := buildSweepPlot(axes, points, "iops", "job.fio", plotOptions{yFree: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,5 +202,37 @@ func TestSweepPlotLayout(t *testing.T) {
 	}
 	if !pl.Legend.Top || !pl.Legend.Left {
 		t.Errorf("legend not top-left")
+	}
+}
+
+// TestSweepPlotYZeroAndSize: a linear Y axis starts at 0 unless --plot-y-free;
+// --plot-size takes WIDTHxHEIGHT in cm with a clear error otherwise.
+func TestSweepPlotYZeroAndSize(t *testing.T) {
+	axes := []axis{{key: "queue/nr_requests", values: []string{"4", "8"}}}
+	points := []*sweepPoint{
+		{vals: []string{"4"}, rows: []metricRow{{job: "r", iops: 500000}}},
+		{vals: []string{"8"}, rows: []metricRow{{job: "r", iops: 600000}}},
+	}
+	pl, err := buildSweepPlot(axes, points, "iops", "job.fio", plotOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pl.Y.Min != 0 {
+		t.Errorf("Y axis starts at %v, want 0", pl.Y.Min)
+	}
+	free, err := buildSweepPlot(axes, points, "iops", "job.fio", plotOptions{yFree: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if free.Y.Min < 400000 {
+		t.Errorf("--plot-y-free: Y axis starts at %v, want near the data (500k)", free.Y.Min)
+	}
+	if w, h, err := parsePlotSize("24x12"); err != nil || w != 24*vg.Centimeter || h != 12*vg.Centimeter {
+		t.Errorf("24x12: %v %v %v", w, h, err)
+	}
+	for _, bad := range []string{"24", "0x10", "ax b", "200x10"} {
+		if _, _, err := parsePlotSize(bad); err == nil {
+			t.Errorf("--plot-size %q accepted", bad)
+		}
 	}
 }
