@@ -53,7 +53,9 @@ func FuzzOps(f *testing.F) {
 			}
 			m.check(t)
 		}
-		q.FinishWait(w)
+		if flags&0x40 != 0 {
+			q.FinishWait(w)
+		}
 		if q.WsActive() != 0 {
 			t.Fatalf("ws_active %d after FinishWait", q.WsActive())
 		}

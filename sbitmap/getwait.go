@@ -31,8 +31,12 @@ var chanWaiterPool = sync.Pool{New: func() any {
 // bits were freed while it waited (see WakeUp).
 //
 // After warm-up GetWait allocates nothing: waiters and their channels are pooled.
+// It panics if hint is nil.
 // Memory ordering: acquire, as Get.
 func (q *Queue) GetWait(ctx context.Context, hint *uint32) (int, error) {
+	if hint == nil {
+		panic("sbitmap: GetWait with nil hint")
+	}
 	if nr := q.sb.Get(hint); nr >= 0 {
 		return nr, nil
 	}

@@ -298,13 +298,24 @@ func (q *Queue) SetMinShallowDepth(d int) error {
 
 // Resize changes the depth (sbitmap_queue_resize): the wake batch is recomputed for the
 // new depth (resetting countdowns, see KeepWaitCntOnResize), then the bitmap is resized
-// without reallocation. Errors: depth outside [1, Capacity()].
+// without reallocation, with the concurrency contract of Sbitmap.Resize. When the
+// depth grows by n bits and anyone waits, up to n exclusive waiters are then woken
+// (WakeWaiters(n)), so that a GetWait asleep on the smaller depth retries; the kernel
+// needs no such wake-up because it freezes the queue, so nobody waits, around a
+// resize. Errors: depth outside [1, Capacity()].
 func (q *Queue) Resize(depth int) error {
 	if depth < 1 || depth > q.sb.Capacity() {
 		return fmt.Errorf("sbitmap: resize depth %d out of range [1, %d]", depth, q.sb.Capacity())
 	}
+	old := q.sb.Depth()
 	q.updateWakeBatch(q.calcWakeBatch(uint32(depth)))
-	return q.sb.Resize(depth)
+	if err := q.sb.Resize(depth); err != nil {
+		return err
+	}
+	if depth > old {
+		q.WakeWaiters(depth - old)
+	}
+	return nil
 }
 
 // Get allocates a bit; see Sbitmap.Get (__sbitmap_queue_get). Returns -1 if none is

@@ -3,6 +3,7 @@ package sbitmap
 import (
 	"fmt"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -69,9 +70,22 @@ type sbWord struct {
 	// cleared holds bits freed but not yet folded back into word.
 	cleared atomic.Uint64
 	// swapLock makes the fold of cleared atomic with the "is the word really
-	// full" check (the per-word lock of 72d04bdcf3f7).
+	// full" check (the per-word lock of 72d04bdcf3f7). Resize holds every word's
+	// lock while it changes the depth.
 	swapLock spinLock
-	_        [cacheLine - unsafe.Sizeof(atomic.Uint64{}) - unsafe.Sizeof(spinLock{})]byte
+	// seq counts changes of cleared that are not plain additions (folds) and of
+	// reserved and the depth (Resize): odd while one is in progress. Written
+	// under swapLock; Weight reads it to take a consistent snapshot of a word.
+	seq atomic.Uint32
+	// reserved holds the bits at or past the depth that are set in word only so
+	// that no Get working from an older, larger depth can take them (see
+	// Resize). Written under swapLock. Not part of the kernel's struct: there the
+	// queue is frozen around a resize.
+	reserved atomic.Uint64
+	// pending holds, during a Resize, the bits it will free once the new depth
+	// is stored. Guarded by swapLock.
+	pending uint64
+	_       [cacheLine - 3*unsafe.Sizeof(atomic.Uint64{}) - unsafe.Sizeof(spinLock{}) - unsafe.Sizeof(atomic.Uint32{})]byte
 }
 
 // Sbitmap is a scalable bitmap allocator: a fixed set of bits, each of which is either
@@ -91,8 +105,10 @@ type sbWord struct {
 //
 // An Sbitmap must not be copied after first use.
 type Sbitmap struct {
-	depth      atomic.Uint32 // current depth in bits (sb->depth)
-	mapNr      atomic.Uint32 // words in use (sb->map_nr)
+	// depth is the current depth in bits (sb->depth). The number of words in use
+	// (sb->map_nr) is derived from it, so one load gives a consistent pair.
+	depth      atomic.Uint32
+	resizeMu   sync.Mutex // serialises Resize
 	shift      uint32
 	capacity   uint32 // depth allocated at construction; Resize may not exceed it
 	roundRobin bool
@@ -162,13 +178,28 @@ func (s *Sbitmap) init(depth int, opt Options) error {
 	nr := s.wordsFor(uint32(depth))
 	s.words = make([]sbWord, nr)
 	s.depth.Store(uint32(depth))
-	s.mapNr.Store(nr)
 	return nil
 }
 
 // wordsFor returns ceil(depth / 2^shift) (the kernel's map_nr).
 func (s *Sbitmap) wordsFor(depth uint32) uint32 {
 	return (depth + (1 << s.shift) - 1) >> s.shift
+}
+
+// beyondMask returns the bits of word index that lie at or past depth: all of them
+// for a word past the last one in use, none for a word wholly below depth.
+func (s *Sbitmap) beyondMask(index, depth uint32) uint64 {
+	base := index << s.shift
+	usable := uint32(0)
+	if depth > base {
+		usable = min(depth-base, 1<<s.shift)
+	}
+	return wordMask(1<<s.shift) &^ wordMask(usable)
+}
+
+// index returns the index of w in s.words.
+func (s *Sbitmap) index(w *sbWord) uint32 {
+	return uint32((uintptr(unsafe.Pointer(w)) - uintptr(unsafe.Pointer(&s.words[0]))) / unsafe.Sizeof(sbWord{}))
 }
 
 // Depth returns the current depth in bits (sb->depth).
