@@ -91,8 +91,11 @@ func ExampleQueue_AddWaitHook() {
 func ExampleNewQueue_options() {
 	// A v6.1-era queue: countdown wake-ups, min batch 4 at depth >= 32.
 	q, err := sbitmap.NewQueue(64, sbitmap.QueueOptions{
-		WakeScheme: sbitmap.WakeCountdown,
-		RecalcEra:  sbitmap.Recalc5_17,
+		Options: sbitmap.Options{Kernel: sbitmap.KernelSwitches{
+			CalculateShift: true, // the kernel's shift rule: 4 words of 16 bits
+			WakeScheme:     sbitmap.WakeCountdown,
+			RecalcEra:      sbitmap.Recalc5_17,
+		}},
 	})
 	if err != nil {
 		panic(err)

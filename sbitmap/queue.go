@@ -59,33 +59,33 @@ const (
 	Recalc5_17rc1
 )
 
-// QueueOptions configures a Queue. The zero value is the current kernel's behaviour.
+// QueueOptions configures a Queue: the bitmap's Options (including its
+// KernelSwitches, which also select the wake-up era) plus the Go-facing wake-up
+// settings. The zero value is the current kernel's behaviour on 64-bit words.
 type QueueOptions struct {
 	Options
 
-	// WakeScheme selects the wake-up scheme; default WakeGlobal (v6.2+).
-	WakeScheme WakeScheme
+	// WakeBatch overrides the wake batch: 0 (the default) computes it as the kernel
+	// does (CalcWakeBatch, recomputed by Resize, SetMinShallowDepth and
+	// RecalculateWakeBatch); 1..8 fixes it, and those calls leave it alone.
+	// WakeEveryFree (1) wakes a waiter on every freed bit. Allowed: [0, 8].
+	WakeBatch int
 
-	// WakeOneQueuePerBatch models WakeGlobal before 106397376c03 ("sbitmap: fix
-	// batching wakeup", v6.5-rc3): a batch stops after the first wait queue where
-	// anyone was woken, so with one sleeper per queue a batch of wake_batch frees
-	// wakes a single waiter (case R06, bad). Default false.
-	WakeOneQueuePerBatch bool
-
-	// KeepWaitCntOnResize models WakeCountdown before 6c0ca7ae292a ("sbitmap: fix
-	// wakeup hang after sbq resize", v4.10): changing wake_batch leaves every wait
-	// queue's countdown at its old value (case R01, bad). Default false: every
-	// countdown is reset to 1 when wake_batch changes.
-	KeepWaitCntOnResize bool
-
-	// RecalcEra selects the RecalculateWakeBatch formula; default Recalc6_2.
-	RecalcEra RecalcEra
+	// HandOff makes Clear hand a freed bit directly to a goroutine waiting in
+	// GetWait, if one is queued: the bit stays allocated and changes owner, so the
+	// releaser (or any other Get) cannot take it back before the woken waiter
+	// runs. Without a GetWait waiter queued, Clear frees the bit as usual. Not in
+	// the kernel, whose waiters retry the allocation when woken. Default false.
+	HandOff bool
 
 	// MinShallowDepth is the smallest shallow depth the caller will pass to
 	// GetShallow (sbitmap_queue_min_shallow_depth); 0 means no shallow use. It
 	// lowers wake_batch so that shallow allocators are woken. Allowed: [0, depth].
 	MinShallowDepth int
 }
+
+// WakeEveryFree is the QueueOptions.WakeBatch that wakes one waiter per freed bit.
+const WakeEveryFree = 1
 
 // waitState is one wait queue (struct sbq_wait_state): a lock-protected intrusive
 // list of waiters and, in the countdown scheme, its wait_cnt.
@@ -153,6 +153,8 @@ type Queue struct {
 	oneQueueBatch bool
 	keepWaitCnt   bool
 	recalcEra     RecalcEra
+	fixedBatch    uint32 // QueueOptions.WakeBatch; 0 = computed
+	handOff       bool
 
 	ws [WaitQueues]waitState
 }
@@ -164,24 +166,33 @@ func NewQueue(depth int, opt QueueOptions) (*Queue, error) {
 	if err := q.sb.init(depth, opt.Options); err != nil {
 		return nil, err
 	}
-	if opt.WakeScheme != WakeGlobal && opt.WakeScheme != WakeCountdown {
-		return nil, fmt.Errorf("sbitmap: wake scheme %d out of range [%d, %d]", opt.WakeScheme, WakeGlobal, WakeCountdown)
+	k := opt.Kernel
+	if k.WakeScheme != WakeGlobal && k.WakeScheme != WakeCountdown {
+		return nil, fmt.Errorf("sbitmap: wake scheme %d out of range [%d, %d]", k.WakeScheme, WakeGlobal, WakeCountdown)
 	}
-	if opt.RecalcEra < Recalc6_2 || opt.RecalcEra > Recalc5_17rc1 {
-		return nil, fmt.Errorf("sbitmap: recalc era %d out of range [%d, %d]", opt.RecalcEra, Recalc6_2, Recalc5_17rc1)
+	if k.RecalcEra < Recalc6_2 || k.RecalcEra > Recalc5_17rc1 {
+		return nil, fmt.Errorf("sbitmap: recalc era %d out of range [%d, %d]", k.RecalcEra, Recalc6_2, Recalc5_17rc1)
+	}
+	if opt.WakeBatch < 0 || opt.WakeBatch > MaxWakeBatch {
+		return nil, fmt.Errorf("sbitmap: wake batch %d out of range [0, %d] (0 = the kernel's rule)", opt.WakeBatch, MaxWakeBatch)
 	}
 	if opt.MinShallowDepth < 0 || opt.MinShallowDepth > depth {
 		return nil, fmt.Errorf("sbitmap: min shallow depth %d out of range [0, %d] (0 = none)", opt.MinShallowDepth, depth)
 	}
-	q.scheme = opt.WakeScheme
-	q.oneQueueBatch = opt.WakeOneQueuePerBatch
-	q.keepWaitCnt = opt.KeepWaitCntOnResize
-	q.recalcEra = opt.RecalcEra
+	q.scheme = k.WakeScheme
+	q.oneQueueBatch = k.WakeOneQueuePerBatch
+	q.keepWaitCnt = k.KeepWaitCntOnResize
+	q.recalcEra = k.RecalcEra
+	q.fixedBatch = uint32(opt.WakeBatch)
+	q.handOff = opt.HandOff
 	q.minShallowDepth.Store(math.MaxUint32)
 	if opt.MinShallowDepth > 0 {
 		q.minShallowDepth.Store(uint32(opt.MinShallowDepth))
 	}
 	wb := q.calcWakeBatch(uint32(depth))
+	if q.fixedBatch != 0 {
+		wb = q.fixedBatch
+	}
 	q.wakeBatch.Store(wb)
 	for i := range q.ws {
 		q.ws[i].waitCnt.Store(int32(wb))
@@ -261,7 +272,7 @@ func RecalcWakeBatch(era RecalcEra, depth, users int) int {
 // every countdown to 1 (6c0ca7ae292a) unless KeepWaitCntOnResize
 // (sbitmap_queue_update_wake_batch).
 func (q *Queue) updateWakeBatch(wb uint32) {
-	if q.wakeBatch.Load() == wb {
+	if q.fixedBatch != 0 || q.wakeBatch.Load() == wb {
 		return
 	}
 	q.wakeBatch.Store(wb)
@@ -276,6 +287,9 @@ func (q *Queue) updateWakeBatch(wb uint32) {
 // with the formula of the queue's RecalcEra (sbitmap_queue_recalculate_wake_batch,
 // called by blk-mq when the number of active queues changes). users < 1 counts as 1.
 func (q *Queue) RecalculateWakeBatch(users int) {
+	if q.fixedBatch != 0 {
+		return
+	}
 	wb := uint32(RecalcWakeBatch(q.recalcEra, q.sb.Depth(), users))
 	if q.recalcEra == Recalc6_2 {
 		q.wakeBatch.Store(wb) // the v6.2 text writes the batch directly

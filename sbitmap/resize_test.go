@@ -40,7 +40,7 @@ func TestStressConcurrentResize(t *testing.T) {
 		{"one-bit-words/cap16", 16, sbitmap.ShiftZero, []int{1, 5, 16}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			q, err := sbitmap.NewQueue(tc.capacity, sbitmap.QueueOptions{Options: sbitmap.Options{Shift: tc.shift}})
+			q, err := sbitmap.NewQueue(tc.capacity, sbitmap.QueueOptions{Options: sbitmap.Options{Shift: tc.shift, Kernel: sbitmap.KernelSwitches{CalculateShift: true}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -145,7 +145,7 @@ func TestStressConcurrentResize(t *testing.T) {
 // clear while a fourth alternates Resize(1) and Resize(32); no Get may return a bit at
 // or past the capacity-word width the depth allows.
 func TestResizeGetPastDepth(t *testing.T) {
-	q, err := sbitmap.NewQueue(32, sbitmap.QueueOptions{})
+	q, err := sbitmap.NewQueue(32, sbitmap.QueueOptions{Options: sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: true}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func TestResizeGetPastDepth(t *testing.T) {
 // TestResizeGrowWakesGetWait: a GetWait asleep on a full map is woken when a Resize
 // makes room, without any Clear.
 func TestResizeGrowWakesGetWait(t *testing.T) {
-	q, err := sbitmap.NewQueue(4, sbitmap.QueueOptions{})
+	q, err := sbitmap.NewQueue(4, sbitmap.QueueOptions{Options: sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: true}}})
 	if err != nil {
 		t.Fatal(err)
 	}

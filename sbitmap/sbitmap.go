@@ -26,19 +26,40 @@ const MaxDepth = 1 << 24
 // value selects the kernel's default rule.
 const ShiftZero = -1
 
-// Options configures an Sbitmap. The zero value is the current kernel's behaviour.
+// Options configures an Sbitmap: the settings a Go program chooses. The zero value
+// is a bitmap of 64-bit words in the default (hinted, not round-robin) order, with the
+// current kernel's behaviour. The switches that reproduce the behaviour of older
+// kernels, including their bugs, are in Kernel, which Go programs leave zero.
 //
 // Models the arguments of sbitmap_init_node (lib/sbitmap.c): shift and round_robin.
 type Options struct {
 	// Shift is log2 of the bits per word: 1..6, or ShiftZero for one bit per word.
-	// 0 selects the kernel's default rule (ShiftOf(depth), which aims for at least
-	// four words). Allowed range: [-1, 6].
+	// 0 selects the default: 64-bit words (shift 6), so a depth up to 64 is one
+	// word; with Kernel.CalculateShift, the kernel's rule instead (ShiftOf(depth),
+	// which aims for at least four words). Allowed range: [-1, 6].
 	Shift int
 
 	// RoundRobin forces strictly increasing allocation order (the kernel's
 	// round_robin / BLK_MQ_F_TAG_RR): the in-word part of the hint is used as the
 	// search start, and the search does not wrap inside a word.
 	RoundRobin bool
+
+	// Kernel holds the kernel-history switches; the zero value is the current
+	// kernel. See KernelSwitches.
+	Kernel KernelSwitches
+}
+
+// KernelSwitches select the behaviour of a particular kernel release where lib/sbitmap.c
+// changed, so that the simulator can reproduce a kernel as it was, including bugs since
+// fixed. Each switch is named after, and documents, the kernel commit it models. The
+// zero value is the current (fixed) behaviour; a Go program using the allocator has no
+// reason to set any of them. The wake-up switches (WakeScheme, WakeOneQueuePerBatch,
+// KeepWaitCntOnResize, RecalcEra) apply to a Queue only and are ignored by New.
+type KernelSwitches struct {
+	// CalculateShift makes Options.Shift 0 select the kernel's shift rule
+	// (sbitmap_calculate_shift, see ShiftOf) rather than 64-bit words, as
+	// sbitmap_init_node(..., shift = -1, ...) does for blk-mq's tag bitmaps.
+	CalculateShift bool
 
 	// ShallowWholeBitmap makes GetShallow's shallowDepth a limit over the whole
 	// bitmap (the 2025 Yu Kuai series "convert shallow_depth from one word to the
@@ -52,8 +73,31 @@ type Options struct {
 	// due to race on sbitmap_word::cleared", 2024): the fold of the cleared mask is
 	// not atomic with respect to another searcher's check, and a searcher that finds
 	// cleared empty gives up on the word without re-checking it (case R08, bad).
-	// Default false: the fixed behaviour.
+	// Default false: the fixed behaviour. Resize's concurrency contract does not
+	// hold in this mode.
 	UnlockedDeferredClear bool
+
+	// WakeScheme selects the wake-up scheme of a Queue by era; default WakeGlobal
+	// (v6.2+, 4f8126bb2308 "sbitmap: Use single per-bitmap counting to wake up
+	// queued tags"); WakeCountdown is the v4.10–v6.1 per-queue wait_cnt.
+	WakeScheme WakeScheme
+
+	// WakeOneQueuePerBatch models WakeGlobal before 106397376c03 ("sbitmap: fix
+	// batching wakeup", v6.5-rc3): a batch stops after the first wait queue where
+	// anyone was woken, so with one sleeper per queue a batch of wake_batch frees
+	// wakes a single waiter (case R06, bad). Default false.
+	WakeOneQueuePerBatch bool
+
+	// KeepWaitCntOnResize models WakeCountdown before 6c0ca7ae292a ("sbitmap: fix
+	// wakeup hang after sbq resize", v4.10): changing wake_batch leaves every wait
+	// queue's countdown at its old value (case R01, bad). Default false: every
+	// countdown is reset to 1 when wake_batch changes.
+	KeepWaitCntOnResize bool
+
+	// RecalcEra selects the formula of RecalculateWakeBatch by era
+	// (180dccb0dba4 as merged in v5.17-rc1, its fix 10825410b956, and the v6.2
+	// text); default Recalc6_2.
+	RecalcEra RecalcEra
 }
 
 // cacheLine is the cache-line size in bytes (the size of cpu.CacheLinePad).
@@ -149,10 +193,12 @@ func checkDepth(depth int) error {
 	return nil
 }
 
-func resolveShift(depth, shift int) (uint32, error) {
+func resolveShift(depth, shift int, kernelRule bool) (uint32, error) {
 	switch {
-	case shift == 0:
+	case shift == 0 && kernelRule:
 		return uint32(ShiftOf(depth)), nil
+	case shift == 0:
+		return MaxShift, nil
 	case shift == ShiftZero:
 		return 0, nil
 	case shift < ShiftZero || shift > MaxShift:
@@ -166,15 +212,15 @@ func (s *Sbitmap) init(depth int, opt Options) error {
 	if err := checkDepth(depth); err != nil {
 		return err
 	}
-	shift, err := resolveShift(depth, opt.Shift)
+	shift, err := resolveShift(depth, opt.Shift, opt.Kernel.CalculateShift)
 	if err != nil {
 		return err
 	}
 	s.shift = shift
 	s.capacity = uint32(depth)
 	s.roundRobin = opt.RoundRobin
-	s.shallowAll = opt.ShallowWholeBitmap
-	s.unlocked = opt.UnlockedDeferredClear
+	s.shallowAll = opt.Kernel.ShallowWholeBitmap
+	s.unlocked = opt.Kernel.UnlockedDeferredClear
 	nr := s.wordsFor(uint32(depth))
 	s.words = make([]sbWord, nr)
 	s.depth.Store(uint32(depth))
