@@ -30,6 +30,18 @@ func (s *Sbitmap) tryDeferredClearBit(bit int) bool {
 	return true
 }
 
+// held reports whether bit is in range and held: set in its word, neither
+// deferred-cleared nor reserved. Exact for a single goroutine, like
+// tryDeferredClearBit's check.
+func (s *Sbitmap) held(bit int) bool {
+	if uint(bit) >= uint(s.capacity) {
+		return false
+	}
+	w := &s.words[uint32(bit)>>s.shift]
+	m := uint64(1) << (uint32(bit) & (1<<s.shift - 1))
+	return w.word.Load()&m != 0 && (w.cleared.Load()|w.reserved.Load())&m == 0
+}
+
 // panicFree panics for a free (op) of a bit that is out of range or not held.
 func (s *Sbitmap) panicFree(op string, bit int) {
 	w, m := s.wordOf(op, bit) // panics if out of range

@@ -353,9 +353,16 @@ func (q *Queue) GetBatch(hint *uint32, n int) (offset int, mask uint64) {
 // wake callbacks synchronously, with no lock held), then sets *hint = bit outside
 // round-robin mode if bit < Depth(). hint should be the allocating user's hint (the
 // kernel passes the CPU recorded at allocation); it may be nil. Models
-// sbitmap_queue_clear. Panics as Sbitmap.Put does. Never allocates. Memory ordering:
-// release, and the free is visible before waiters are checked.
+// sbitmap_queue_clear. With QueueOptions.HandOff and a GetWait waiter queued, the bit
+// is instead handed to that waiter (see handOffBit). Panics as Sbitmap.Put does. Never
+// allocates. Memory ordering: release, and the free is visible before waiters are
+// checked; a handed-over bit's new owner sees everything the releaser did before
+// Clear.
 func (q *Queue) Clear(bit int, hint *uint32) {
+	if q.handOff && q.wsActive.Load() != 0 && q.handOffBit(bit) {
+		q.sb.updateHint(hint, bit)
+		return
+	}
 	if !q.sb.tryDeferredClearBit(bit) {
 		q.sb.panicFree("Clear", bit)
 	}
@@ -375,4 +382,43 @@ func (q *Queue) ClearBatch(bits []int, hint *uint32) {
 	q.sb.ClearBatch(bits)
 	q.WakeUp(len(bits))
 	q.sb.updateHint(hint, bits[len(bits)-1])
+}
+
+// handOffBit hands bit, which the caller holds, to the first queued waiter that
+// accepts a hand-off (a GetWait waiter; not a hook or a callback Waiter), searching
+// the wait queues from wake_index: the waiter is unlinked, given the bit, and woken
+// (its Wake runs with no lock held). The bit stays set, so no other Get can take it
+// meanwhile. It reports false, changing nothing, if no such waiter is queued or bit
+// lies at or past the depth (a bit held across a shrinking Resize is freed, not
+// handed on); it panics as Clear does if bit is not held.
+func (q *Queue) handOffBit(bit int) bool {
+	if !q.sb.held(bit) {
+		q.sb.panicFree("Clear", bit)
+	}
+	if uint32(bit) >= q.sb.depth.Load() {
+		return false
+	}
+	idx := q.wakeIndex.Load()
+	for range WaitQueues {
+		ws := &q.ws[idx]
+		idx = (idx + 1) % WaitQueues
+		if ws.length() == 0 {
+			continue
+		}
+		ws.lock()
+		for w := ws.head; w != nil; w = w.next {
+			if w.handOff && !w.hook {
+				q.unlinkLocked(ws, w)
+				w.handed = bit + 1
+				ws.unlock()
+				if idx != q.wakeIndex.Load() {
+					q.wakeIndex.Store(idx)
+				}
+				w.Wake(w)
+				return true
+			}
+		}
+		ws.unlock()
+	}
+	return false
 }

@@ -32,6 +32,8 @@ type Waiter struct {
 	counted    bool         // exclusive waiter counted in ws_active (owner-only)
 	prev, next *Waiter      // list links, guarded by the wait queue's lock
 	wakeNext   *Waiter      // chain of waiters selected by one wake-up
+	handOff    bool         // accepts a bit handed over by Clear (GetWait's waiters)
+	handed     int          // bit+1 handed over by Clear (0: none); written before Wake
 }
 
 // Queued reports whether the waiter is still on a wait queue (it has not been woken
