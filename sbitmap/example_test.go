@@ -110,3 +110,20 @@ func ExampleNewQueue_options() {
 	// 4
 	// sbitmap: depth 0 out of range [1, 16777216]
 }
+
+func ExampleNewQueue_goProgram() {
+	// A Go program's pool of 8 slots: one 64-bit word, a waiter woken on every
+	// free, and each freed slot handed straight to a goroutine waiting in GetWait.
+	q, err := sbitmap.NewQueue(8, sbitmap.QueueOptions{WakeBatch: sbitmap.WakeEveryFree, HandOff: true})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(q.Sbitmap().Shift(), q.WakeBatch())
+	var hint uint32
+	slot, _ := q.GetWait(context.Background(), &hint)
+	fmt.Println(slot)
+	q.Clear(slot, &hint)
+	// Output:
+	// 6 1
+	// 0
+}
