@@ -349,7 +349,6 @@ func (s *Sbitmap) deferredClear(w *sbWord, depth, start uint32, wrap bool) bool 
 // back over them. The caller holds w's swap lock (except in the
 // UnlockedDeferredClear model), so the depth cannot change meanwhile.
 func (s *Sbitmap) foldCleared(w *sbWord) {
-	w.seq.Add(1)
 	mask := w.cleared.Swap(0)
 	if testHookMidFold != nil {
 		testHookMidFold()
@@ -359,7 +358,6 @@ func (s *Sbitmap) foldCleared(w *sbWord) {
 		mask &^= beyond
 	}
 	w.word.And(^mask)
-	w.seq.Add(1)
 }
 
 // wordHasFree reports whether w.word has a free bit in the searched range: the low

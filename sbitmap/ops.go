@@ -118,7 +118,6 @@ func (s *Sbitmap) Resize(depth int) error {
 	for i := range s.words {
 		w := &s.words[i]
 		w.swapLock.lock()
-		w.seq.Add(1)
 	}
 	// Bits to free: the cleared bits and earlier reservations below the new depth.
 	// They are freed only after the new depth is stored, so that no Get working
@@ -140,7 +139,6 @@ func (s *Sbitmap) Resize(depth int) error {
 			w.word.And(^w.pending)
 			w.pending = 0
 		}
-		w.seq.Add(1)
 		w.swapLock.unlock()
 	}
 	return nil
@@ -170,20 +168,20 @@ func (s *Sbitmap) Weight() int {
 }
 
 // wordWeight returns the number of bits held below the depth in word i, and whether
-// word i is in use, from one consistent snapshot: no fold or Resize (which make seq
-// odd while they run) overlapped the reads, and cleared did not grow between them.
-// Since cleared only grows outside folds, it then held the same value at the
-// instant word was loaded.
+// word i is in use, from one consistent snapshot: the word's swap lock was free and
+// not taken meanwhile (its lock word counts acquisitions; folds, Resize and ClearBatch
+// run under it), and cleared did not grow between the reads. Since cleared only grows
+// outside the lock, it then held the same value at the instant word was loaded.
 func (s *Sbitmap) wordWeight(i uint32) (int, bool) {
 	w := &s.words[i]
 	for try := 0; ; try++ {
-		seq := w.seq.Load()
+		seq := w.swapLock.v.Load()
 		if seq&1 == 0 {
 			depth := s.depth.Load()
 			c1 := w.cleared.Load()
 			v := w.word.Load()
 			c2 := w.cleared.Load()
-			if c1 == c2 && w.seq.Load() == seq {
+			if c1 == c2 && w.swapLock.v.Load() == seq {
 				mapNr := s.wordsFor(depth)
 				if i >= mapNr {
 					return 0, false

@@ -124,9 +124,7 @@ func (s *Sbitmap) clearWordBits(w *sbWord, mask uint64) {
 	beyond := mask & s.beyondMask(s.index(w), s.depth.Load())
 	old := w.word.And(^(mask &^ beyond))
 	if beyond != 0 {
-		w.seq.Add(1)
 		w.reserved.Or(beyond & old)
-		w.seq.Add(1)
 	}
 	w.swapLock.unlock()
 	if bad := mask &^ old; bad != 0 {

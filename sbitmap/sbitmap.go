@@ -113,14 +113,6 @@ type sbWord struct {
 	_    [cacheLine - unsafe.Sizeof(atomic.Uint64{})]byte
 	// cleared holds bits freed but not yet folded back into word.
 	cleared atomic.Uint64
-	// swapLock makes the fold of cleared atomic with the "is the word really
-	// full" check (the per-word lock of 72d04bdcf3f7). Resize holds every word's
-	// lock while it changes the depth.
-	swapLock spinLock
-	// seq counts changes of cleared that are not plain additions (folds) and of
-	// reserved and the depth (Resize): odd while one is in progress. Written
-	// under swapLock; Weight reads it to take a consistent snapshot of a word.
-	seq atomic.Uint32
 	// reserved holds the bits at or past the depth that are set in word only so
 	// that no Get working from an older, larger depth can take them (see
 	// Resize). Written under swapLock. Not part of the kernel's struct: there the
@@ -129,7 +121,11 @@ type sbWord struct {
 	// pending holds, during a Resize, the bits it will free once the new depth
 	// is stored. Guarded by swapLock.
 	pending uint64
-	_       [cacheLine - 3*unsafe.Sizeof(atomic.Uint64{}) - unsafe.Sizeof(spinLock{}) - unsafe.Sizeof(atomic.Uint32{})]byte
+	// swapLock makes the fold of cleared atomic with the "is the word really
+	// full" check (the per-word lock of 72d04bdcf3f7). Resize holds every word's
+	// lock while it changes the depth.
+	swapLock spinLock
+	_        [cacheLine - 3*unsafe.Sizeof(atomic.Uint64{}) - unsafe.Sizeof(spinLock{})]byte
 }
 
 // Sbitmap is a scalable bitmap allocator: a fixed set of bits, each of which is either
@@ -279,17 +275,23 @@ func wordMask(depth uint32) uint64 {
 }
 
 // spinLock is the word's swap_lock: a test-and-set lock whose state a reader can
-// load, standing in for the kernel's raw spinlock. The critical sections it guards
-// are two atomic instructions long, so a waiter spins briefly and then yields the
-// processor (rather than parking) until the holder is done.
+// load, standing in for the kernel's raw spinlock. The lock word counts: it is odd
+// while held and grows by two with every acquisition, so a reader that loads the same
+// even value before and after some reads knows that no critical section ran in
+// between (Weight's snapshot). The critical sections it guards are a few atomic
+// instructions long, so a waiter spins briefly and then yields the processor (rather
+// than parking) until the holder is done.
 type spinLock struct{ v atomic.Uint32 }
 
 func (l *spinLock) lock() {
-	for !l.v.CompareAndSwap(0, 1) {
+	for {
+		if v := l.v.Load(); v&1 == 0 && l.v.CompareAndSwap(v, v+1) {
+			return
+		}
 		if testHookSpin != nil {
 			testHookSpin()
 		}
-		for i := 0; l.v.Load() != 0; i++ {
+		for i := 0; l.v.Load()&1 != 0; i++ {
 			if i >= spinTries {
 				runtime.Gosched()
 			}
@@ -306,7 +308,8 @@ const spinTries = 64
 // (export_test.go).
 var testHookSpin func()
 
-func (l *spinLock) unlock() { l.v.Store(0) }
+// unlock releases the lock (only its holder writes the lock word meanwhile).
+func (l *spinLock) unlock() { l.v.Store(l.v.Load() + 1) }
 
 // held reports whether the lock is held at the instant of the load.
-func (l *spinLock) held() bool { return l.v.Load() != 0 }
+func (l *spinLock) held() bool { return l.v.Load()&1 != 0 }
