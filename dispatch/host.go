@@ -131,7 +131,8 @@ func NewHost(eng *sim.Engine, cfg HostConfig) (*Host, error) {
 }
 
 func (h *Host) queueOptions() sbitmap.QueueOptions {
-	return sbitmap.QueueOptions{WakeScheme: h.cfg.WakeScheme, RecalcEra: h.cfg.RecalcEra}
+	return sbitmap.QueueOptions{Options: sbitmap.Options{Kernel: sbitmap.KernelSwitches{
+		WakeScheme: h.cfg.WakeScheme, RecalcEra: h.cfg.RecalcEra}}}
 }
 
 // Engine returns the engine the host runs on.

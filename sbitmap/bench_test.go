@@ -122,6 +122,61 @@ func (p semPool) getWait(ctx context.Context, _ *uint32) int {
 	return 0
 }
 
+// casPool is a lock-free bitmap with one shared allocation hint, in the style of
+// github.com/fabiokung/numballoc (not served by the module proxy; written here from
+// its design): unpadded 64-bit words; a get starts at the word the shared hint names,
+// sets the first free bit with a compare-and-swap and stores the hint; a put clears
+// the bit with an atomic AND.
+type casPool struct {
+	hint  atomic.Uint32
+	words []atomic.Uint64
+	depth int
+}
+
+func newCASPool(depth int) *casPool {
+	return &casPool{words: make([]atomic.Uint64, (depth+63)/64), depth: depth}
+}
+
+func (p *casPool) get(*uint32) int {
+	n := uint32(len(p.words))
+	start := p.hint.Load() % n
+	for i := range n {
+		wi := (start + i) % n
+		w := &p.words[wi]
+		limit := min(64, p.depth-int(wi)*64)
+		mask := ^uint64(0)
+		if limit < 64 {
+			mask = uint64(1)<<limit - 1
+		}
+		for {
+			v := w.Load()
+			free := ^v & mask
+			if free == 0 {
+				break
+			}
+			bit := bits.TrailingZeros64(free)
+			if w.CompareAndSwap(v, v|1<<bit) {
+				if wi != start {
+					p.hint.Store(wi)
+				}
+				return int(wi)*64 + bit
+			}
+		}
+	}
+	return -1
+}
+
+func (p *casPool) put(tag int, _ *uint32) { p.words[tag/64].And(^(uint64(1) << (tag % 64))) }
+
+func (p *casPool) getWait(ctx context.Context, h *uint32) int {
+	for {
+		if t := p.get(h); t >= 0 {
+			return t
+		}
+		runtime.Gosched() // no wait queue: spin, yielding
+	}
+}
+
 var impls = []struct {
 	name string
 	make func(depth int) pool
@@ -133,9 +188,17 @@ var impls = []struct {
 		}
 		return sbPool{q}
 	}},
+	{"sbitmap-handoff", func(d int) pool {
+		q, err := sbitmap.NewQueue(d, sbitmap.QueueOptions{HandOff: true})
+		if err != nil {
+			panic(err)
+		}
+		return sbPool{q}
+	}},
 	{"chan", func(d int) pool { return newChanPool(d) }},
 	{"mutex", func(d int) pool { return newMutexPool(d) }},
 	{"semaphore", func(d int) pool { return semPool{semaphore.NewWeighted(int64(d))} }},
+	{"cas-shared-hint", func(d int) pool { return newCASPool(d) }},
 }
 
 // paddedHint is one goroutine's hint on its own 128-byte block, so that two
@@ -151,7 +214,10 @@ type paddedHint struct {
 // different words. The baselines ignore the hint.
 func BenchmarkGetPut(b *testing.B) {
 	for _, im := range impls {
-		for _, depth := range []int{8, 64, 256, 1024} {
+		if im.name == "sbitmap-handoff" {
+			continue // no waiters: the same code as sbitmap
+		}
+		for _, depth := range []int{8, 64, 256} {
 			b.Run(fmt.Sprintf("impl=%s/depth=%d/mode=serial", im.name, depth), func(b *testing.B) {
 				p := im.make(depth)
 				hint := new(paddedHint)
@@ -208,7 +274,7 @@ func BenchmarkAtomicFloor(b *testing.B) {
 // GetWait (pooled waiters: no allocation per wait after warm-up).
 func BenchmarkBlocking(b *testing.B) {
 	for _, im := range impls {
-		for _, depth := range []int{4, 16, 64} {
+		for _, depth := range []int{4, 16} {
 			b.Run(fmt.Sprintf("impl=%s/depth=%d", im.name, depth), func(b *testing.B) {
 				p := im.make(depth)
 				ctx := context.Background()

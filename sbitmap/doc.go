@@ -16,10 +16,19 @@
 //
 // A Queue adds eight wait queues and batched wake-ups: by default (v6.2+) every
 // WakeBatch() freed bits, counted while anyone waits, wake up to WakeBatch() waiters
-// across the wait queues; the v4.10–v6.1 per-queue countdown is an option. Historical
-// bugs are reproducible through options named after the kernel commits that fixed
-// them (UnlockedDeferredClear, WakeOneQueuePerBatch, KeepWaitCntOnResize,
-// Recalc5_17rc1).
+// across the wait queues; the v4.10–v6.1 per-queue countdown is a kernel switch.
+//
+// # Options
+//
+// Options and QueueOptions hold what a Go program chooses: Shift (0 = 64-bit words,
+// so a depth up to 64 is one word), RoundRobin, WakeBatch (0 = the kernel's rule;
+// WakeEveryFree wakes a waiter on every free), HandOff (Clear hands a freed bit to a
+// queued GetWait) and MinShallowDepth. Options.Kernel (KernelSwitches) holds the
+// switches that reproduce older kernels and their bugs, each named after the commit
+// it models: CalculateShift (the kernel's shift rule, which blk-mq's tag bitmaps
+// use), ShallowWholeBitmap, UnlockedDeferredClear, WakeScheme,
+// WakeOneQueuePerBatch, KeepWaitCntOnResize, RecalcEra. A Go program leaves it
+// zero.
 //
 // # Concurrency
 //
@@ -28,12 +37,25 @@
 // Put/Clear/ClearBatch release operations. Get and Clear never allocate. Wake
 // callbacks run with no internal lock held and may call back into the Queue.
 //
+// Linearizable: a successful Get, GetShallow, GetBatch or GetWait (the bits returned
+// were free and below the depth in effect at one instant of the call); Put, Clear and
+// ClearBatch of one word; Resize (at the store of the new depth); Weight of a
+// one-word bitmap. Not linearizable, as in the kernel: a failed Get (-1 means each
+// word in use was found full when it was searched, not that all were full at once),
+// and Weight, AnySet and ForEachSet over several words (each word is read at its own
+// instant; exact when the bitmap is quiescent). See Sbitmap.Resize for bits held past
+// a shrunken depth. The kernel calls sbitmap_resize only with the queue frozen; this
+// package defines the concurrent contract itself.
+//
 // # Panics
 //
-// Programming errors panic with a message naming the bit and the depth: Put, Clear
-// and ClearBatch of a bit out of range or not held; PrepareWait/AddWaitHook with a
-// wait-queue index outside [0, 8) or a waiter still waiting on another Queue. Bad
-// constructor or Resize arguments are returned as errors.
+// Programming errors panic at the misusing call with a message naming the fault:
+// Get, GetShallow, GetBatch and GetWait with a nil hint ("sbitmap: Get with nil
+// hint"); Put, Clear and ClearBatch of a bit out of range or not held;
+// PrepareWait/AddWaitHook of a nil Waiter or one without Wake, with a wait-queue
+// index outside [0, 8), or of a waiter still waiting on another Queue; FinishWait of
+// a waiter never registered on that Queue. Bad constructor or Resize arguments are
+// returned as errors.
 //
 // # API summary
 //
@@ -48,6 +70,8 @@
 //	(*Sbitmap) AnySet() bool; ForEachSet(start int, fn func(bit int) bool)
 //	(*Sbitmap) InitHint(seed uint64) uint32
 //	func NewQueue(depth int, opt QueueOptions) (*Queue, error)
+//	type Options{Shift; RoundRobin; Kernel KernelSwitches}
+//	type QueueOptions{Options; WakeBatch; HandOff; MinShallowDepth}; WakeEveryFree
 //	func CalcWakeBatch(depth, shift, minShallowDepth int) int
 //	func RecalcWakeBatch(era RecalcEra, depth, users int) int
 //	(*Queue) Get, GetShallow, GetBatch                   // as Sbitmap

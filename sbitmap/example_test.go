@@ -91,8 +91,11 @@ func ExampleQueue_AddWaitHook() {
 func ExampleNewQueue_options() {
 	// A v6.1-era queue: countdown wake-ups, min batch 4 at depth >= 32.
 	q, err := sbitmap.NewQueue(64, sbitmap.QueueOptions{
-		WakeScheme: sbitmap.WakeCountdown,
-		RecalcEra:  sbitmap.Recalc5_17,
+		Options: sbitmap.Options{Kernel: sbitmap.KernelSwitches{
+			CalculateShift: true, // the kernel's shift rule: 4 words of 16 bits
+			WakeScheme:     sbitmap.WakeCountdown,
+			RecalcEra:      sbitmap.Recalc5_17,
+		}},
 	})
 	if err != nil {
 		panic(err)
@@ -106,4 +109,21 @@ func ExampleNewQueue_options() {
 	// 8
 	// 4
 	// sbitmap: depth 0 out of range [1, 16777216]
+}
+
+func ExampleNewQueue_goProgram() {
+	// A Go program's pool of 8 slots: one 64-bit word, a waiter woken on every
+	// free, and each freed slot handed straight to a goroutine waiting in GetWait.
+	q, err := sbitmap.NewQueue(8, sbitmap.QueueOptions{WakeBatch: sbitmap.WakeEveryFree, HandOff: true})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(q.Sbitmap().Shift(), q.WakeBatch())
+	var hint uint32
+	slot, _ := q.GetWait(context.Background(), &hint)
+	fmt.Println(slot)
+	q.Clear(slot, &hint)
+	// Output:
+	// 6 1
+	// 0
 }

@@ -17,12 +17,12 @@ func FuzzOps(f *testing.F) {
 		}
 		depth := 1 + int(data[0])%200
 		flags := data[1]
-		opt := sbitmap.QueueOptions{}
+		opt := sbitmap.QueueOptions{Options: sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: true}}}
 		opt.Shift = int(flags%8) - 1
 		opt.RoundRobin = flags&0x08 != 0
-		opt.ShallowWholeBitmap = flags&0x10 != 0
+		opt.Kernel.ShallowWholeBitmap = flags&0x10 != 0
 		if flags&0x20 != 0 {
-			opt.WakeScheme = sbitmap.WakeCountdown
+			opt.Kernel.WakeScheme = sbitmap.WakeCountdown
 		}
 		q, err := sbitmap.NewQueue(depth, opt)
 		if err != nil {
@@ -43,7 +43,7 @@ func FuzzOps(f *testing.F) {
 			case 2:
 				m.put(t, arg, h)
 			case 3:
-				m.getShallow(t, h, arg%70, opt.ShallowWholeBitmap)
+				m.getShallow(t, h, arg%70, opt.Kernel.ShallowWholeBitmap)
 			case 4:
 				m.batch(t, h, 1+arg%8)
 			case 5:
@@ -53,7 +53,9 @@ func FuzzOps(f *testing.F) {
 			}
 			m.check(t)
 		}
-		q.FinishWait(w)
+		if flags&0x40 != 0 {
+			q.FinishWait(w)
+		}
 		if q.WsActive() != 0 {
 			t.Fatalf("ws_active %d after FinishWait", q.WsActive())
 		}

@@ -74,8 +74,12 @@ func (s *Sbitmap) hintAfterGet(hint *uint32, depth, h uint32, nr int) {
 // sbitmap_get: the hint chooses the word; outside round-robin mode the search in that
 // word starts at bit 0; the walk then visits every word once, wrapping.
 //
-// Get never allocates memory and never panics. Memory ordering: acquire (see Sbitmap).
+// Get never allocates memory. It panics if hint is nil ("sbitmap: Get with nil
+// hint"). Memory ordering: acquire (see Sbitmap).
 func (s *Sbitmap) Get(hint *uint32) int {
+	if hint == nil {
+		panic("sbitmap: Get with nil hint")
+	}
 	depth := s.depth.Load()
 	h := *hint
 	if h >= depth {
@@ -83,7 +87,7 @@ func (s *Sbitmap) Get(hint *uint32) int {
 	}
 	sh := s.shift & 7 // always true; drops the compiler's shift guards
 	index := h >> sh
-	if mapNr := s.mapNr.Load(); !s.roundRobin && index < mapNr && index < uint32(len(s.words)) {
+	if mapNr := (depth + 1<<sh - 1) >> sh; !s.roundRobin && index < mapNr && index < uint32(len(s.words)) {
 		// The common case of __sbitmap_get outside round-robin mode, inline: the
 		// first __sbitmap_get_word on the hinted word, from bit 0, setting the
 		// first free bit with one compare-and-swap against the value the search
@@ -135,7 +139,8 @@ func (s *Sbitmap) getFrom(h uint32) int {
 	if s.roundRobin {
 		start = h & (1<<s.shift - 1)
 	}
-	if depth, mapNr := s.depth.Load(), s.mapNr.Load(); index < mapNr {
+	if depth := s.depth.Load(); index < s.wordsFor(depth) {
+		mapNr := s.wordsFor(depth)
 		wd := s.mapDepth(index, depth, mapNr)
 		if nr := getWord(&s.words[index].word, wd, start, !s.roundRobin); nr >= 0 {
 			return nr + int(index<<s.shift)
@@ -149,8 +154,11 @@ func (s *Sbitmap) getFrom(h uint32) int {
 // with Options.ShallowWholeBitmap, shallowDepth bits of the whole bitmap, split across
 // words. The in-word start always comes from the hint and the search wraps. Returns -1
 // if no eligible bit is free (always, if shallowDepth <= 0). Models
-// sbitmap_get_shallow. Never allocates, never panics.
+// sbitmap_get_shallow. Never allocates; panics if hint is nil.
 func (s *Sbitmap) GetShallow(hint *uint32, shallowDepth int) int {
+	if hint == nil {
+		panic("sbitmap: GetShallow with nil hint")
+	}
 	if shallowDepth <= 0 {
 		return -1
 	}
@@ -172,7 +180,8 @@ func (s *Sbitmap) GetShallow(hint *uint32, shallowDepth int) int {
 // findBit walks up to map_nr words from index, each limited to its first limit bits
 // (sbitmap_find_bit). Only the first word uses the in-word start.
 func (s *Sbitmap) findBit(limit, index, start uint32, wrap bool) int {
-	depth, mapNr := s.depth.Load(), s.mapNr.Load()
+	depth := s.depth.Load()
+	mapNr := s.wordsFor(depth)
 	if index >= mapNr {
 		index = 0
 	}
@@ -191,7 +200,8 @@ func (s *Sbitmap) findBit(limit, index, start uint32, wrap bool) int {
 
 // findBitWhole is findBit with a whole-bitmap shallow depth (the 2025 semantics).
 func (s *Sbitmap) findBitWhole(shallow, index, start uint32) int {
-	depth, mapNr := s.depth.Load(), s.mapNr.Load()
+	depth := s.depth.Load()
+	mapNr := s.wordsFor(depth)
 	if index >= mapNr {
 		index = 0
 	}
@@ -316,7 +326,7 @@ func (s *Sbitmap) deferredClear(w *sbWord, depth, start uint32, wrap bool) bool 
 		if w.cleared.Load() == 0 {
 			return false
 		}
-		foldCleared(w)
+		s.foldCleared(w)
 		return true
 	}
 	if w.cleared.Load() == 0 && !w.swapLock.held() {
@@ -327,16 +337,25 @@ func (s *Sbitmap) deferredClear(w *sbWord, depth, start uint32, wrap bool) bool 
 	if w.cleared.Load() == 0 {
 		return wordHasFree(w, depth, start, wrap)
 	}
-	foldCleared(w)
+	s.foldCleared(w)
 	return true
 }
 
 // foldCleared moves w's cleared bits back into the word: empty cleared, then clear
-// those bits in the word (the xchg and andnot of sbitmap_deferred_clear).
-func foldCleared(w *sbWord) {
+// those bits in the word (the xchg and andnot of sbitmap_deferred_clear). Bits at or
+// past the current depth (held across a shrinking Resize and freed since) are not
+// freed but moved to the reserved mask, so that a Get still working from the older,
+// larger depth cannot take them; they become free when a Resize brings the depth
+// back over them. The caller holds w's swap lock (except in the
+// UnlockedDeferredClear model), so the depth cannot change meanwhile.
+func (s *Sbitmap) foldCleared(w *sbWord) {
 	mask := w.cleared.Swap(0)
 	if testHookMidFold != nil {
 		testHookMidFold()
+	}
+	if beyond := mask & s.beyondMask(s.index(w), s.depth.Load()); beyond != 0 {
+		w.reserved.Or(beyond)
+		mask &^= beyond
 	}
 	w.word.And(^mask)
 }
@@ -364,16 +383,4 @@ func wordHasFree(w *sbWord, depth, start uint32, wrap bool) bool {
 		mask &^= wordMask(start)
 	}
 	return w.word.Load()&mask != mask
-}
-
-// foldAll folds the cleared mask of every allocated word (used by Resize).
-func (s *Sbitmap) foldAll() {
-	for i := range s.words {
-		w := &s.words[i]
-		w.swapLock.lock()
-		if w.cleared.Load() != 0 {
-			foldCleared(w)
-		}
-		w.swapLock.unlock()
-	}
 }

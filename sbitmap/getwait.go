@@ -30,9 +30,16 @@ var chanWaiterPool = sync.Pool{New: func() any {
 // scheme's batching still applies: with WakeGlobal, a sleeper is woken once enough
 // bits were freed while it waited (see WakeUp).
 //
+// With QueueOptions.HandOff, a Clear finding this goroutine queued hands it the freed
+// bit directly, so that neither the releaser nor a newcomer can take it back first.
+//
 // After warm-up GetWait allocates nothing: waiters and their channels are pooled.
+// It panics if hint is nil.
 // Memory ordering: acquire, as Get.
 func (q *Queue) GetWait(ctx context.Context, hint *uint32) (int, error) {
+	if hint == nil {
+		panic("sbitmap: GetWait with nil hint")
+	}
 	if nr := q.sb.Get(hint); nr >= 0 {
 		return nr, nil
 	}
@@ -46,11 +53,16 @@ func (q *Queue) getWaitSlow(ctx context.Context, hint *uint32) (int, error) {
 	}
 	cw := chanWaiterPool.Get().(*chanWaiter)
 	cw.w.q = nil
+	cw.w.handOff = q.handOff
+	cw.w.handed = 0
 	defer chanWaiterPool.Put(cw)
 	for {
 		q.PrepareWait(&cw.w, q.NextWaitQueue())
 		if nr := q.Get(hint); nr >= 0 {
 			q.finishChanWait(cw, false)
+			if b := cw.takeHanded(); b >= 0 {
+				q.Clear(b, nil) // handed over too late: pass it on
+			}
 			return nr, nil
 		}
 		woken := false
@@ -65,6 +77,9 @@ func (q *Queue) getWaitSlow(ctx context.Context, hint *uint32) (int, error) {
 			}
 		}
 		woken = q.finishChanWait(cw, woken)
+		if b := cw.takeHanded(); b >= 0 {
+			return b, nil // handed over by Clear (QueueOptions.HandOff); success wins
+		}
 		if nr := q.Get(hint); nr >= 0 {
 			return nr, nil
 		}
@@ -90,4 +105,12 @@ func (q *Queue) finishChanWait(cw *chanWaiter, consumed bool) bool {
 		<-cw.ch
 	}
 	return true
+}
+
+// takeHanded returns the bit a Clear handed to the waiter, or -1, and resets it. Call
+// only after finishChanWait: the wake-up that carried the bit happens before.
+func (cw *chanWaiter) takeHanded() int {
+	b := cw.w.handed - 1
+	cw.w.handed = 0
+	return b
 }

@@ -20,7 +20,7 @@ func waitUntil(cond func() bool) {
 
 func TestGetWaitFastPathAndCancelled(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	q, _ := sbitmap.NewQueue(1, sbitmap.QueueOptions{})
+	q, _ := sbitmap.NewQueue(1, sbitmap.QueueOptions{Options: sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: true}}})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var h uint32
@@ -41,7 +41,7 @@ func TestGetWaitBlocksUntilClear(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	for _, scheme := range []sbitmap.WakeScheme{sbitmap.WakeGlobal, sbitmap.WakeCountdown} {
 		t.Run(scheme.String(), func(t *testing.T) {
-			q, _ := sbitmap.NewQueue(4, sbitmap.QueueOptions{WakeScheme: scheme})
+			q, _ := sbitmap.NewQueue(4, sbitmap.QueueOptions{Options: sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: true, WakeScheme: scheme}}})
 			var h uint32
 			var held []int
 			for range 4 {
@@ -77,7 +77,7 @@ func TestGetWaitBlocksUntilClear(t *testing.T) {
 
 func TestGetWaitCancelWhileBlocked(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	q, _ := sbitmap.NewQueue(1, sbitmap.QueueOptions{})
+	q, _ := sbitmap.NewQueue(1, sbitmap.QueueOptions{Options: sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: true}}})
 	var h uint32
 	q.Get(&h)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -118,7 +118,7 @@ func (c *flagCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
 // x/sync/semaphore.
 func TestGetWaitGiveUpPassesWakeUpOn(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	q, _ := sbitmap.NewQueue(1, sbitmap.QueueOptions{})
+	q, _ := sbitmap.NewQueue(1, sbitmap.QueueOptions{Options: sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: true}}})
 	var h uint32
 	q.Get(&h) // the only bit stays held throughout
 	ctx := &flagCtx{Context: context.Background()}
@@ -149,7 +149,7 @@ func TestGetWaitGiveUpPassesWakeUpOn(t *testing.T) {
 }
 
 func TestNoAllocs(t *testing.T) {
-	q, _ := sbitmap.NewQueue(64, sbitmap.QueueOptions{})
+	q, _ := sbitmap.NewQueue(64, sbitmap.QueueOptions{Options: sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: true}}})
 	var h uint32
 	ctx := context.Background()
 	if n := testing.AllocsPerRun(1000, func() { q.Clear(q.Get(&h), &h) }); n != 0 {

@@ -26,14 +26,14 @@ func TestLivenessGetWait(t *testing.T) {
 		// before runs once all goroutines are started and the bitmap is full.
 		before func(q *sbitmap.Queue)
 	}{
-		{"R01/resize-while-waiting", 256, 16 + 256, sbitmap.QueueOptions{WakeScheme: sbitmap.WakeCountdown},
+		{"R01/resize-while-waiting", 256, 16 + 256, sbitmap.QueueOptions{Options: sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: true, WakeScheme: sbitmap.WakeCountdown}}},
 			func(q *sbitmap.Queue) { mustResizeQ(q, 4) }},
-		{"R04/depth-1-recalc", 1, 4, sbitmap.QueueOptions{RecalcEra: sbitmap.Recalc5_17, WakeScheme: sbitmap.WakeCountdown},
+		{"R04/depth-1-recalc", 1, 4, sbitmap.QueueOptions{Options: sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: true, RecalcEra: sbitmap.Recalc5_17, WakeScheme: sbitmap.WakeCountdown}}},
 			func(q *sbitmap.Queue) { q.RecalculateWakeBatch(2); q.RecalculateWakeBatch(1) }},
-		{"R04/depth-3-recalc", 3, 4, sbitmap.QueueOptions{},
+		{"R04/depth-3-recalc", 3, 4, sbitmap.QueueOptions{Options: sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: true}}},
 			func(q *sbitmap.Queue) { q.RecalculateWakeBatch(2); q.RecalculateWakeBatch(1) }},
-		{"R06/72-on-64", 64, 72, sbitmap.QueueOptions{}, nil},
-		{"R08/single-word", 64, 66, sbitmap.QueueOptions{Options: sbitmap.Options{Shift: 6}}, nil},
+		{"R06/72-on-64", 64, 72, sbitmap.QueueOptions{Options: sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: true}}}, nil},
+		{"R08/single-word", 64, 66, sbitmap.QueueOptions{Options: sbitmap.Options{Shift: 6, Kernel: sbitmap.KernelSwitches{CalculateShift: true}}}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			q, err := sbitmap.NewQueue(tc.depth, tc.opt)

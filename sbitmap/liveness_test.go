@@ -30,7 +30,7 @@ func parkAndDrain(t *testing.T, q *sbitmap.Queue, holders, waiters, nIO int) *ri
 func TestR01ResizeResetsWaitCounts(t *testing.T) {
 	for _, order := range []string{"park-then-resize", "resize-then-park"} {
 		t.Run("R01/"+order, func(t *testing.T) {
-			q, err := sbitmap.NewQueue(256, sbitmap.QueueOptions{WakeScheme: sbitmap.WakeCountdown})
+			q, err := sbitmap.NewQueue(256, sbitmap.QueueOptions{Options: sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: true, WakeScheme: sbitmap.WakeCountdown}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -70,7 +70,7 @@ func TestR01ResizeResetsWaitCounts(t *testing.T) {
 // Before 6c0ca7ae292a a resize left the countdowns at the old batch of 8, which at
 // most 4 in-flight bits cannot reach: the waiters sleep for ever with all bits free.
 func TestR01Before6c0ca7ae292a(t *testing.T) {
-	q, err := sbitmap.NewQueue(256, sbitmap.QueueOptions{WakeScheme: sbitmap.WakeCountdown, KeepWaitCntOnResize: true})
+	q, err := sbitmap.NewQueue(256, sbitmap.QueueOptions{Options: sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: true, WakeScheme: sbitmap.WakeCountdown, KeepWaitCntOnResize: true}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestR04Before10825410b956(t *testing.T) {
 
 func runR04(t *testing.T, era sbitmap.RecalcEra, scheme sbitmap.WakeScheme, depth, subs int) (stranded, wb int) {
 	t.Helper()
-	q, err := sbitmap.NewQueue(depth, sbitmap.QueueOptions{RecalcEra: era, WakeScheme: scheme})
+	q, err := sbitmap.NewQueue(depth, sbitmap.QueueOptions{Options: sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: true, RecalcEra: era, WakeScheme: scheme}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func runR04(t *testing.T, era sbitmap.RecalcEra, scheme sbitmap.WakeScheme, dept
 // complete and no more tasks arrive.
 func runR06(t *testing.T, oneQueuePerBatch bool) (woken, stranded, free int) {
 	t.Helper()
-	q, err := sbitmap.NewQueue(64, sbitmap.QueueOptions{WakeOneQueuePerBatch: oneQueuePerBatch})
+	q, err := sbitmap.NewQueue(64, sbitmap.QueueOptions{Options: sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: true, WakeOneQueuePerBatch: oneQueuePerBatch}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +218,7 @@ func TestR06Before106397376c03(t *testing.T) {
 func TestR06ClosedLoopDrain(t *testing.T) {
 	for _, completerFirst := range []bool{false, true} {
 		t.Run(fmt.Sprintf("R06/completer-first=%v", completerFirst), func(t *testing.T) {
-			q, _ := sbitmap.NewQueue(64, sbitmap.QueueOptions{})
+			q, _ := sbitmap.NewQueue(64, sbitmap.QueueOptions{Options: sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: true}}})
 			r := newRig(t, q, 72, 1<<30)
 			r.completerFirst = completerFirst
 			r.startAll()
@@ -242,7 +242,7 @@ func TestR06ClosedLoopDrain(t *testing.T) {
 // failed attempt means it sleeps; T1 then frees its bit, one free short of a batch.
 func runR08(t *testing.T, unlocked bool) (bit1, bit2 int, asleep bool, free int) {
 	t.Helper()
-	q, err := sbitmap.NewQueue(64, sbitmap.QueueOptions{Options: sbitmap.Options{Shift: 6, UnlockedDeferredClear: unlocked}})
+	q, err := sbitmap.NewQueue(64, sbitmap.QueueOptions{Options: sbitmap.Options{Shift: 6, Kernel: sbitmap.KernelSwitches{CalculateShift: true, UnlockedDeferredClear: unlocked}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,7 +317,7 @@ func TestR08Before72d04bdcf3f7(t *testing.T) {
 // lock-free check of deferredClear must also respect.
 func runR08FoldInFlight(t *testing.T, unlocked bool) (bit1, bit2 int, t2WaitedForFold bool) {
 	t.Helper()
-	sb, err := sbitmap.New(64, sbitmap.Options{Shift: 6, UnlockedDeferredClear: unlocked})
+	sb, err := sbitmap.New(64, sbitmap.Options{Shift: 6, Kernel: sbitmap.KernelSwitches{CalculateShift: true, UnlockedDeferredClear: unlocked}})
 	if err != nil {
 		t.Fatal(err)
 	}

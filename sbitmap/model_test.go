@@ -174,10 +174,10 @@ func (m *model) check(t fataler) {
 func TestModelRapid(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		depth := rapid.IntRange(1, 300).Draw(t, "depth")
-		opt := sbitmap.QueueOptions{}
+		opt := sbitmap.QueueOptions{Options: sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: true}}}
 		opt.Shift = rapid.IntRange(-1, 6).Draw(t, "shift")
 		opt.RoundRobin = rapid.Bool().Draw(t, "rr")
-		opt.ShallowWholeBitmap = rapid.Bool().Draw(t, "whole")
+		opt.Kernel.ShallowWholeBitmap = rapid.Bool().Draw(t, "whole")
 		q, err := sbitmap.NewQueue(depth, opt)
 		if err != nil {
 			t.Fatal(err)
@@ -187,7 +187,7 @@ func TestModelRapid(t *testing.T) {
 		t.Repeat(map[string]func(*rapid.T){
 			"get": func(t *rapid.T) { m.get(t, hint.Draw(t, "h")) },
 			"getShallow": func(t *rapid.T) {
-				m.getShallow(t, hint.Draw(t, "h"), rapid.IntRange(0, 70).Draw(t, "sd"), opt.ShallowWholeBitmap)
+				m.getShallow(t, hint.Draw(t, "h"), rapid.IntRange(0, 70).Draw(t, "sd"), opt.Kernel.ShallowWholeBitmap)
 			},
 			"put": func(t *rapid.T) { m.put(t, rapid.IntRange(0, 1000).Draw(t, "pick"), hint.Draw(t, "h")) },
 			"getBatch": func(t *rapid.T) {

@@ -3,6 +3,7 @@ package sbitmap
 import (
 	"fmt"
 	"math/bits"
+	"runtime"
 )
 
 // GetBatch allocates up to n contiguous bits (1 <= n <= 64) in one word and returns
@@ -13,12 +14,16 @@ import (
 // folded, and the first zero bit nr is taken as the start if nr+n fits the word; the
 // bits are set with one compare-and-swap and only those newly obtained are returned
 // (possibly fewer than n). The hint then moves as if bit offset+n-1 had been allocated.
-// Never allocates, never panics. Memory ordering: acquire.
+// Never allocates; panics if hint is nil. Memory ordering: acquire.
 func (s *Sbitmap) GetBatch(hint *uint32, n int) (offset int, mask uint64) {
+	if hint == nil {
+		panic("sbitmap: GetBatch with nil hint")
+	}
 	if s.roundRobin || n < 1 || n > BitsPerWord {
 		return 0, 0
 	}
-	depth, mapNr := s.depth.Load(), s.mapNr.Load()
+	depth := s.depth.Load()
+	mapNr := s.wordsFor(depth)
 	h := s.hintBeforeGet(hint, depth)
 	index := h >> s.shift
 	if index >= mapNr {
@@ -71,52 +76,134 @@ func (s *Sbitmap) foldWord(w *sbWord) {
 		return
 	}
 	if s.unlocked {
-		foldCleared(w)
+		s.foldCleared(w)
 		return
 	}
 	w.swapLock.lock()
-	foldCleared(w)
+	s.foldCleared(w)
 	w.swapLock.unlock()
 }
 
 // Resize changes the depth to depth bits without reallocating or changing the shift
-// (sbitmap_resize): every word's cleared mask is folded first, then the depth and word
-// count are set. Bits held at or beyond the new depth stay held and may still be freed
-// with Put. Errors: depth outside [1, Capacity()]. Memory ordering: sequentially
-// consistent; concurrent Gets see either the old or the new depth.
+// (sbitmap_resize, which folds every word's cleared mask and then sets depth and
+// map_nr). Errors: depth outside [1, Capacity()].
+//
+// In the kernel the queue is frozen around a resize, so no allocation runs
+// concurrently. Here Resize may run concurrently with every other method, with this
+// contract:
+//
+//   - Resize is linearizable: it takes effect at one instant during the call, the
+//     store of the new depth. Concurrent Resizes are serialised.
+//   - Every bit a Get, GetShallow, GetBatch or GetWait returns was free and below the
+//     depth in effect at the instant it was taken, even if that Get had read an older
+//     depth before a Resize ran: a shrinking Resize first reserves (sets, under every
+//     word's swap lock) each free bit at or past the new depth, and a growing one
+//     frees the bits it adds only after the new depth is stored.
+//   - Bits held at or past the new depth stay held by their owners. Put, Clear and
+//     ClearBatch of them work as for any held bit; a freed one is kept reserved, not
+//     made allocatable, until a Resize brings the depth back over it.
+//   - Weight counts held bits below the depth only; see Weight, AnySet and
+//     ForEachSet for what they observe during a Resize.
+//
+// With Options.UnlockedDeferredClear (a model of a kernel bug, in which the fold
+// takes no lock) the guarantees above do not hold for Gets concurrent with Resize.
+// Memory ordering: sequentially consistent.
 func (s *Sbitmap) Resize(depth int) error {
 	if depth < 1 || depth > int(s.capacity) {
 		return fmt.Errorf("sbitmap: resize depth %d out of range [1, %d]", depth, s.capacity)
 	}
-	s.foldAll()
-	s.depth.Store(uint32(depth))
-	s.mapNr.Store(s.wordsFor(uint32(depth)))
+	s.resizeMu.Lock()
+	defer s.resizeMu.Unlock()
+	d := uint32(depth)
+	for i := range s.words {
+		w := &s.words[i]
+		w.swapLock.lock()
+	}
+	// Bits to free: the cleared bits and earlier reservations below the new depth.
+	// They are freed only after the new depth is stored, so that no Get working
+	// from an older, smaller depth takes one.
+	for i := range s.words {
+		w := &s.words[i]
+		beyond := s.beyondMask(uint32(i), d)
+		back := w.cleared.Swap(0) | w.reserved.Load()
+		// Every bit past the new depth that is free in the word is reserved
+		// before the depth is stored; held ones stay held.
+		taken := w.word.Or(beyond)
+		w.reserved.Store(back&beyond | beyond&^taken)
+		w.pending = back &^ beyond
+	}
+	s.depth.Store(d)
+	for i := range s.words {
+		w := &s.words[i]
+		if w.pending != 0 {
+			w.word.And(^w.pending)
+			w.pending = 0
+		}
+		w.swapLock.unlock()
+	}
 	return nil
 }
 
 // Weight returns the number of bits held below the current depth: for every word in
 // use, its set bits minus its deferred-cleared bits, each counted within the word's
-// depth (sbitmap_weight). Bits still held beyond the depth after a shrinking Resize
-// are not counted. Memory ordering: relaxed snapshot; under concurrent use the result
-// may be stale and need not match any single instant.
+// depth (sbitmap_weight). Bits still held at or past the depth after a shrinking
+// Resize are not counted.
+//
+// Each word is counted from a consistent snapshot of that word (its bits, its
+// deferred-cleared bits and the depth, as of one instant, retried if a fold or a
+// Resize overlapped the reads), so for a one-word bitmap Weight is linearizable. For
+// several words the words are read at different instants: the sum is exact when the
+// bitmap is quiescent, and under concurrent use it need not match any single instant.
+// Never allocates.
 func (s *Sbitmap) Weight() int {
-	depth, mapNr := s.depth.Load(), s.mapNr.Load()
 	n := 0
-	for i := range mapNr {
-		w := &s.words[i]
-		m := wordMask(s.mapDepth(i, depth, mapNr))
-		n += bits.OnesCount64(w.word.Load()&m) - bits.OnesCount64(w.cleared.Load()&m)
+	for i := uint32(0); i < uint32(len(s.words)); i++ {
+		c, inUse := s.wordWeight(i)
+		if !inUse {
+			break
+		}
+		n += c
 	}
 	return n
 }
 
+// wordWeight returns the number of bits held below the depth in word i, and whether
+// word i is in use, from one consistent snapshot: the word's swap lock was free and
+// not taken meanwhile (its lock word counts acquisitions; folds, Resize and ClearBatch
+// run under it), and cleared did not grow between the reads. Since cleared only grows
+// outside the lock, it then held the same value at the instant word was loaded.
+func (s *Sbitmap) wordWeight(i uint32) (int, bool) {
+	w := &s.words[i]
+	for try := 0; ; try++ {
+		seq := w.swapLock.v.Load()
+		if seq&1 == 0 {
+			depth := s.depth.Load()
+			c1 := w.cleared.Load()
+			v := w.word.Load()
+			c2 := w.cleared.Load()
+			if c1 == c2 && w.swapLock.v.Load() == seq {
+				mapNr := s.wordsFor(depth)
+				if i >= mapNr {
+					return 0, false
+				}
+				m := wordMask(s.mapDepth(i, depth, mapNr))
+				return bits.OnesCount64(v&m) - bits.OnesCount64(c1&m), true
+			}
+		}
+		if try >= spinTries {
+			runtime.Gosched()
+		}
+	}
+}
+
 // AnySet reports whether any bit is held in the words in use, ignoring
 // deferred-cleared bits (sbitmap_any_bit_set). Unlike Weight it does not mask the
-// last word to the depth, as in the kernel. Memory ordering: relaxed snapshot.
+// last word to the depth, as in the kernel: a bit held past the depth in the last
+// word counts. Memory ordering: relaxed snapshot, word by word.
 func (s *Sbitmap) AnySet() bool {
-	for i := range s.mapNr.Load() {
+	for i := range s.wordsFor(s.depth.Load()) {
 		w := &s.words[i]
-		if w.word.Load()&^w.cleared.Load() != 0 {
+		if w.word.Load()&^w.cleared.Load()&^w.reserved.Load() != 0 {
 			return true
 		}
 	}
@@ -130,7 +217,8 @@ func (s *Sbitmap) AnySet() bool {
 // walk may or may not be visited. Memory ordering: each word is read atomically; a
 // visited bit's holder wrote before it was allocated, not necessarily since.
 func (s *Sbitmap) ForEachSet(start int, fn func(bit int) bool) {
-	depth, mapNr := s.depth.Load(), s.mapNr.Load()
+	depth := s.depth.Load()
+	mapNr := s.wordsFor(depth)
 	if start < 0 || start >= int(depth) {
 		start = 0
 	}
@@ -140,7 +228,7 @@ func (s *Sbitmap) ForEachSet(start int, fn func(bit int) bool) {
 		wd := s.mapDepth(index, depth, mapNr)
 		depthLeft := min(wd-nr, depth-scanned)
 		w := &s.words[index]
-		held := (w.word.Load() &^ w.cleared.Load()) & wordMask(nr+depthLeft) &^ wordMask(nr)
+		held := (w.word.Load() &^ w.cleared.Load() &^ w.reserved.Load()) & wordMask(nr+depthLeft) &^ wordMask(nr)
 		for held != 0 {
 			b := uint32(bits.TrailingZeros64(held))
 			held &= held - 1

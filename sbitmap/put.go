@@ -23,17 +23,29 @@ func (s *Sbitmap) tryDeferredClearBit(bit int) bool {
 	}
 	w := &s.words[uint32(bit)>>(s.shift&7)] // the masks drop the shift guards
 	m := uint64(1) << (uint32(bit) & (1<<s.shift - 1) & (BitsPerWord - 1))
-	if w.word.Load()&m == 0 || w.cleared.Load()&m != 0 {
+	if w.word.Load()&m == 0 || (w.cleared.Load()|w.reserved.Load())&m != 0 {
 		return false
 	}
 	w.cleared.Or(m)
 	return true
 }
 
+// held reports whether bit is in range and held: set in its word, neither
+// deferred-cleared nor reserved. Exact for a single goroutine, like
+// tryDeferredClearBit's check.
+func (s *Sbitmap) held(bit int) bool {
+	if uint(bit) >= uint(s.capacity) {
+		return false
+	}
+	w := &s.words[uint32(bit)>>s.shift]
+	m := uint64(1) << (uint32(bit) & (1<<s.shift - 1))
+	return w.word.Load()&m != 0 && (w.cleared.Load()|w.reserved.Load())&m == 0
+}
+
 // panicFree panics for a free (op) of a bit that is out of range or not held.
 func (s *Sbitmap) panicFree(op string, bit int) {
 	w, m := s.wordOf(op, bit) // panics if out of range
-	if w.word.Load()&m == 0 {
+	if w.word.Load()&m == 0 || w.reserved.Load()&m != 0 {
 		panic(fmt.Sprintf("sbitmap: %s of bit %d which is not held (depth %d)", op, bit, s.depth.Load()))
 	}
 	panic(fmt.Sprintf("sbitmap: %s of bit %d which is already freed (depth %d)", op, bit, s.depth.Load()))
@@ -93,14 +105,28 @@ func (s *Sbitmap) ClearBatch(bits []int) {
 }
 
 // clearWordBits clears mask from w.word, panicking if any of those bits was not held.
-// The cleared mask is checked first: once the word bits are cleared, another user may
-// allocate and free them at once.
+// It runs under w's swap lock, so that the depth cannot change meanwhile: bits at or
+// past the depth are moved to the reserved mask instead of being freed (see Resize).
+// The cleared and reserved masks are checked first: once the word bits are cleared,
+// another user may allocate and free them at once.
 func (s *Sbitmap) clearWordBits(w *sbWord, mask uint64) {
+	w.swapLock.lock()
 	if bad := mask & w.cleared.Load(); bad != 0 {
+		w.swapLock.unlock()
 		panic(fmt.Sprintf("sbitmap: ClearBatch of a bit which is already freed (word %d, mask %#x, depth %d)",
 			s.wordIndex(w), bad, s.depth.Load()))
 	}
-	old := w.word.And(^mask)
+	if bad := mask & w.reserved.Load(); bad != 0 {
+		w.swapLock.unlock()
+		panic(fmt.Sprintf("sbitmap: ClearBatch of a bit which is not held (word %d, mask %#x, depth %d)",
+			s.wordIndex(w), bad, s.depth.Load()))
+	}
+	beyond := mask & s.beyondMask(s.index(w), s.depth.Load())
+	old := w.word.And(^(mask &^ beyond))
+	if beyond != 0 {
+		w.reserved.Or(beyond & old)
+	}
+	w.swapLock.unlock()
 	if bad := mask &^ old; bad != 0 {
 		panic(fmt.Sprintf("sbitmap: ClearBatch of a bit which is not held (word %d, mask %#x, depth %d)",
 			s.wordIndex(w), bad, s.depth.Load()))

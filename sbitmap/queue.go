@@ -59,33 +59,33 @@ const (
 	Recalc5_17rc1
 )
 
-// QueueOptions configures a Queue. The zero value is the current kernel's behaviour.
+// QueueOptions configures a Queue: the bitmap's Options (including its
+// KernelSwitches, which also select the wake-up era) plus the Go-facing wake-up
+// settings. The zero value is the current kernel's behaviour on 64-bit words.
 type QueueOptions struct {
 	Options
 
-	// WakeScheme selects the wake-up scheme; default WakeGlobal (v6.2+).
-	WakeScheme WakeScheme
+	// WakeBatch overrides the wake batch: 0 (the default) computes it as the kernel
+	// does (CalcWakeBatch, recomputed by Resize, SetMinShallowDepth and
+	// RecalculateWakeBatch); 1..8 fixes it, and those calls leave it alone.
+	// WakeEveryFree (1) wakes a waiter on every freed bit. Allowed: [0, 8].
+	WakeBatch int
 
-	// WakeOneQueuePerBatch models WakeGlobal before 106397376c03 ("sbitmap: fix
-	// batching wakeup", v6.5-rc3): a batch stops after the first wait queue where
-	// anyone was woken, so with one sleeper per queue a batch of wake_batch frees
-	// wakes a single waiter (case R06, bad). Default false.
-	WakeOneQueuePerBatch bool
-
-	// KeepWaitCntOnResize models WakeCountdown before 6c0ca7ae292a ("sbitmap: fix
-	// wakeup hang after sbq resize", v4.10): changing wake_batch leaves every wait
-	// queue's countdown at its old value (case R01, bad). Default false: every
-	// countdown is reset to 1 when wake_batch changes.
-	KeepWaitCntOnResize bool
-
-	// RecalcEra selects the RecalculateWakeBatch formula; default Recalc6_2.
-	RecalcEra RecalcEra
+	// HandOff makes Clear hand a freed bit directly to a goroutine waiting in
+	// GetWait, if one is queued: the bit stays allocated and changes owner, so the
+	// releaser (or any other Get) cannot take it back before the woken waiter
+	// runs. Without a GetWait waiter queued, Clear frees the bit as usual. Not in
+	// the kernel, whose waiters retry the allocation when woken. Default false.
+	HandOff bool
 
 	// MinShallowDepth is the smallest shallow depth the caller will pass to
 	// GetShallow (sbitmap_queue_min_shallow_depth); 0 means no shallow use. It
 	// lowers wake_batch so that shallow allocators are woken. Allowed: [0, depth].
 	MinShallowDepth int
 }
+
+// WakeEveryFree is the QueueOptions.WakeBatch that wakes one waiter per freed bit.
+const WakeEveryFree = 1
 
 // waitState is one wait queue (struct sbq_wait_state): a lock-protected intrusive
 // list of waiters and, in the countdown scheme, its wait_cnt.
@@ -153,6 +153,8 @@ type Queue struct {
 	oneQueueBatch bool
 	keepWaitCnt   bool
 	recalcEra     RecalcEra
+	fixedBatch    uint32 // QueueOptions.WakeBatch; 0 = computed
+	handOff       bool
 
 	ws [WaitQueues]waitState
 }
@@ -164,24 +166,33 @@ func NewQueue(depth int, opt QueueOptions) (*Queue, error) {
 	if err := q.sb.init(depth, opt.Options); err != nil {
 		return nil, err
 	}
-	if opt.WakeScheme != WakeGlobal && opt.WakeScheme != WakeCountdown {
-		return nil, fmt.Errorf("sbitmap: wake scheme %d out of range [%d, %d]", opt.WakeScheme, WakeGlobal, WakeCountdown)
+	k := opt.Kernel
+	if k.WakeScheme != WakeGlobal && k.WakeScheme != WakeCountdown {
+		return nil, fmt.Errorf("sbitmap: wake scheme %d out of range [%d, %d]", k.WakeScheme, WakeGlobal, WakeCountdown)
 	}
-	if opt.RecalcEra < Recalc6_2 || opt.RecalcEra > Recalc5_17rc1 {
-		return nil, fmt.Errorf("sbitmap: recalc era %d out of range [%d, %d]", opt.RecalcEra, Recalc6_2, Recalc5_17rc1)
+	if k.RecalcEra < Recalc6_2 || k.RecalcEra > Recalc5_17rc1 {
+		return nil, fmt.Errorf("sbitmap: recalc era %d out of range [%d, %d]", k.RecalcEra, Recalc6_2, Recalc5_17rc1)
+	}
+	if opt.WakeBatch < 0 || opt.WakeBatch > MaxWakeBatch {
+		return nil, fmt.Errorf("sbitmap: wake batch %d out of range [0, %d] (0 = the kernel's rule)", opt.WakeBatch, MaxWakeBatch)
 	}
 	if opt.MinShallowDepth < 0 || opt.MinShallowDepth > depth {
 		return nil, fmt.Errorf("sbitmap: min shallow depth %d out of range [0, %d] (0 = none)", opt.MinShallowDepth, depth)
 	}
-	q.scheme = opt.WakeScheme
-	q.oneQueueBatch = opt.WakeOneQueuePerBatch
-	q.keepWaitCnt = opt.KeepWaitCntOnResize
-	q.recalcEra = opt.RecalcEra
+	q.scheme = k.WakeScheme
+	q.oneQueueBatch = k.WakeOneQueuePerBatch
+	q.keepWaitCnt = k.KeepWaitCntOnResize
+	q.recalcEra = k.RecalcEra
+	q.fixedBatch = uint32(opt.WakeBatch)
+	q.handOff = opt.HandOff
 	q.minShallowDepth.Store(math.MaxUint32)
 	if opt.MinShallowDepth > 0 {
 		q.minShallowDepth.Store(uint32(opt.MinShallowDepth))
 	}
 	wb := q.calcWakeBatch(uint32(depth))
+	if q.fixedBatch != 0 {
+		wb = q.fixedBatch
+	}
 	q.wakeBatch.Store(wb)
 	for i := range q.ws {
 		q.ws[i].waitCnt.Store(int32(wb))
@@ -261,7 +272,7 @@ func RecalcWakeBatch(era RecalcEra, depth, users int) int {
 // every countdown to 1 (6c0ca7ae292a) unless KeepWaitCntOnResize
 // (sbitmap_queue_update_wake_batch).
 func (q *Queue) updateWakeBatch(wb uint32) {
-	if q.wakeBatch.Load() == wb {
+	if q.fixedBatch != 0 || q.wakeBatch.Load() == wb {
 		return
 	}
 	q.wakeBatch.Store(wb)
@@ -276,6 +287,9 @@ func (q *Queue) updateWakeBatch(wb uint32) {
 // with the formula of the queue's RecalcEra (sbitmap_queue_recalculate_wake_batch,
 // called by blk-mq when the number of active queues changes). users < 1 counts as 1.
 func (q *Queue) RecalculateWakeBatch(users int) {
+	if q.fixedBatch != 0 {
+		return
+	}
 	wb := uint32(RecalcWakeBatch(q.recalcEra, q.sb.Depth(), users))
 	if q.recalcEra == Recalc6_2 {
 		q.wakeBatch.Store(wb) // the v6.2 text writes the batch directly
@@ -298,13 +312,24 @@ func (q *Queue) SetMinShallowDepth(d int) error {
 
 // Resize changes the depth (sbitmap_queue_resize): the wake batch is recomputed for the
 // new depth (resetting countdowns, see KeepWaitCntOnResize), then the bitmap is resized
-// without reallocation. Errors: depth outside [1, Capacity()].
+// without reallocation, with the concurrency contract of Sbitmap.Resize. When the
+// depth grows by n bits and anyone waits, up to n exclusive waiters are then woken
+// (WakeWaiters(n)), so that a GetWait asleep on the smaller depth retries; the kernel
+// needs no such wake-up because it freezes the queue, so nobody waits, around a
+// resize. Errors: depth outside [1, Capacity()].
 func (q *Queue) Resize(depth int) error {
 	if depth < 1 || depth > q.sb.Capacity() {
 		return fmt.Errorf("sbitmap: resize depth %d out of range [1, %d]", depth, q.sb.Capacity())
 	}
+	old := q.sb.Depth()
 	q.updateWakeBatch(q.calcWakeBatch(uint32(depth)))
-	return q.sb.Resize(depth)
+	if err := q.sb.Resize(depth); err != nil {
+		return err
+	}
+	if depth > old {
+		q.WakeWaiters(depth - old)
+	}
+	return nil
 }
 
 // Get allocates a bit; see Sbitmap.Get (__sbitmap_queue_get). Returns -1 if none is
@@ -328,9 +353,16 @@ func (q *Queue) GetBatch(hint *uint32, n int) (offset int, mask uint64) {
 // wake callbacks synchronously, with no lock held), then sets *hint = bit outside
 // round-robin mode if bit < Depth(). hint should be the allocating user's hint (the
 // kernel passes the CPU recorded at allocation); it may be nil. Models
-// sbitmap_queue_clear. Panics as Sbitmap.Put does. Never allocates. Memory ordering:
-// release, and the free is visible before waiters are checked.
+// sbitmap_queue_clear. With QueueOptions.HandOff and a GetWait waiter queued, the bit
+// is instead handed to that waiter (see handOffBit). Panics as Sbitmap.Put does. Never
+// allocates. Memory ordering: release, and the free is visible before waiters are
+// checked; a handed-over bit's new owner sees everything the releaser did before
+// Clear.
 func (q *Queue) Clear(bit int, hint *uint32) {
+	if q.handOff && q.wsActive.Load() != 0 && q.handOffBit(bit) {
+		q.sb.updateHint(hint, bit)
+		return
+	}
 	if !q.sb.tryDeferredClearBit(bit) {
 		q.sb.panicFree("Clear", bit)
 	}
@@ -350,4 +382,43 @@ func (q *Queue) ClearBatch(bits []int, hint *uint32) {
 	q.sb.ClearBatch(bits)
 	q.WakeUp(len(bits))
 	q.sb.updateHint(hint, bits[len(bits)-1])
+}
+
+// handOffBit hands bit, which the caller holds, to the first queued waiter that
+// accepts a hand-off (a GetWait waiter; not a hook or a callback Waiter), searching
+// the wait queues from wake_index: the waiter is unlinked, given the bit, and woken
+// (its Wake runs with no lock held). The bit stays set, so no other Get can take it
+// meanwhile. It reports false, changing nothing, if no such waiter is queued or bit
+// lies at or past the depth (a bit held across a shrinking Resize is freed, not
+// handed on); it panics as Clear does if bit is not held.
+func (q *Queue) handOffBit(bit int) bool {
+	if !q.sb.held(bit) {
+		q.sb.panicFree("Clear", bit)
+	}
+	if uint32(bit) >= q.sb.depth.Load() {
+		return false
+	}
+	idx := q.wakeIndex.Load()
+	for range WaitQueues {
+		ws := &q.ws[idx]
+		idx = (idx + 1) % WaitQueues
+		if ws.length() == 0 {
+			continue
+		}
+		ws.lock()
+		for w := ws.head; w != nil; w = w.next {
+			if w.handOff && !w.hook {
+				q.unlinkLocked(ws, w)
+				w.handed = bit + 1
+				ws.unlock()
+				if idx != q.wakeIndex.Load() {
+					q.wakeIndex.Store(idx)
+				}
+				w.Wake(w)
+				return true
+			}
+		}
+		ws.unlock()
+	}
+	return false
 }

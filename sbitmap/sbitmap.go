@@ -3,6 +3,7 @@ package sbitmap
 import (
 	"fmt"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -25,19 +26,40 @@ const MaxDepth = 1 << 24
 // value selects the kernel's default rule.
 const ShiftZero = -1
 
-// Options configures an Sbitmap. The zero value is the current kernel's behaviour.
+// Options configures an Sbitmap: the settings a Go program chooses. The zero value
+// is a bitmap of 64-bit words in the default (hinted, not round-robin) order, with the
+// current kernel's behaviour. The switches that reproduce the behaviour of older
+// kernels, including their bugs, are in Kernel, which Go programs leave zero.
 //
 // Models the arguments of sbitmap_init_node (lib/sbitmap.c): shift and round_robin.
 type Options struct {
 	// Shift is log2 of the bits per word: 1..6, or ShiftZero for one bit per word.
-	// 0 selects the kernel's default rule (ShiftOf(depth), which aims for at least
-	// four words). Allowed range: [-1, 6].
+	// 0 selects the default: 64-bit words (shift 6), so a depth up to 64 is one
+	// word; with Kernel.CalculateShift, the kernel's rule instead (ShiftOf(depth),
+	// which aims for at least four words). Allowed range: [-1, 6].
 	Shift int
 
 	// RoundRobin forces strictly increasing allocation order (the kernel's
 	// round_robin / BLK_MQ_F_TAG_RR): the in-word part of the hint is used as the
 	// search start, and the search does not wrap inside a word.
 	RoundRobin bool
+
+	// Kernel holds the kernel-history switches; the zero value is the current
+	// kernel. See KernelSwitches.
+	Kernel KernelSwitches
+}
+
+// KernelSwitches select the behaviour of a particular kernel release where lib/sbitmap.c
+// changed, so that the simulator can reproduce a kernel as it was, including bugs since
+// fixed. Each switch is named after, and documents, the kernel commit it models. The
+// zero value is the current (fixed) behaviour; a Go program using the allocator has no
+// reason to set any of them. The wake-up switches (WakeScheme, WakeOneQueuePerBatch,
+// KeepWaitCntOnResize, RecalcEra) apply to a Queue only and are ignored by New.
+type KernelSwitches struct {
+	// CalculateShift makes Options.Shift 0 select the kernel's shift rule
+	// (sbitmap_calculate_shift, see ShiftOf) rather than 64-bit words, as
+	// sbitmap_init_node(..., shift = -1, ...) does for blk-mq's tag bitmaps.
+	CalculateShift bool
 
 	// ShallowWholeBitmap makes GetShallow's shallowDepth a limit over the whole
 	// bitmap (the 2025 Yu Kuai series "convert shallow_depth from one word to the
@@ -51,8 +73,31 @@ type Options struct {
 	// due to race on sbitmap_word::cleared", 2024): the fold of the cleared mask is
 	// not atomic with respect to another searcher's check, and a searcher that finds
 	// cleared empty gives up on the word without re-checking it (case R08, bad).
-	// Default false: the fixed behaviour.
+	// Default false: the fixed behaviour. Resize's concurrency contract does not
+	// hold in this mode.
 	UnlockedDeferredClear bool
+
+	// WakeScheme selects the wake-up scheme of a Queue by era; default WakeGlobal
+	// (v6.2+, 4f8126bb2308 "sbitmap: Use single per-bitmap counting to wake up
+	// queued tags"); WakeCountdown is the v4.10–v6.1 per-queue wait_cnt.
+	WakeScheme WakeScheme
+
+	// WakeOneQueuePerBatch models WakeGlobal before 106397376c03 ("sbitmap: fix
+	// batching wakeup", v6.5-rc3): a batch stops after the first wait queue where
+	// anyone was woken, so with one sleeper per queue a batch of wake_batch frees
+	// wakes a single waiter (case R06, bad). Default false.
+	WakeOneQueuePerBatch bool
+
+	// KeepWaitCntOnResize models WakeCountdown before 6c0ca7ae292a ("sbitmap: fix
+	// wakeup hang after sbq resize", v4.10): changing wake_batch leaves every wait
+	// queue's countdown at its old value (case R01, bad). Default false: every
+	// countdown is reset to 1 when wake_batch changes.
+	KeepWaitCntOnResize bool
+
+	// RecalcEra selects the formula of RecalculateWakeBatch by era
+	// (180dccb0dba4 as merged in v5.17-rc1, its fix 10825410b956, and the v6.2
+	// text); default Recalc6_2.
+	RecalcEra RecalcEra
 }
 
 // cacheLine is the cache-line size in bytes (the size of cpu.CacheLinePad).
@@ -68,10 +113,19 @@ type sbWord struct {
 	_    [cacheLine - unsafe.Sizeof(atomic.Uint64{})]byte
 	// cleared holds bits freed but not yet folded back into word.
 	cleared atomic.Uint64
+	// reserved holds the bits at or past the depth that are set in word only so
+	// that no Get working from an older, larger depth can take them (see
+	// Resize). Written under swapLock. Not part of the kernel's struct: there the
+	// queue is frozen around a resize.
+	reserved atomic.Uint64
+	// pending holds, during a Resize, the bits it will free once the new depth
+	// is stored. Guarded by swapLock.
+	pending uint64
 	// swapLock makes the fold of cleared atomic with the "is the word really
-	// full" check (the per-word lock of 72d04bdcf3f7).
+	// full" check (the per-word lock of 72d04bdcf3f7). Resize holds every word's
+	// lock while it changes the depth.
 	swapLock spinLock
-	_        [cacheLine - unsafe.Sizeof(atomic.Uint64{}) - unsafe.Sizeof(spinLock{})]byte
+	_        [cacheLine - 3*unsafe.Sizeof(atomic.Uint64{}) - unsafe.Sizeof(spinLock{})]byte
 }
 
 // Sbitmap is a scalable bitmap allocator: a fixed set of bits, each of which is either
@@ -91,8 +145,10 @@ type sbWord struct {
 //
 // An Sbitmap must not be copied after first use.
 type Sbitmap struct {
-	depth      atomic.Uint32 // current depth in bits (sb->depth)
-	mapNr      atomic.Uint32 // words in use (sb->map_nr)
+	// depth is the current depth in bits (sb->depth). The number of words in use
+	// (sb->map_nr) is derived from it, so one load gives a consistent pair.
+	depth      atomic.Uint32
+	resizeMu   sync.Mutex // serialises Resize
 	shift      uint32
 	capacity   uint32 // depth allocated at construction; Resize may not exceed it
 	roundRobin bool
@@ -133,10 +189,12 @@ func checkDepth(depth int) error {
 	return nil
 }
 
-func resolveShift(depth, shift int) (uint32, error) {
+func resolveShift(depth, shift int, kernelRule bool) (uint32, error) {
 	switch {
-	case shift == 0:
+	case shift == 0 && kernelRule:
 		return uint32(ShiftOf(depth)), nil
+	case shift == 0:
+		return MaxShift, nil
 	case shift == ShiftZero:
 		return 0, nil
 	case shift < ShiftZero || shift > MaxShift:
@@ -150,25 +208,40 @@ func (s *Sbitmap) init(depth int, opt Options) error {
 	if err := checkDepth(depth); err != nil {
 		return err
 	}
-	shift, err := resolveShift(depth, opt.Shift)
+	shift, err := resolveShift(depth, opt.Shift, opt.Kernel.CalculateShift)
 	if err != nil {
 		return err
 	}
 	s.shift = shift
 	s.capacity = uint32(depth)
 	s.roundRobin = opt.RoundRobin
-	s.shallowAll = opt.ShallowWholeBitmap
-	s.unlocked = opt.UnlockedDeferredClear
+	s.shallowAll = opt.Kernel.ShallowWholeBitmap
+	s.unlocked = opt.Kernel.UnlockedDeferredClear
 	nr := s.wordsFor(uint32(depth))
 	s.words = make([]sbWord, nr)
 	s.depth.Store(uint32(depth))
-	s.mapNr.Store(nr)
 	return nil
 }
 
 // wordsFor returns ceil(depth / 2^shift) (the kernel's map_nr).
 func (s *Sbitmap) wordsFor(depth uint32) uint32 {
 	return (depth + (1 << s.shift) - 1) >> s.shift
+}
+
+// beyondMask returns the bits of word index that lie at or past depth: all of them
+// for a word past the last one in use, none for a word wholly below depth.
+func (s *Sbitmap) beyondMask(index, depth uint32) uint64 {
+	base := index << s.shift
+	usable := uint32(0)
+	if depth > base {
+		usable = min(depth-base, 1<<s.shift)
+	}
+	return wordMask(1<<s.shift) &^ wordMask(usable)
+}
+
+// index returns the index of w in s.words.
+func (s *Sbitmap) index(w *sbWord) uint32 {
+	return uint32((uintptr(unsafe.Pointer(w)) - uintptr(unsafe.Pointer(&s.words[0]))) / unsafe.Sizeof(sbWord{}))
 }
 
 // Depth returns the current depth in bits (sb->depth).
@@ -202,17 +275,23 @@ func wordMask(depth uint32) uint64 {
 }
 
 // spinLock is the word's swap_lock: a test-and-set lock whose state a reader can
-// load, standing in for the kernel's raw spinlock. The critical sections it guards
-// are two atomic instructions long, so a waiter spins briefly and then yields the
-// processor (rather than parking) until the holder is done.
+// load, standing in for the kernel's raw spinlock. The lock word counts: it is odd
+// while held and grows by two with every acquisition, so a reader that loads the same
+// even value before and after some reads knows that no critical section ran in
+// between (Weight's snapshot). The critical sections it guards are a few atomic
+// instructions long, so a waiter spins briefly and then yields the processor (rather
+// than parking) until the holder is done.
 type spinLock struct{ v atomic.Uint32 }
 
 func (l *spinLock) lock() {
-	for !l.v.CompareAndSwap(0, 1) {
+	for {
+		if v := l.v.Load(); v&1 == 0 && l.v.CompareAndSwap(v, v+1) {
+			return
+		}
 		if testHookSpin != nil {
 			testHookSpin()
 		}
-		for i := 0; l.v.Load() != 0; i++ {
+		for i := 0; l.v.Load()&1 != 0; i++ {
 			if i >= spinTries {
 				runtime.Gosched()
 			}
@@ -229,7 +308,8 @@ const spinTries = 64
 // (export_test.go).
 var testHookSpin func()
 
-func (l *spinLock) unlock() { l.v.Store(0) }
+// unlock releases the lock (only its holder writes the lock word meanwhile).
+func (l *spinLock) unlock() { l.v.Store(l.v.Load() + 1) }
 
 // held reports whether the lock is held at the instant of the load.
-func (l *spinLock) held() bool { return l.v.Load() != 0 }
+func (l *spinLock) held() bool { return l.v.Load()&1 != 0 }

@@ -21,8 +21,8 @@ func mustNew(t testing.TB, depth int, opt sbitmap.Options) *sbitmap.Sbitmap {
 // Non-RR: the hint chooses the word and the search in it starts at bit 0; the hint
 // moves only when the hinted bit itself was taken (§1.2 steps 2 and 5).
 func TestGetNonRRSearchAndHint(t *testing.T) {
-	sb := mustNew(t, 64, sbitmap.Options{}) // shift 4: words of 16
-	hint := uint32(37)                      // word 2, in-word 5
+	sb := mustNew(t, 64, sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: true}}) // shift 4: words of 16
+	hint := uint32(37)                                                                          // word 2, in-word 5
 	type step struct{ bit, hint int }
 	var got []step
 	for range 3 {
@@ -43,7 +43,7 @@ func TestGetNonRRSearchAndHint(t *testing.T) {
 	if b := sb.Get(&hint); b != 48 || hint != 62 {
 		t.Errorf("Get with hint 62 = bit %d hint %d, want 48 and 62", b, hint)
 	}
-	sb2 := mustNew(t, 64, sbitmap.Options{})
+	sb2 := mustNew(t, 64, sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: true}})
 	hint = 48
 	if b := sb2.Get(&hint); b != 48 || hint != 49 {
 		t.Errorf("got %d/%d", b, hint)
@@ -58,7 +58,7 @@ func TestGetNonRRSearchAndHint(t *testing.T) {
 }
 
 func TestGetRoundRobin(t *testing.T) {
-	sb := mustNew(t, 16, sbitmap.Options{RoundRobin: true})
+	sb := mustNew(t, 16, sbitmap.Options{RoundRobin: true, Kernel: sbitmap.KernelSwitches{CalculateShift: true}})
 	var hint uint32
 	if h := sb.InitHint(99); h != 0 {
 		t.Errorf("RR InitHint = %d, want 0", h)
@@ -80,7 +80,7 @@ func TestGetRoundRobin(t *testing.T) {
 // A freed bit stays invisible to the search until its word is found full, while
 // Weight sees it free at once (§1.4).
 func TestDeferredClearVisibility(t *testing.T) {
-	sb := mustNew(t, 8, sbitmap.Options{Shift: 3})
+	sb := mustNew(t, 8, sbitmap.Options{Shift: 3, Kernel: sbitmap.KernelSwitches{CalculateShift: true}})
 	var hint uint32
 	for range 4 {
 		sb.Get(&hint)
@@ -105,7 +105,7 @@ func TestDeferredClearVisibility(t *testing.T) {
 
 func TestShallowPerWordAndWhole(t *testing.T) {
 	// Per word: depth 64 shift 4 (4 words of 16), shallow 2: bits 0,1,16,17,32,33,48,49.
-	sb := mustNew(t, 64, sbitmap.Options{})
+	sb := mustNew(t, 64, sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: true}})
 	var hint uint32
 	var got []int
 	for {
@@ -119,7 +119,7 @@ func TestShallowPerWordAndWhole(t *testing.T) {
 		t.Errorf("per-word shallow (-want +got):\n%s", diff)
 	}
 	// Whole bitmap: shallow 10 over 64 bits gives 10 bits in all.
-	sb = mustNew(t, 64, sbitmap.Options{ShallowWholeBitmap: true})
+	sb = mustNew(t, 64, sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: true, ShallowWholeBitmap: true}})
 	hint = 0
 	n := 0
 	for sb.GetShallow(&hint, 10) >= 0 {
@@ -134,7 +134,7 @@ func TestShallowPerWordAndWhole(t *testing.T) {
 }
 
 func TestGetBatch(t *testing.T) {
-	sb := mustNew(t, 64, sbitmap.Options{}) // words of 16
+	sb := mustNew(t, 64, sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: true}}) // words of 16
 	var hint uint32
 	off, mask := sb.GetBatch(&hint, 4)
 	if off != 0 || mask != 0xf {
@@ -149,14 +149,14 @@ func TestGetBatch(t *testing.T) {
 	if w := sb.Weight(); w != 1+13 {
 		t.Errorf("Weight after ClearBatch = %d, want 14", w)
 	}
-	rr := mustNew(t, 64, sbitmap.Options{RoundRobin: true})
+	rr := mustNew(t, 64, sbitmap.Options{RoundRobin: true, Kernel: sbitmap.KernelSwitches{CalculateShift: true}})
 	if _, m := rr.GetBatch(&hint, 2); m != 0 {
 		t.Errorf("RR GetBatch = %#x, want 0", m)
 	}
 }
 
 func TestForEachSetWrap(t *testing.T) {
-	sb := mustNew(t, 56, sbitmap.Options{}) // shift 3: 7 words of 8
+	sb := mustNew(t, 56, sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: true}}) // shift 3: 7 words of 8
 	var hint uint32
 	for range 56 {
 		sb.Get(&hint)
@@ -183,7 +183,7 @@ func TestForEachSetWrap(t *testing.T) {
 }
 
 func TestResizeNoRealloc(t *testing.T) {
-	q, _ := sbitmap.NewQueue(64, sbitmap.QueueOptions{})
+	q, _ := sbitmap.NewQueue(64, sbitmap.QueueOptions{Options: sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: true}}})
 	var hint uint32
 	held := []int{}
 	for range 64 {
@@ -215,32 +215,32 @@ func TestConstructorErrors(t *testing.T) {
 		opt   sbitmap.QueueOptions
 		want  string
 	}{
-		{"depth-0", 0, sbitmap.QueueOptions{}, "depth 0 out of range [1, 16777216]"},
-		{"depth-negative", -3, sbitmap.QueueOptions{}, "depth -3 out of range"},
-		{"depth-too-large", sbitmap.MaxDepth + 1, sbitmap.QueueOptions{}, "depth 16777217 out of range"},
-		{"shift-7", 64, sbitmap.QueueOptions{Options: sbitmap.Options{Shift: 7}}, "shift 7 out of range [1, 6]"},
-		{"shift-minus-2", 64, sbitmap.QueueOptions{Options: sbitmap.Options{Shift: -2}}, "shift -2 out of range"},
-		{"scheme", 64, sbitmap.QueueOptions{WakeScheme: 5}, "wake scheme 5 out of range [0, 1]"},
-		{"era", 64, sbitmap.QueueOptions{RecalcEra: -1}, "recalc era -1 out of range [0, 2]"},
-		{"min-shallow", 64, sbitmap.QueueOptions{MinShallowDepth: 65}, "min shallow depth 65 out of range [0, 64]"},
+		{"depth-0", 0, sbitmap.QueueOptions{Options: sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: true}}}, "depth 0 out of range [1, 16777216]"},
+		{"depth-negative", -3, sbitmap.QueueOptions{Options: sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: true}}}, "depth -3 out of range"},
+		{"depth-too-large", sbitmap.MaxDepth + 1, sbitmap.QueueOptions{Options: sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: true}}}, "depth 16777217 out of range"},
+		{"shift-7", 64, sbitmap.QueueOptions{Options: sbitmap.Options{Shift: 7, Kernel: sbitmap.KernelSwitches{CalculateShift: true}}}, "shift 7 out of range [1, 6]"},
+		{"shift-minus-2", 64, sbitmap.QueueOptions{Options: sbitmap.Options{Shift: -2, Kernel: sbitmap.KernelSwitches{CalculateShift: true}}}, "shift -2 out of range"},
+		{"scheme", 64, sbitmap.QueueOptions{Options: sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: true, WakeScheme: 5}}}, "wake scheme 5 out of range [0, 1]"},
+		{"era", 64, sbitmap.QueueOptions{Options: sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: true, RecalcEra: -1}}}, "recalc era -1 out of range [0, 2]"},
+		{"min-shallow", 64, sbitmap.QueueOptions{Options: sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: true}}, MinShallowDepth: 65}, "min shallow depth 65 out of range [0, 64]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := sbitmap.NewQueue(tc.depth, tc.opt)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("NewQueue error = %v, want it to contain %q", err, tc.want)
 			}
-			if tc.opt.WakeScheme == 0 && tc.opt.RecalcEra == 0 && tc.opt.MinShallowDepth == 0 {
+			if tc.opt.Kernel.WakeScheme == 0 && tc.opt.Kernel.RecalcEra == 0 && tc.opt.MinShallowDepth == 0 {
 				if _, err := sbitmap.New(tc.depth, tc.opt.Options); err == nil {
 					t.Errorf("New accepted %s", tc.name)
 				}
 			}
 		})
 	}
-	q, _ := sbitmap.NewQueue(8, sbitmap.QueueOptions{})
+	q, _ := sbitmap.NewQueue(8, sbitmap.QueueOptions{Options: sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: true}}})
 	if err := q.SetMinShallowDepth(0); err == nil || !strings.Contains(err.Error(), "min shallow depth 0 out of range [1, 8]") {
 		t.Errorf("SetMinShallowDepth(0) error = %v", err)
 	}
-	sb, err := sbitmap.New(1, sbitmap.Options{Shift: sbitmap.ShiftZero})
+	sb, err := sbitmap.New(1, sbitmap.Options{Shift: sbitmap.ShiftZero, Kernel: sbitmap.KernelSwitches{CalculateShift: true}})
 	if err != nil || sb.Shift() != 0 {
 		t.Errorf("ShiftZero: %v, shift %d", err, sb.Shift())
 	}
@@ -265,7 +265,7 @@ func TestMisusePanics(t *testing.T) {
 		{"wait-queue-index", func(q *sbitmap.Queue) { q.PrepareWait(&sbitmap.Waiter{}, 8) }, "wait queue 8 out of range [0, 8)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			q, _ := sbitmap.NewQueue(8, sbitmap.QueueOptions{})
+			q, _ := sbitmap.NewQueue(8, sbitmap.QueueOptions{Options: sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: true}}})
 			defer func() {
 				r := recover()
 				if s := fmt.Sprint(r); r == nil || !strings.Contains(s, tc.want) {

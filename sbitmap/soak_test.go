@@ -42,8 +42,8 @@ func TestSoakQueue(t *testing.T) {
 	rounds := 0
 	for ; rounds == 0 || time.Now().Before(end); rounds++ {
 		depth := 1 + rng.IntN(300)
-		opt := sbitmap.QueueOptions{Options: sbitmap.Options{Shift: rng.IntN(7), RoundRobin: rng.IntN(2) == 0},
-			WakeScheme: sbitmap.WakeScheme(rng.IntN(2))}
+		opt := sbitmap.QueueOptions{Options: sbitmap.Options{Shift: rng.IntN(7), RoundRobin: rng.IntN(2) == 0,
+			Kernel: sbitmap.KernelSwitches{CalculateShift: true, WakeScheme: sbitmap.WakeScheme(rng.IntN(2))}}}
 		name := fmt.Sprintf("round %d depth %d %+v", rounds, depth, opt)
 		q, err := sbitmap.NewQueue(depth, opt)
 		if err != nil {

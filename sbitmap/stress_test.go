@@ -46,7 +46,7 @@ func TestStressNoDoubleOwnership(t *testing.T) {
 	for _, depth := range stressDepths {
 		for _, rr := range []bool{false, true} {
 			t.Run(fmt.Sprintf("depth=%d/rr=%v", depth, rr), func(t *testing.T) {
-				q, err := sbitmap.NewQueue(depth, sbitmap.QueueOptions{Options: sbitmap.Options{RoundRobin: rr}})
+				q, err := sbitmap.NewQueue(depth, sbitmap.QueueOptions{Options: sbitmap.Options{RoundRobin: rr, Kernel: sbitmap.KernelSwitches{CalculateShift: true}}})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -131,7 +131,7 @@ func TestStressGetWait(t *testing.T) {
 }
 
 func runGetWaitStress(t *testing.T, scheme sbitmap.WakeScheme, depth int) {
-	q, err := sbitmap.NewQueue(depth, sbitmap.QueueOptions{WakeScheme: scheme})
+	q, err := sbitmap.NewQueue(depth, sbitmap.QueueOptions{Options: sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: true, WakeScheme: scheme}}})
 	if err != nil {
 		t.Fatal(err)
 	}

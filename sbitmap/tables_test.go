@@ -18,7 +18,7 @@ func TestShiftOf(t *testing.T) {
 			if got := sbitmap.ShiftOf(tc.depth); got != tc.shift {
 				t.Errorf("ShiftOf(%d) = %d, want %d", tc.depth, got, tc.shift)
 			}
-			sb, err := sbitmap.New(tc.depth, sbitmap.Options{})
+			sb, err := sbitmap.New(tc.depth, sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: true}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -64,7 +64,7 @@ func TestWakeBatchTable(t *testing.T) {
 				continue
 			}
 			want := wantWakeBatch(depth, msd)
-			q, err := sbitmap.NewQueue(depth, sbitmap.QueueOptions{MinShallowDepth: msd})
+			q, err := sbitmap.NewQueue(depth, sbitmap.QueueOptions{Options: sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: true}}, MinShallowDepth: msd})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -77,7 +77,7 @@ func TestWakeBatchTable(t *testing.T) {
 			}
 			if msd > 0 {
 				// Setting it after construction gives the same batch.
-				q2, _ := sbitmap.NewQueue(depth, sbitmap.QueueOptions{})
+				q2, _ := sbitmap.NewQueue(depth, sbitmap.QueueOptions{Options: sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: true}}})
 				if err := q2.SetMinShallowDepth(msd); err != nil {
 					t.Fatal(err)
 				}
@@ -119,7 +119,7 @@ func TestRecalculateWakeBatch(t *testing.T) {
 				min(max(d, 4), 8)})
 			r := row{depth: depth, users: users}
 			for _, era := range []sbitmap.RecalcEra{sbitmap.Recalc5_17, sbitmap.Recalc6_2, sbitmap.Recalc5_17rc1} {
-				q, err := sbitmap.NewQueue(depth, sbitmap.QueueOptions{RecalcEra: era})
+				q, err := sbitmap.NewQueue(depth, sbitmap.QueueOptions{Options: sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: true, RecalcEra: era}}})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -161,7 +161,7 @@ func TestR03WakeBatchFitsFairShare(t *testing.T) {
 }
 
 func TestCountdownResizeResetsWaitCnt(t *testing.T) {
-	q, _ := sbitmap.NewQueue(256, sbitmap.QueueOptions{WakeScheme: sbitmap.WakeCountdown})
+	q, _ := sbitmap.NewQueue(256, sbitmap.QueueOptions{Options: sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: true, WakeScheme: sbitmap.WakeCountdown}}})
 	var got []int
 	for i := range sbitmap.WaitQueues {
 		got = append(got, q.WaitCnt(i))

@@ -32,6 +32,8 @@ type Waiter struct {
 	counted    bool         // exclusive waiter counted in ws_active (owner-only)
 	prev, next *Waiter      // list links, guarded by the wait queue's lock
 	wakeNext   *Waiter      // chain of waiters selected by one wake-up
+	handOff    bool         // accepts a bit handed over by Clear (GetWait's waiters)
+	handed     int          // bit+1 handed over by Clear (0: none); written before Wake
 }
 
 // Queued reports whether the waiter is still on a wait queue (it has not been woken
@@ -52,6 +54,18 @@ func checkWS(op string, wsIndex int) {
 	}
 }
 
+// checkWake rejects, at registration, a waiter that could not be woken: nil, or
+// without a Wake function (which would otherwise panic later inside another
+// goroutine's Clear).
+func checkWake(op string, w *Waiter) {
+	if w == nil {
+		panic("sbitmap: " + op + " of a nil Waiter")
+	}
+	if w.Wake == nil {
+		panic("sbitmap: " + op + " of a Waiter with nil Wake")
+	}
+}
+
 // bind attaches w to q. A waiter may move to another Queue once it is neither queued
 // nor counted there (after FinishWait or RemoveWaitHook, or once woken as a hook).
 func (q *Queue) bind(op string, w *Waiter) {
@@ -64,13 +78,16 @@ func (q *Queue) bind(op string, w *Waiter) {
 // PrepareWait registers w as an exclusive waiter on wait queue wsIndex: it is counted
 // in WsActive (once, until FinishWait) and appended to the wait queue unless it is
 // already queued. The caller then retries its allocation and, if that fails, waits
-// for w.Wake. Models sbitmap_prepare_to_wait (prepare_to_wait_exclusive). Panics if
-// wsIndex is outside [0, 8) or w still waits on another Queue. Never allocates. Memory
+// for w.Wake. Models sbitmap_prepare_to_wait (prepare_to_wait_exclusive). Panics, at
+// this call, if wsIndex is outside [0, 8), w is nil or has no Wake function
+// ("sbitmap: PrepareWait of a Waiter with nil Wake"), or w still waits on another
+// Queue. Never allocates. Memory
 // ordering: sequentially consistent (the kernel's full barrier of set_current_state):
 // a retry after PrepareWait and a Clear's check for waiters cannot both miss each
 // other, so no wake-up is lost between registering and retrying (case R07).
 func (q *Queue) PrepareWait(w *Waiter, wsIndex int) {
 	checkWS("PrepareWait", wsIndex)
+	checkWake("PrepareWait", w)
 	q.bind("PrepareWait", w)
 	if w.hook {
 		panic("sbitmap: PrepareWait of a waiter used as a wait hook")
@@ -90,9 +107,21 @@ func (q *Queue) PrepareWait(w *Waiter, wsIndex int) {
 // FinishWait ends a wait begun with PrepareWait: it removes w from its wait queue if
 // it is still there and drops it from WsActive. It reports whether w was still queued
 // (true: it had not been woken; false: a wake-up removed it, and its Wake has been or
-// is being called). Models sbitmap_finish_wait. Calling it again is harmless. Memory
-// ordering: a Wake that removed w happens before FinishWait returns false.
+// is being called). Models sbitmap_finish_wait. Calling it again is harmless (it
+// reports false). It panics if w was never registered on q with PrepareWait ("sbitmap:
+// FinishWait of a Waiter never registered with PrepareWait"), is registered on
+// another Queue, or is a wait hook. Memory ordering: a Wake that removed w happens
+// before FinishWait returns false.
 func (q *Queue) FinishWait(w *Waiter) bool {
+	if w.q != q {
+		if w.q == nil {
+			panic("sbitmap: FinishWait of a Waiter never registered with PrepareWait")
+		}
+		panic("sbitmap: FinishWait of a Waiter registered on another Queue")
+	}
+	if w.hook {
+		panic("sbitmap: FinishWait of a waiter used as a wait hook (use RemoveWaitHook)")
+	}
 	removed := q.dequeue(w)
 	if w.counted {
 		w.counted = false
@@ -109,6 +138,7 @@ func (q *Queue) FinishWait(w *Waiter) bool {
 // plus ws_active). Panics as PrepareWait does.
 func (q *Queue) AddWaitHook(w *Waiter, wsIndex int) bool {
 	checkWS("AddWaitHook", wsIndex)
+	checkWake("AddWaitHook", w)
 	q.bind("AddWaitHook", w)
 	if w.counted {
 		panic("sbitmap: AddWaitHook of a waiter used with PrepareWait")

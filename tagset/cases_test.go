@@ -192,15 +192,15 @@ func TestR03SharedTagsLazyIdle(t *testing.T) {
 		depth, nq int
 		qo        sbitmap.QueueOptions
 	}{
-		{"R03/pre-180dccb0dba4-no-recalc/depth32-users8-countdown-wakeups", 32, 8, sbitmap.QueueOptions{WakeScheme: sbitmap.WakeCountdown}},
+		{"R03/pre-180dccb0dba4-no-recalc/depth32-users8-countdown-wakeups", 32, 8, sbitmap.QueueOptions{Options: sbitmap.Options{Kernel: sbitmap.KernelSwitches{WakeScheme: sbitmap.WakeCountdown}}}},
 		{"R03/pre-180dccb0dba4-no-recalc/depth64-users16", 64, 16, sbitmap.QueueOptions{}},
 		// v5.17–v6.1: recalculated, but clamped to at least 4 at depth ≥ 32
 		// (fixed by Kemeng Shi's "correct wake_batch recalculation").
 		{"R03/pre-kemeng-shi-min-batch-4/depth32-users8-countdown-wakeups", 32, 8,
-			sbitmap.QueueOptions{WakeScheme: sbitmap.WakeCountdown, RecalcEra: sbitmap.Recalc5_17}},
+			sbitmap.QueueOptions{Options: sbitmap.Options{Kernel: sbitmap.KernelSwitches{WakeScheme: sbitmap.WakeCountdown, RecalcEra: sbitmap.Recalc5_17}}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			opt := tagset.Options{NoWakeBatchRecalc: c.qo.RecalcEra == sbitmap.Recalc6_2}
+			opt := tagset.Options{NoWakeBatchRecalc: c.qo.Kernel.RecalcEra == sbitmap.Recalc6_2}
 			_, end := r03Run(t, c.depth, c.nq, opt, c.qo, 1)
 			if end < tagset.DefaultIdleDelay {
 				t.Errorf("last completion at %.3f s; want a stall until the 30 s idle timer", float64(end)/1e9)

@@ -41,6 +41,7 @@ func newTags(nrTags, nrReserved, capacity, nrCPUs int, seed uint64, qo sbitmap.Q
 	qo.Shift = 0
 	t := &Tags{nrTags: nrTags, nrReserved: nrReserved, hints: make([]cpuHints, nrCPUs)}
 	var err error
+	qo.Kernel.CalculateShift = true // blk_mq_init_bitmaps: sbitmap_calculate_shift
 	if t.bitmap, err = sbitmap.NewQueue(capacity-nrReserved, qo); err != nil {
 		return nil, fmt.Errorf("tagset: tags: %w", err)
 	}

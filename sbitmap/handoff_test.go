@@ -1,0 +1,123 @@
+package sbitmap_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"testing"
+
+	"github.com/blkmq/blkmq/sbitmap"
+)
+
+// TestHandOffReleaserCannotRetake: with HandOff, a Clear with a GetWait queued gives
+// the bit to the waiter, so the releaser's immediate Get fails; without it, the
+// releaser takes its bit back (the kernel's behaviour).
+func TestHandOffReleaserCannotRetake(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		handOff bool
+		wantGet int // the releaser's Get right after its Clear
+	}{
+		{"hand-off", true, -1},
+		{"kernel", false, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q, err := sbitmap.NewQueue(1, sbitmap.QueueOptions{HandOff: tc.handOff})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var h uint32
+			bit := q.Get(&h)
+			done := make(chan int)
+			go func() {
+				var h2 uint32
+				b, _ := q.GetWait(context.Background(), &h2)
+				done <- b
+			}()
+			for q.Waiting() == 0 {
+				runtime.Gosched()
+			}
+			q.Clear(bit, &h)
+			got := q.Get(&h)
+			if got != tc.wantGet {
+				t.Errorf("releaser's Get after Clear = %d, want %d", got, tc.wantGet)
+			}
+			if got >= 0 {
+				q.Clear(got, &h)
+			}
+			if b := <-done; b != 0 {
+				t.Errorf("GetWait = %d, want 0", b)
+			}
+		})
+	}
+}
+
+// TestHandOffStress: 32 goroutines on a HandOff queue of depth 4 mix GetWait (some
+// with contexts cancelled midway), Get and Clear; no bit has two owners, no waiter is
+// stranded, and at the end every bit is free and nobody is registered.
+func TestHandOffStress(t *testing.T) {
+	ops := 2000
+	if testing.Short() {
+		ops = 300
+	}
+	for _, depth := range []int{1, 4, 70} {
+		q, err := sbitmap.NewQueue(depth, sbitmap.QueueOptions{HandOff: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		own := make(owners, depth)
+		var wg sync.WaitGroup
+		for id := range 32 {
+			wg.Go(func() {
+				rng := rand.New(rand.NewPCG(uint64(id), 18))
+				hint := q.Sbitmap().InitHint(uint64(id))
+				for range ops {
+					var b int
+					if rng.IntN(4) == 0 {
+						ctx, cancel := context.WithCancel(context.Background())
+						if rng.IntN(2) == 0 {
+							cancel()
+						}
+						b, _ = q.GetWait(ctx, &hint)
+						cancel()
+					} else {
+						b, _ = q.GetWait(context.Background(), &hint)
+					}
+					if b < 0 {
+						continue
+					}
+					if !own.take(t, b, id) {
+						return
+					}
+					runtime.Gosched()
+					own.release(t, b, id)
+					q.Clear(b, &hint)
+				}
+			})
+		}
+		wg.Wait()
+		if w, a := q.Sbitmap().Weight(), q.WsActive(); w != 0 || a != 0 {
+			t.Errorf("depth %d: weight %d, ws_active %d at the end; want 0, 0", depth, w, a)
+		}
+	}
+}
+
+// TestWakeBatchOverride: a fixed WakeBatch survives Resize, SetMinShallowDepth and
+// RecalculateWakeBatch; out of range is an error.
+func TestWakeBatchOverride(t *testing.T) {
+	q, err := sbitmap.NewQueue(256, sbitmap.QueueOptions{WakeBatch: sbitmap.WakeEveryFree})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = q.Resize(200)
+	_ = q.SetMinShallowDepth(100)
+	q.RecalculateWakeBatch(1)
+	if wb := q.WakeBatch(); wb != 1 {
+		t.Errorf("wake batch %d, want 1", wb)
+	}
+	if _, err := sbitmap.NewQueue(8, sbitmap.QueueOptions{WakeBatch: 9}); err == nil ||
+		err.Error() != "sbitmap: wake batch 9 out of range [0, 8] (0 = the kernel's rule)" {
+		t.Errorf("WakeBatch 9: err %v", err)
+	}
+}

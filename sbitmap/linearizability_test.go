@@ -1,0 +1,239 @@
+package sbitmap_test
+
+import (
+	"fmt"
+	"math/bits"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/anishathalye/porcupine"
+
+	"github.com/blkmq/blkmq/sbitmap"
+)
+
+// The sequential specification the linearizability check holds the Queue to: a set
+// of held bits (any bit below the capacity, held bits may lie past the depth after a
+// shrinking Resize) and a depth.
+type linState struct {
+	held  uint64
+	depth int
+}
+
+type linKind int
+
+const (
+	linGet linKind = iota
+	linBatch
+	linClear
+	linResize
+	linWeight
+)
+
+type linInput struct {
+	kind linKind
+	arg  int // Clear: the bit; Resize: the depth; GetBatch: n
+}
+
+// linOutput is a Get's bit (-1: none), a GetBatch's bits (absolute mask), or
+// Weight's count.
+type linOutput struct {
+	bit  int
+	mask uint64
+	n    int
+}
+
+// linModel is the specification. A successful Get or GetBatch must return bits free
+// and below the depth at its linearization point; Clear frees a held bit; Resize sets
+// the depth; Weight returns the number of held bits below the depth. A failed Get is
+// accepted in any state: like the kernel's, the search visits the words one by one
+// and a failure is not linearizable (see Sbitmap.Get).
+var linModel = porcupine.Model{
+	Init: func() any { return linState{held: 0, depth: linCapacity} },
+	Step: func(st, in, out any) (bool, any) {
+		s, i, o := st.(linState), in.(linInput), out.(linOutput)
+		below := uint64(1)<<s.depth - 1
+		switch i.kind {
+		case linGet:
+			if o.bit < 0 {
+				return true, s
+			}
+			m := uint64(1) << o.bit
+			if o.bit >= s.depth || s.held&m != 0 {
+				return false, s
+			}
+			s.held |= m
+		case linBatch:
+			if o.mask&^below != 0 || s.held&o.mask != 0 {
+				return false, s
+			}
+			s.held |= o.mask
+		case linClear:
+			m := uint64(1) << i.arg
+			if s.held&m == 0 {
+				return false, s
+			}
+			s.held &^= m
+		case linResize:
+			s.depth = i.arg
+		case linWeight:
+			if o.n != bits.OnesCount64(s.held&below) {
+				return false, s
+			}
+		}
+		return true, s
+	},
+	DescribeOperation: func(in, out any) string {
+		i, o := in.(linInput), out.(linOutput)
+		switch i.kind {
+		case linGet:
+			return fmt.Sprintf("Get() = %d", o.bit)
+		case linBatch:
+			return fmt.Sprintf("GetBatch(%d) = %#x", i.arg, o.mask)
+		case linClear:
+			return fmt.Sprintf("Clear(%d)", i.arg)
+		case linResize:
+			return fmt.Sprintf("Resize(%d)", i.arg)
+		}
+		return fmt.Sprintf("Weight() = %d", o.n)
+	},
+	DescribeState: func(st any) string {
+		s := st.(linState)
+		return fmt.Sprintf("held %#x depth %d", s.held, s.depth)
+	},
+}
+
+// linCapacity is the capacity of the queues under test.
+const linCapacity = 16
+
+// TestLinearizable records short concurrent histories of Get, GetBatch, Clear,
+// Resize and Weight on a Queue and checks each with porcupine against linModel.
+// Weight is checked on one-word bitmaps only, where it is documented to be
+// linearizable; on several words it is not recorded.
+func TestLinearizable(t *testing.T) {
+	rounds := 80
+	if testing.Short() {
+		rounds = 40
+	}
+	for _, tc := range []struct {
+		name   string
+		shift  int
+		weight bool
+	}{
+		{"one-word", sbitmap.MaxShift, true},
+		{"four-words", 0, false}, // the kernel rule: shift 2
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for r := range rounds {
+				q, err := sbitmap.NewQueue(linCapacity, sbitmap.QueueOptions{Options: sbitmap.Options{Shift: tc.shift}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				hist := recordHistory(q, uint64(r), tc.weight)
+				res, info := porcupine.CheckOperationsVerbose(linModel, hist, 0)
+				if res != porcupine.Ok {
+					t.Fatalf("round %d: history of %d operations is not linearizable (%v):\n%s",
+						r, len(hist), res, describeHistory(hist, info))
+				}
+			}
+		})
+	}
+}
+
+// recordHistory runs 4 goroutines of 24 operations each against q (the first one
+// mostly resizing) and returns the history, timed by a shared logical clock (a call's stamp is taken before the call,
+// its return's after it).
+func recordHistory(q *sbitmap.Queue, seed uint64, weight bool) []porcupine.Operation {
+	const clients, ops = 4, 24
+	var clock atomic.Int64
+	hist := make([][]porcupine.Operation, clients)
+	var start, wg sync.WaitGroup
+	start.Add(1)
+	for c := range clients {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(seed, uint64(c)))
+			hint := q.Sbitmap().InitHint(uint64(c))
+			var held []int
+			start.Wait()
+			for range ops {
+				var in linInput
+				var out linOutput
+				switch k := rng.IntN(10); {
+				case c == 0 && k < 7, k < 1:
+					// Client 0 mostly resizes, as in the reproduction of issue 19.
+					in.kind = linResize
+					in.arg = 1 + rng.IntN(linCapacity)
+				case k < 2 && weight:
+					in.kind = linWeight
+				case k < 3:
+					in.kind = linBatch
+					in.arg = 1 + rng.IntN(3)
+				case len(held) < 3 && k < 7:
+					in.kind = linGet
+				case len(held) > 0:
+					in.kind = linClear
+					j := rng.IntN(len(held))
+					in.arg = held[j]
+					held[j] = held[len(held)-1]
+					held = held[:len(held)-1]
+				default:
+					in.kind = linGet
+				}
+				call := clock.Add(1)
+				switch in.kind {
+				case linGet:
+					out.bit = q.Get(&hint)
+				case linBatch:
+					off, m := q.GetBatch(&hint, in.arg)
+					out.mask = m << off
+				case linClear:
+					q.Clear(in.arg, &hint)
+				case linResize:
+					if err := q.Resize(in.arg); err != nil {
+						panic(err)
+					}
+				case linWeight:
+					out.n = q.Sbitmap().Weight()
+				}
+				ret := clock.Add(1)
+				switch {
+				case in.kind == linGet && out.bit >= 0:
+					held = append(held, out.bit)
+				case in.kind == linBatch:
+					for m := out.mask; m != 0; m &= m - 1 {
+						held = append(held, bits.TrailingZeros64(m))
+					}
+				}
+				hist[c] = append(hist[c], porcupine.Operation{ClientId: c, Input: in, Call: call, Output: out, Return: ret})
+			}
+		})
+	}
+	start.Done()
+	wg.Wait()
+	var all []porcupine.Operation
+	for _, h := range hist {
+		all = append(all, h...)
+	}
+	return all
+}
+
+// describeHistory prints the operations of a failed check and the longest partial
+// linearization porcupine found.
+func describeHistory(hist []porcupine.Operation, info porcupine.LinearizationInfo) string {
+	s := ""
+	for i, op := range hist {
+		s += fmt.Sprintf("  %3d client %d [%d, %d] %s\n", i, op.ClientId, op.Call, op.Return,
+			linModel.DescribeOperation(op.Input, op.Output))
+	}
+	for _, part := range info.PartialLinearizations() {
+		longest := []int{}
+		for _, l := range part {
+			if len(l) > len(longest) {
+				longest = l
+			}
+		}
+		s += fmt.Sprintf("  longest partial linearization: %v\n", longest)
+	}
+	return s
+}
