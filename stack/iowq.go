@@ -16,7 +16,11 @@ type worker struct {
 	busy     bool          // running or sleeping with an item (not on the idle list)
 	placed   bool          // a CPU was drawn (StickyWorkers keeps it)
 	sleeping bool
-	step     workerStep
+	// turn: the worker waited for its CPU to finish the work charged before it and
+	// now has its turn (see job.cpuBusy): it runs its next item even if work charged
+	// on the CPU meanwhile has not finished
+	turn bool
+	step workerStep
 }
 
 type workerStep struct{ w *worker }
@@ -63,10 +67,18 @@ func (j *job) workerCPU() int {
 
 // run processes the next work item, once the worker's CPU has finished the work
 // charged to it so far (the previous item's submission cost included): like the fio
-// thread's loop, a worker submits on its CPU one item after the other.
+// thread's loop, a worker submits on its CPU one item after the other, and like it
+// waits once for the work queued before it, not for an idle CPU.
 func (w *worker) run(now sim.Time) {
 	j := w.j
-	if t := j.q.Host().CPUFreeAt(w.cpu); t > now && !j.backlog.empty() {
+	turn := w.turn
+	w.turn = false
+	if t := j.q.Host().CPUFreeAt(w.cpu); t > now && !turn && !j.backlog.empty() {
+		// Queue for the CPU behind the work given to it so far, once: the worker
+		// then has its turn, as a runnable task does (re-checking for an idle CPU
+		// instead would cost an event per re-check and starve the worker while
+		// completions keep its CPU busy).
+		w.turn = true
 		j.r.eng.At(t, &w.step)
 		return
 	}
