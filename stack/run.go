@@ -85,6 +85,7 @@ type runner struct {
 	jobs   []*job
 	rnd    *sim.Rand // model jitter (Config.JitterSeed): reap and io-wq delays, worker CPUs
 	sub    SubmitTiming
+	runq   []*runQueue // io-wq workers waiting for each CPU (stack/iowq.go)
 }
 
 // Run runs the fio jobs on the modelled machine in virtual time and returns the

@@ -106,9 +106,10 @@ func jobLayer(path string, specs []fio.Spec) []setup.Layer {
 
 func newRunCmd() *cobra.Command {
 	var (
-		m       machineFlags
-		format  string
-		explain bool
+		m        machineFlags
+		format   string
+		explain  bool
+		replicas int
 	)
 	cmd := &cobra.Command{
 		Use:   "run JOB.fio",
@@ -172,6 +173,12 @@ and the allowed values); 1 if the model fails (e.g. a modelled hang caught by th
 			if err := res.CheckFit(specs); err != nil {
 				return usageError(err)
 			}
+			if replicas < 1 || replicas > maxReplicas {
+				return usageError(fmt.Errorf("--replicas %d: allowed: [1, %d]", replicas, maxReplicas))
+			}
+			if replicas > 1 {
+				return runReplicated(cmd, res.WithSeed(m.seed, 0), specs, replicas, format, plus)
+			}
 			out, err := stack.Run(res.WithSeed(m.seed, 0), specs)
 			if err != nil {
 				return runError(cmd, err)
@@ -192,6 +199,7 @@ and the allowed values); 1 if the model fails (e.g. a modelled hang caught by th
 	m.register(cmd)
 	cmd.Flags().StringVar(&format, "output-format", "normal", "output format: normal (fio text), json, json+")
 	cmd.Flags().BoolVar(&explain, "explain", false, "print every resolved setting and its source, then exit without running")
+	cmd.Flags().IntVar(&replicas, "replicas", 1, "run the jobs with N model-jitter seeds (1..N) in parallel and report each figure's mean and 95% interval\n(JSON: under a \"blkmq\" key; text: after fio's output); the fio output shown is seed 1's, [1, 1000]")
 	return cmd
 }
 
