@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -73,5 +74,31 @@ func TestRunReplicas(t *testing.T) {
 	}
 	if _, err := run(args("run", nullJob, nullDevice, "--replicas", "0")...); err == nil {
 		t.Error("--replicas 0 accepted")
+	}
+}
+
+// sweep --replicas 2: the CSV keeps its columns and adds the replica count and each
+// metric's interval, which contains the mean.
+func TestSweepReplicas(t *testing.T) {
+	out, err := run(args("sweep", nullJob, nullDevice, "--vary", "queue/nr_requests=8,16", "--csv", "-", "--replicas", "2")...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	want := "queue/nr_requests,job,iops,bw_kib_s,clat_mean_us,clat_p99_us,replicas,iops_ci95_lo,iops_ci95_hi," +
+		"bw_kib_s_ci95_lo,bw_kib_s_ci95_hi,clat_mean_us_ci95_lo,clat_mean_us_ci95_hi,clat_p99_us_ci95_lo,clat_p99_us_ci95_hi"
+	if lines[0] != want {
+		t.Fatalf("header %q, want %q", lines[0], want)
+	}
+	for _, l := range lines[1:] {
+		f := strings.Split(l, ",")
+		if len(f) != 15 || f[6] != "2" {
+			t.Errorf("row %q", l)
+			continue
+		}
+		var iops, lo, hi float64
+		if _, err := fmt.Sscan(f[2]+" "+f[7]+" "+f[8], &iops, &lo, &hi); err != nil || lo > iops || iops > hi {
+			t.Errorf("row %q: iops %v not in [%v, %v]", l, iops, lo, hi)
+		}
 	}
 }
