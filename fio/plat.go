@@ -1,9 +1,11 @@
 package fio
 
 import (
+	"cmp"
 	"fmt"
 	"math/big"
 	"math/bits"
+	"slices"
 )
 
 // DefaultHistogramBits is the latency histogram precision fio itself uses
@@ -98,21 +100,33 @@ func (h *platHist) merge(o *platHist) {
 
 // percentiles returns, for each percent of plist, the value of the first bin
 // at which the cumulative count reaches percent/100 of n
-// (calc_clat_percentiles).
+// (calc_clat_percentiles): one pass over the bins, the percents taken in
+// increasing order.
 func (h *platHist) percentiles(plist []float64, n int64) []int64 {
 	out := make([]int64, len(plist))
-	for j, p := range plist {
-		rank := percentileRank(p, n)
-		var sum uint64
-		for i := range len(h.pages) << h.bits {
-			pg := h.pages[i>>h.bits]
-			if pg == nil {
-				i |= 1<<h.bits - 1 // skip the empty group
+	order := make([]int, len(plist))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(plist[a], plist[b]) })
+	ranks := make([]uint64, len(plist))
+	for i, p := range plist {
+		ranks[i] = percentileRank(p, n)
+	}
+	j := 0
+	var sum uint64
+	for g, pg := range h.pages {
+		for i, c := range pg {
+			if c == 0 {
 				continue
 			}
-			if sum += pg[i&(1<<h.bits-1)]; sum >= rank {
-				out[j] = h.value(i)
-				break
+			sum += c
+			for j < len(order) && sum >= ranks[order[j]] {
+				out[order[j]] = h.value(g<<h.bits + i)
+				j++
+			}
+			if j == len(order) {
+				return out
 			}
 		}
 	}

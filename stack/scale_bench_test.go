@@ -15,7 +15,7 @@ import (
 
 // scaleIOs is the number of I/Os one scaling run simulates, whatever its shape: the
 // cost per simulated I/O is then comparable across job and CPU counts.
-const scaleIOs = 1 << 16
+const scaleIOs = 1 << 18
 
 // scaleRun simulates scaleIOs 4 KiB random reads spread over jobs libaio jobs
 // (iodepth 4, unpinned) on cpus CPUs, one hctx per CPU sharing a host-wide tag set of
