@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
 	"strings"
 	"testing"
 
@@ -100,5 +101,16 @@ func TestSweepReplicas(t *testing.T) {
 		if _, err := fmt.Sscan(f[2]+" "+f[7]+" "+f[8], &iops, &lo, &hi); err != nil || lo > iops || iops > hi {
 			t.Errorf("row %q: iops %v not in [%v, %v]", l, iops, lo, hi)
 		}
+	}
+}
+
+// sweep --replicas 2 --plot draws the series with their intervals as error bars.
+func TestSweepReplicasPlot(t *testing.T) {
+	path := t.TempDir() + "/s.svg"
+	if out, err := run(args("sweep", nullJob, nullDevice, "--vary", "queue/nr_requests=8,16", "--replicas", "2", "--plot", path)...); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
+		t.Fatalf("plot not written: %v", err)
 	}
 }
