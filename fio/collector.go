@@ -59,6 +59,16 @@ func (d *DirStats) finish(s *statsConfig) {
 type statsConfig struct {
 	clat, slat, lat bool
 	percentiles     []float64
+	histBits        int // histogram precision (DefaultHistogramBits)
+}
+
+// bitsIf returns the histogram precision for a latency whose percentiles
+// are on, else 0 (no histogram).
+func (s *statsConfig) bitsIf(on bool) int {
+	if !on {
+		return 0
+	}
+	return s.histBits
 }
 
 func (s *statsConfig) list(on bool) []float64 {
@@ -112,8 +122,12 @@ func (r *Result) Total() (iops, bwBytes float64) {
 
 // Collector gathers the completed I/Os of one job instance. Its memory does
 // not depend on the number of I/Os: running moments plus, per direction,
-// one histogram per latency whose percentiles are on (allocated on first
-// use). A Collector is not safe for concurrent use; the simulator calls it
+// one histogram per latency whose percentiles are on, fio's log-linear
+// histogram at DefaultHistogramBits unless NewCollectorBits says otherwise,
+// whose bins are allocated a group (one power of two of values) at a time
+// when a value first falls in it. With fio's defaults (clat percentiles
+// only) a job holds at most 2 × 14.5 KiB of histogram, and typically a few
+// KiB. A Collector is not safe for concurrent use; the simulator calls it
 // from its single event loop.
 type Collector struct {
 	name           string
@@ -131,20 +145,34 @@ type Collector struct {
 // NewCollector returns a collector for the job instance s, with an open
 // record window [0, +inf); call SetWindow when the job's window is known.
 func NewCollector(s *Spec) *Collector {
+	c, _ := NewCollectorBits(s, DefaultHistogramBits)
+	return c
+}
+
+// NewCollectorBits is NewCollector with a latency histogram of the given
+// precision: each power of two of latencies is split into 2^bits bins
+// (relative error of a reported percentile below 2^-(bits+1)). bits must be
+// in [1, MaxHistogramBits]; fio's own is DefaultHistogramBits. A histogram
+// holds up to (36−bits)·2^bits counters of 8 bytes, allocated as values
+// reach them.
+func NewCollectorBits(s *Spec, bits int) (*Collector, error) {
+	if bits < 1 || bits > MaxHistogramBits {
+		return nil, fmt.Errorf("fio: histogram bits %d out of range [1, %d]", bits, MaxHistogramBits)
+	}
 	c := &Collector{
 		name:           s.Name,
 		groupID:        s.GroupID,
 		groupReporting: s.GroupReporting,
 		options:        s.Options,
 		cfg: statsConfig{clat: s.ClatPercentiles, slat: s.SlatPercentiles, lat: s.LatPercentiles,
-			percentiles: cloneSlice(s.PercentileList)},
+			percentiles: cloneSlice(s.PercentileList), histBits: bits},
 		end: math.MaxInt64,
 	}
 	for d := range NrDirs {
 		c.bw[d].every = max(int64(s.BWAvgTime), int64(time.Millisecond))
 		c.iops[d].every = max(int64(s.IOPSAvgTime), int64(time.Millisecond))
 	}
-	return c
+	return c, nil
 }
 
 // SetWindow sets the record window to [start, end) in ns: an I/O counts iff
@@ -186,9 +214,9 @@ func (c *Collector) Record(dir Dir, slatNs, clatNs, bytes, submitNs, completeNs 
 	d := &c.dirs[dir]
 	d.TotalIOs++
 	d.IOBytes += bytes
-	d.Slat.add(slatNs, c.cfg.slat)
-	d.Clat.add(clatNs, c.cfg.clat)
-	d.Lat.add(slatNs+clatNs, c.cfg.lat)
+	d.Slat.add(slatNs, c.cfg.bitsIf(c.cfg.slat))
+	d.Clat.add(clatNs, c.cfg.bitsIf(c.cfg.clat))
+	d.Lat.add(slatNs+clatNs, c.cfg.bitsIf(c.cfg.lat))
 	c.lat.add(clatNs)
 	c.bw[dir].add(completeNs, c.start, bytes, true, &d.BWSamples)
 	c.iops[dir].add(completeNs, c.start, 1, false, &d.IOPSSamples)

@@ -26,8 +26,8 @@
 // ([Collector.Record]) and keeps only what falls in the measurement window
 // (after ramp_time, before the drain at the end of the run). Its memory does
 // not grow with the run length: exact running moments (min, max, mean,
-// stddev, as fio's stat.c keeps them) plus an HDR histogram
-// (github.com/HdrHistogram/hdrhistogram-go) for percentiles.
+// stddev, as fio's stat.c keeps them) plus fio's log-linear latency
+// histogram (stat.c io_u_plat, 64 bins per power of two) for percentiles.
 // [Collector.Finish] returns a [Result]; [Report] groups results the way fio
 // does (groupid, group_reporting) and renders fio's JSON ("json" and "json+"
 // with clat bins, see [Output]) or a short fio-like text summary.

@@ -89,11 +89,11 @@ func ExampleReport_WriteText() {
 	//     clat (usec): min=12000, max=13980, avg=12986.68, stdev=578.95
 	//      lat (usec): min=12002, max=13982, avg=12988.68, stdev=578.95
 	//     clat percentiles (usec):
-	//      |  1.00th=[12002],  5.00th=[12084], 10.00th=[12182], 20.00th=[12387],
-	//      | 30.00th=[12583], 40.00th=[12788], 50.00th=[12985], 60.00th=[13181],
-	//      | 70.00th=[13386], 80.00th=[13583], 90.00th=[13788], 95.00th=[13886],
-	//      | 99.00th=[13968], 99.50th=[13980], 99.90th=[13980], 99.95th=[13980],
-	//      | 99.99th=[13980]
+	//      |  1.00th=[11994],  5.00th=[12125], 10.00th=[12125], 20.00th=[12387],
+	//      | 30.00th=[12518], 40.00th=[12780], 50.00th=[13042], 60.00th=[13173],
+	//      | 70.00th=[13435], 80.00th=[13566], 90.00th=[13829], 95.00th=[13829],
+	//      | 99.00th=[13960], 99.50th=[13960], 99.90th=[13960], 99.95th=[13960],
+	//      | 99.99th=[13960]
 	//    bw (  KiB/s): min= 2160, max= 2176, per=100.00%, avg=2168.00, stdev= 8.21, samples=20
 	//    iops        : min=  270, max=  272, avg=271.00, stdev= 1.03, samples=20
 	//   lat (msec)   : 20=100.00%
@@ -114,11 +114,11 @@ func ExampleReport_Output() {
 	r := out.Jobs[0].Read
 	fmt.Println(out.FioVersion, out.Jobs[0].JobName)
 	fmt.Printf("iops=%.0f bw=%d KiB/s runtime=%d ms\n", r.IOPS, r.BW, r.Runtime)
-	// Percentiles are histogram bucket upper edges: within 0.1% of the
+	// Percentiles are fio's histogram bin midpoints: within 0.78% of the
 	// exact 500000 and 990000 ns.
 	fmt.Printf("clat p50=%d ns p99=%d ns\n", r.Clat.Percentile["50.000000"], r.Clat.Percentile["99.000000"])
 	// Output:
 	// fio-3.33 hog
 	// iops=1000 bw=16000 KiB/s runtime=1000 ms
-	// clat p50=500223 ns p99=990207 ns
+	// clat p50=501760 ns p99=987136 ns
 }

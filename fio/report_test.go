@@ -151,10 +151,11 @@ func TestJSONMatchesFioLayout(t *testing.T) {
 		t.Fatalf("%v\n%s", err, buf.String())
 	}
 	// 1000 I/Os of 4 KiB in 2 s: 500 IOPS, 2048000 B/s = 2000 KiB/s;
-	// clat 2, 4, ..., 2000 ns (exact in the histogram): mean 1001,
-	// p50 = 500th = 1000, p99 = 990th = 1980, p99.99 = rank ceil(99.99) =
-	// 1000th = 2000.
-	wantOurs := consumerView{"fio-3.33", "randread", 500, 2000, 2048000, 4000, 2000, 1000, 1000, 1001, 1000, 1980, 2000}
+	// clat 2, 4, ..., 2000 ns: mean 1001, p50 = 500th = 1000, p99 = 990th =
+	// 1980, p99.99 = rank ceil(99.99) = 1000th = 2000, each reported as its
+	// fio bin's midpoint: [1000, 1008) -> 1004, [1968, 1984) -> 1976,
+	// [2000, 2016) -> 2008.
+	wantOurs := consumerView{"fio-3.33", "randread", 500, 2000, 2048000, 4000, 2000, 1000, 1000, 1001, 1004, 1976, 2008}
 	if diff := cmp.Diff(wantOurs, consumer(&ours, 0, readDir)); diff != "" {
 		t.Errorf("ours (-want +got):\n%s", diff)
 	}
@@ -201,7 +202,8 @@ func TestJSONPlusBins(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
-	want := fio.KeyedInts{"100": 2, "200": 1, "1500": 3}
+	// fio's bins: 100 is exact, 200 is in [200, 202), 1500 in [1488, 1504)
+	want := fio.KeyedInts{"100": 2, "201": 1, "1496": 3}
 	if diff := cmp.Diff(want, back.Jobs[0].Read.Clat.Bins); diff != "" {
 		t.Errorf("bins (-want +got):\n%s", diff)
 	}

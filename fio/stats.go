@@ -3,20 +3,12 @@ package fio
 import (
 	"math"
 	"strconv"
-
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// Histogram geometry for latency percentiles: values from 1 ns to
-// HistogramMaxNs with HistogramSigFigs significant decimal digits (values of
-// 0..2047 ns are exact; above, the relative error is below 0.1%, finer than
-// fio's own 1/64 log-linear bins). Larger values are recorded as
-// HistogramMaxNs (min, max and mean stay exact). One histogram takes about
-// 270 KiB and is allocated on the first sample of its direction.
-const (
-	HistogramMaxNs   = int64(3600e9) // one hour
-	HistogramSigFigs = 3
-)
+// HistogramMaxNs is the smallest latency (ns) the percentile histogram does
+// not resolve: 2^34 ns (17.2 s) and longer latencies fall in its last bin,
+// as in fio (min, max and mean stay exact).
+const HistogramMaxNs = int64(1) << (histMSB + 1)
 
 // Percentile is one entry of a percentile list: the value at or below which
 // Percent of the samples lie.
@@ -25,10 +17,10 @@ type Percentile struct {
 	Value   int64   // ns
 }
 
-// Bin is one non-empty histogram bin (fio json+ "bins"): Count samples whose
-// value is equivalent to Value at the histogram's precision.
+// Bin is one non-empty histogram bin (fio json+ "bins"): Count samples in
+// the bin whose value fio reports as Value.
 type Bin struct {
-	Value int64 // ns: the highest value the bin holds
+	Value int64 // ns: the bin's midpoint (fio's plat_idx_to_val)
 	Count int64
 }
 
@@ -45,11 +37,12 @@ type LatStats struct {
 	Percentiles []Percentile
 
 	m2   float64 // sum of squared deviations (Welford)
-	hist *hdrhistogram.Histogram
+	hist *platHist
 }
 
-// add records one sample. withHist allocates the histogram if needed.
-func (l *LatStats) add(v int64, withHist bool) {
+// add records one sample. histBits > 0 records it in the histogram of that
+// precision too, allocating it on first use.
+func (l *LatStats) add(v int64, histBits int) {
 	if l.N == 0 || v < l.Min {
 		l.Min = v
 	}
@@ -61,16 +54,12 @@ func (l *LatStats) add(v int64, withHist bool) {
 	d := float64(v) - l.Mean
 	l.Mean += d / float64(l.N)
 	l.m2 += d * (float64(v) - l.Mean)
-	if withHist {
+	if histBits > 0 {
 		if l.hist == nil {
-			l.hist = newHistogram()
+			l.hist = newPlatHist(histBits)
 		}
-		_ = l.hist.RecordValue(min(v, HistogramMaxNs)) // cannot fail: 0 <= v <= max
+		l.hist.record(v)
 	}
-}
-
-func newHistogram() *hdrhistogram.Histogram {
-	return hdrhistogram.New(1, HistogramMaxNs, HistogramSigFigs)
 }
 
 // merge adds o's samples to l (Chan et al.'s parallel variance update, as
@@ -91,9 +80,9 @@ func (l *LatStats) merge(o *LatStats) {
 	l.N = n
 	if o.hist != nil {
 		if l.hist == nil {
-			l.hist = newHistogram()
+			l.hist = newPlatHist(int(o.hist.bits))
 		}
-		l.hist.Merge(o.hist)
+		l.hist.merge(o.hist)
 	}
 }
 
@@ -107,20 +96,14 @@ func (l *LatStats) finish(plist []float64) {
 	if l.hist == nil || l.N == 0 || len(plist) == 0 {
 		return
 	}
-	// fio (stat.c, calc_clat_percentiles) reports for p the first bin whose
-	// cumulative count reaches p% of N, i.e. the sample of rank ceil(p*N/100).
-	// hdrhistogram rounds the rank instead, so ask it for the exact rank.
-	n := l.hist.TotalCount()
-	q := make([]float64, len(plist))
-	for i, p := range plist {
-		rank := math.Ceil(p*float64(n)/100 - 1e-9)
-		rank = max(1, min(rank, float64(n)))
-		q[i] = 100 * rank / float64(n)
-	}
-	vals := l.hist.ValueAtPercentilesSlice(q)
+	// fio (stat.c, calc_clat_percentiles) reports for p the value of the
+	// first bin whose cumulative count reaches p% of N (the bin holding the
+	// sample of rank ceil(p*N/100)); the value is the bin's midpoint, which
+	// may exceed Max.
+	vals := l.hist.percentiles(plist, l.N)
 	l.Percentiles = make([]Percentile, len(plist))
 	for i, p := range plist {
-		l.Percentiles[i] = Percentile{Percent: p, Value: min(vals[i], l.Max)}
+		l.Percentiles[i] = Percentile{Percent: p, Value: vals[i]}
 	}
 }
 
@@ -146,13 +129,16 @@ func (l *LatStats) Bins() []Bin {
 	if l.hist == nil {
 		return nil
 	}
-	var out []Bin
-	for _, b := range l.hist.Distribution() {
-		if b.Count > 0 {
-			out = append(out, Bin{Value: b.To, Count: b.Count})
-		}
+	return l.hist.bins()
+}
+
+// HistogramBytes returns the memory (bytes) the latency's histogram holds; 0
+// without one.
+func (l *LatStats) HistogramBytes() int {
+	if l.hist == nil {
+		return 0
 	}
-	return out
+	return l.hist.bytes()
 }
 
 // percentKey formats a percentile the way fio's JSON keys it ("99.000000").

@@ -3,6 +3,7 @@ package sim_test
 import (
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
 	"github.com/blkmq/blkmq/sim"
@@ -111,5 +112,111 @@ func TestEngineAgainstOracle(t *testing.T) {
 		if o.pending() != 0 || o.eng.Pending() != 0 {
 			rt.Fatalf("after Run: engine %d pending, oracle %d", o.eng.Pending(), o.pending())
 		}
+	})
+}
+
+// engineAPI is what the heap comparison drives on both engines.
+type engineAPI interface {
+	At(sim.Time, sim.Handler) sim.EventID
+	Cancel(sim.EventID) bool
+	Step() bool
+	RunUntil(sim.Time)
+	Now() sim.Time
+	Pending() int
+}
+
+// side is one engine of the comparison with the IDs it returned and what it fired.
+type side struct {
+	eng engineAPI
+	ids []sim.EventID
+	log []fired
+}
+
+// twin is an event of the comparison: while firing it logs itself and may schedule a
+// child and cancel an event, on its own side.
+type twin struct {
+	s     *side
+	label int
+	child sim.Time
+	kill  int
+}
+
+func (w *twin) Fire(now sim.Time) {
+	w.s.log = append(w.s.log, fired{w.label, now})
+	if w.kill >= 0 && w.kill < len(w.s.ids) {
+		w.s.eng.Cancel(w.s.ids[w.kill])
+	}
+	if w.child >= 0 {
+		w.s.at(now+w.child, -1, -1)
+	}
+}
+
+func (s *side) at(t, child sim.Time, kill int) {
+	w := &twin{s: s, label: len(s.ids), child: child, kill: kill}
+	s.ids = append(s.ids, s.eng.At(t, w))
+}
+
+// TestEngineAgainstHeap runs the same random schedule — delays from 0 to 2^40 ns so
+// that every radix bucket is used, ties, cancels (also from inside handlers), Step and
+// RunUntil — on the engine and on the 4-ary heap it replaced, and requires the same
+// events to fire in the same order at the same times, with the same Pending counts and
+// Cancel answers.
+func TestEngineAgainstHeap(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		a := &side{eng: sim.NewEngine()}
+		b := &side{eng: newHeapEngine()}
+		both := func(f func(*side)) {
+			f(a)
+			f(b)
+			if diff := cmp.Diff(b.log, a.log); diff != "" {
+				rt.Fatalf("fired (-heap +engine):\n%s", diff)
+			}
+			if a.eng.Now() != b.eng.Now() || a.eng.Pending() != b.eng.Pending() {
+				rt.Fatalf("now %v / %v, pending %d / %d (engine / heap)", a.eng.Now(), b.eng.Now(), a.eng.Pending(), b.eng.Pending())
+			}
+		}
+		delay := func(rt *rapid.T, name string) sim.Time {
+			shift := rapid.IntRange(0, 40).Draw(rt, name+"-bits")
+			return sim.Time(rapid.Int64Range(0, 1<<shift).Draw(rt, name))
+		}
+		rt.Repeat(map[string]func(*rapid.T){
+			"at": func(rt *rapid.T) {
+				d := delay(rt, "d")
+				child := sim.Time(-1)
+				if rapid.Bool().Draw(rt, "has-child") {
+					child = delay(rt, "child")
+				}
+				kill := rapid.IntRange(-1, len(a.ids)).Draw(rt, "kill")
+				both(func(s *side) { s.at(s.eng.Now()+d, child, kill) })
+			},
+			"tie": func(rt *rapid.T) {
+				n := rapid.IntRange(1, 8).Draw(rt, "n")
+				both(func(s *side) {
+					for range n {
+						s.at(s.eng.Now(), -1, -1)
+					}
+				})
+			},
+			"cancel": func(rt *rapid.T) {
+				if len(a.ids) == 0 {
+					rt.Skip("nothing scheduled")
+				}
+				i := rapid.IntRange(0, len(a.ids)-1).Draw(rt, "i")
+				if ga, gb := a.eng.Cancel(a.ids[i]), b.eng.Cancel(b.ids[i]); ga != gb {
+					rt.Fatalf("Cancel(%d) = %v, heap %v", i, ga, gb)
+				}
+			},
+			"step": func(rt *rapid.T) {
+				both(func(s *side) { s.eng.Step() })
+			},
+			"run-until": func(rt *rapid.T) {
+				d := delay(rt, "until")
+				both(func(s *side) { s.eng.RunUntil(s.eng.Now() + d) })
+			},
+		})
+		both(func(s *side) {
+			for s.eng.Step() {
+			}
+		})
 	})
 }

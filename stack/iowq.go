@@ -63,11 +63,12 @@ func (j *job) workerCPU() int {
 
 // run processes the next work item, once the worker's CPU has finished the work
 // charged to it so far (the previous item's submission cost included): like the fio
-// thread's loop, a worker submits on its CPU one item after the other.
+// thread's loop, a worker submits on its CPU one item after the other. It waits in
+// the CPU's run queue for the CPU to be idle.
 func (w *worker) run(now sim.Time) {
 	j := w.j
 	if t := j.q.Host().CPUFreeAt(w.cpu); t > now && !j.backlog.empty() {
-		j.r.eng.At(t, &w.step)
+		j.r.cpuRunQueue(w.cpu).enqueue(w, t)
 		return
 	}
 	u := j.backlog.pop()
@@ -92,6 +93,62 @@ func (w *worker) run(now sim.Time) {
 	}
 	w.finishPlug()
 	j.r.eng.After(j.r.sub.WorkerStep, &w.step)
+}
+
+// runQueue is the io-wq workers waiting for one simulated CPU to go idle, first
+// come first served. A worker yields its CPU to the work already charged on it
+// (completions, queue runs, other tasks' submissions): it runs its next item when the
+// CPU is idle. Only the queue's head watches the CPU — one event each time the
+// CPU's work ends, whatever the number of waiters — instead of every waiter
+// re-checking a busy CPU with an event of its own.
+type runQueue struct {
+	r       *runner
+	cpu     int
+	waiting []*worker
+	head    int
+	armed   bool
+}
+
+// cpuRunQueue returns cpu's run queue, creating it on first use.
+func (r *runner) cpuRunQueue(cpu int) *runQueue {
+	if r.runq == nil {
+		r.runq = make([]*runQueue, r.cfg.NrCPUs)
+	}
+	q := r.runq[cpu]
+	if q == nil {
+		q = &runQueue{r: r, cpu: cpu}
+		r.runq[cpu] = q
+	}
+	return q
+}
+
+// enqueue adds w behind the waiting workers; the CPU is checked again at t, when its
+// current work is done.
+func (q *runQueue) enqueue(w *worker, t sim.Time) {
+	q.waiting = append(q.waiting, w)
+	if !q.armed {
+		q.armed = true
+		q.r.eng.At(t, q)
+	}
+}
+
+// Fire runs waiting workers, oldest first, while the CPU is idle, and watches it
+// again when it is busy.
+func (q *runQueue) Fire(now sim.Time) {
+	q.armed = false
+	host := q.r.queues[0].Host()
+	for q.head < len(q.waiting) {
+		if t := host.CPUFreeAt(q.cpu); t > now {
+			q.armed = true
+			q.r.eng.At(t, q)
+			return
+		}
+		w := q.waiting[q.head]
+		q.waiting[q.head] = nil
+		q.head++
+		w.run(now)
+	}
+	q.waiting, q.head = q.waiting[:0], 0
 }
 
 // finishPlug flushes and ends the worker's per-dio plug, if any (blk_finish_plug).

@@ -98,6 +98,7 @@ type runner struct {
 	sub          SubmitTiming
 	// lastFinish is when the last job finished (stack/groups.go)
 	lastFinish sim.Time
+	runq       []*runQueue // io-wq workers waiting for each CPU (stack/iowq.go)
 }
 
 // Run runs the fio jobs on the modelled machine in virtual time and returns the

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -89,18 +90,23 @@ func buildSweepPlot(axes []axis, points []*sweepPoint, metric, job string, opt p
 	type key struct{ job, other string }
 	var order []key
 	series := map[key]plotter.XYs{}
+	spreads := map[key]plotter.YErrors{}
 	for _, p := range points {
 		other := ""
 		if len(axes) == 2 {
 			other = axes[1-xi].key + "=" + p.vals[1-xi]
 		}
 		idx := indexOf(xa.values, p.vals[xi])
-		for _, r := range p.rows {
+		for ri, r := range p.rows {
 			k := key{r.job, other}
 			if _, ok := series[k]; !ok {
 				order = append(order, k)
 			}
 			series[k] = append(series[k], plotter.XY{X: xOf(p.vals[xi], idx), Y: r.value(metric)})
+			if p.spread != nil { // --replicas: the 95 % interval of the mean
+				sp := p.spread[ri][slices.Index(metrics, metric)]
+				spreads[k] = append(spreads[k], struct{ Low, High float64 }{sp.Mean - sp.Lo, sp.Hi - sp.Mean})
+			}
 		}
 	}
 	pl := plot.New()
@@ -131,6 +137,15 @@ func buildSweepPlot(axes []axis, points []*sweepPoint, metric, job string, opt p
 	if err := plotutil.AddLinePoints(pl, vs...); err != nil {
 		return nil, fmt.Errorf("--plot: %w", err)
 	}
+	for _, k := range order {
+		if e := spreads[k]; len(e) == len(series[k]) {
+			bars, err := plotter.NewYErrorBars(errorXYs{series[k], e})
+			if err != nil {
+				return nil, fmt.Errorf("--plot: %w", err)
+			}
+			pl.Add(bars)
+		}
+	}
 	if pl.Y.Tick.Marker == nil {
 		pl.Y.Tick.Marker = plot.DefaultTicks{}
 	}
@@ -142,6 +157,12 @@ func buildSweepPlot(axes []axis, points []*sweepPoint, metric, job string, opt p
 	_, h := opt.size()
 	legendRoom(pl, len(order), h)
 	return pl, nil
+}
+
+// errorXYs is a series with its 95 % intervals (sweep --replicas), for error bars.
+type errorXYs struct {
+	plotter.XYs
+	plotter.YErrors
 }
 
 // compactTicks relabels another Ticker's labelled ticks with compactNumber.

@@ -154,6 +154,7 @@ func newRunCmd() *cobra.Command {
 		minimal  bool
 		explain  bool
 		overhead time.Duration
+		replicas int
 	)
 	cmd := &cobra.Command{
 		Use:   "run JOB.fio",
@@ -252,6 +253,12 @@ and the allowed values); 1 if the model fails (e.g. a modelled hang caught by th
 			if err := res.CheckFit(specs); err != nil {
 				return usageError(err)
 			}
+			if replicas < 1 || replicas > maxReplicas {
+				return usageError(fmt.Errorf("--replicas %d: allowed: [1, %d]", replicas, maxReplicas))
+			}
+			if replicas > 1 {
+				return runReplicated(cmd, res.WithSeed(m.seed, 0), specs, replicas, formats, outPath)
+			}
 			out, err := stack.Run(res.WithSeed(m.seed, 0), specs)
 			if err != nil {
 				return runError(cmd, err)
@@ -293,6 +300,7 @@ and the allowed values); 1 if the model fails (e.g. a modelled hang caught by th
 	cmd.Flags().StringVar(&outPath, "output", "", "write the output to this file instead of stdout (fio --output)")
 	cmd.Flags().BoolVar(&explain, "explain", false, "print every resolved setting and its source, then exit without running")
 	cmd.Flags().DurationVar(&overhead, "emulation-overhead", 0, "add this delay to every device command's completion, as blkmq validate does, to compare with your own\nQEMU (TCG) runs, e.g. 270us, in [0, 1s] (the same as --set system/emulation_overhead=DUR, also in a TOML set list)")
+	cmd.Flags().IntVar(&replicas, "replicas", 1, "run the jobs with N model-jitter seeds (1..N) in parallel and report each figure's mean and 95% interval\n(JSON: under a \"blkmq\" key; text: after fio's output); the fio output shown is seed 1's, [1, 1000]")
 	return cmd
 }
 

@@ -97,8 +97,12 @@ func (a axis) numeric() bool {
 // sweepPoint is one combination of the varied values.
 type sweepPoint struct {
 	vals []string
-	rows []metricRow // one per fio job name, in job-file order
+	rows []metricRow // one per fio job name, in job-file order (the replicas' mean with --replicas)
 	err  error
+	// with --replicas: each replica's rows, and per row the spread of iops, bw,
+	// clat mean and clat p99 (see metrics)
+	reps   [][]metricRow
+	spread [][4]Spread
 }
 
 // metricRow is the metrics of one fio job (its numjobs clones merged) at one point.
@@ -172,6 +176,7 @@ func newSweepCmd() *cobra.Command {
 		plotSize string
 		popt     plotOptions
 		parallel int
+		replicas int
 	)
 	cmd := &cobra.Command{
 		Use:   "sweep JOB.fio --vary KEY=RANGE [--vary KEY=RANGE]",
@@ -272,7 +277,10 @@ is identical whatever --parallel is. A progress bar shows on a terminal for long
 			for _, n := range setup.JobNotes(specs) {
 				fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: note:", n)
 			}
-			runPoints(cmd.ErrOrStderr(), points, cfgs, pspecs, parallel, m.runtimeOf(specs))
+			if replicas < 1 || replicas > maxReplicas {
+				return usageError(fmt.Errorf("--replicas %d: allowed: [1, %d]", replicas, maxReplicas))
+			}
+			runPoints(cmd.ErrOrStderr(), points, cfgs, pspecs, parallel, m.runtimeOf(specs), replicas)
 			for _, p := range points {
 				if p.err != nil {
 					return runError(cmd, fmt.Errorf("point %s: %w", strings.Join(p.vals, " "), p.err))
@@ -306,6 +314,7 @@ is identical whatever --parallel is. A progress bar shows on a terminal for long
 	f.StringVar(&plotSize, "plot-size", "16x10", "plot size WIDTHxHEIGHT in cm")
 	f.BoolVar(&popt.yFree, "plot-y-free", false, "let a linear Y axis span the data only (default: from 0)")
 	f.IntVar(&parallel, "parallel", 0, "points run at once (0 = all CPUs)")
+	f.IntVar(&replicas, "replicas", 1, "run each point with N model-jitter seeds (1..N): the table and CSV give the mean, and the CSV\nadds each metric's 95% interval (columns *_ci95_lo, *_ci95_hi), [1, 1000]")
 	return cmd
 }
 
@@ -344,34 +353,61 @@ func (m *machineFlags) runtimeOf(specs []fio.Spec) float64 {
 
 // runPoints runs every point, parallel at once (0 = all CPUs). Results land in
 // their point, so the output does not depend on the scheduling.
-func runPoints(stderr io.Writer, points []*sweepPoint, cfgs []stack.Config, specs [][]fio.Spec, parallel int, runtimeSec float64) {
+//
+// With replicas > 1 each point runs that many times with jitter seeds 1 … replicas;
+// its rows are then the replicas' means and spread their 95 % intervals.
+func runPoints(stderr io.Writer, points []*sweepPoint, cfgs []stack.Config, specs [][]fio.Spec, parallel int, runtimeSec float64, replicas int) {
 	if parallel == 0 {
 		parallel = runtime.NumCPU()
 	}
 	var bar *progressbar.ProgressBar
-	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) && len(points) >= 4 && float64(len(points))*runtimeSec >= 10 {
-		bar = progressbar.NewOptions(len(points), progressbar.OptionSetWriter(stderr),
+	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) && len(points) >= 4 && float64(len(points)*max(replicas, 1))*runtimeSec >= 10 {
+		bar = progressbar.NewOptions(len(points)*max(replicas, 1), progressbar.OptionSetWriter(stderr),
 			progressbar.OptionSetDescription("sweep"), progressbar.OptionShowCount(), progressbar.OptionClearOnFinish())
 	}
 	var wg sync.WaitGroup
+	var mu sync.Mutex
 	sem := make(chan struct{}, parallel)
 	for i, p := range points {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			out, err := stack.Run(cfgs[i], specs[i])
-			if err != nil {
-				p.err = err
-			} else {
-				p.rows = rowsOf(out)
-			}
-			if bar != nil {
-				_ = bar.Add(1)
-			}
-		}()
+		if replicas > 1 {
+			p.reps = make([][]metricRow, replicas)
+		}
+		for k := range max(replicas, 1) {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer func() { <-sem; wg.Done() }()
+				cfg := cfgs[i]
+				if replicas > 1 {
+					cfg.JitterSeed = uint64(k) + 1 // replica 1 is the default stream
+				}
+				out, err := stack.Run(cfg, append([]fio.Spec(nil), specs[i]...))
+				mu.Lock()
+				defer mu.Unlock()
+				switch {
+				case err != nil:
+					if p.err == nil {
+						p.err = err
+					}
+				case replicas > 1:
+					p.reps[k] = rowsOf(out)
+				default:
+					p.rows = rowsOf(out)
+				}
+				if bar != nil {
+					_ = bar.Add(1)
+				}
+			}()
+		}
 	}
 	wg.Wait()
+	if replicas > 1 {
+		for _, p := range points {
+			if p.err == nil {
+				p.rows, p.spread = spreadRows(p.reps)
+			}
+		}
+	}
 	if bar != nil {
 		_ = bar.Finish()
 	}
@@ -391,12 +427,27 @@ func writeSweepCSV(w io.Writer, axes []axis, points []*sweepPoint) error {
 	for _, a := range axes {
 		head = append(head, a.key)
 	}
-	if err := cw.Write(append(head, sweepColumns...)); err != nil {
+	head = append(head, sweepColumns...)
+	spread := len(points) > 0 && points[0].spread != nil
+	if spread {
+		head = append(head, "replicas")
+		for _, c := range sweepColumns[1:] {
+			head = append(head, c+"_ci95_lo", c+"_ci95_hi")
+		}
+	}
+	if err := cw.Write(head); err != nil {
 		return err
 	}
 	for _, p := range points {
-		for _, r := range p.rows {
-			if err := cw.Write(append(append([]string(nil), p.vals...), r.cells()...)); err != nil {
+		for i, r := range p.rows {
+			row := append(append([]string(nil), p.vals...), r.cells()...)
+			if spread {
+				row = append(row, strconv.Itoa(len(p.reps)))
+				for _, sp := range p.spread[i] {
+					row = append(row, fmtF(sp.Lo), fmtF(sp.Hi))
+				}
+			}
+			if err := cw.Write(row); err != nil {
 				return err
 			}
 		}
@@ -482,4 +533,29 @@ func writeFile(stdout io.Writer, path string, fn func(io.Writer) error) error {
 		return err
 	}
 	return f.Close()
+}
+
+// spreadRows returns the mean rows of the replicas (the same jobs in the same order)
+// and, per row, the spread of iops, bw, clat mean and clat p99 (sweepColumns order).
+func spreadRows(reps [][]metricRow) ([]metricRow, [][4]Spread) {
+	rows := make([]metricRow, len(reps[0]))
+	spread := make([][4]Spread, len(reps[0]))
+	for i := range rows {
+		var xs [4][]float64
+		var n int64
+		for _, rep := range reps {
+			r := rep[i]
+			xs[0] = append(xs[0], r.iops)
+			xs[1] = append(xs[1], r.bwKiB)
+			xs[2] = append(xs[2], r.mean)
+			xs[3] = append(xs[3], r.p99)
+			n += r.clatN
+		}
+		for k := range xs {
+			spread[i][k] = spreadOf(xs[k])
+		}
+		rows[i] = metricRow{job: reps[0][i].job, iops: spread[i][0].Mean, bwKiB: spread[i][1].Mean,
+			mean: spread[i][2].Mean, p99: spread[i][3].Mean, clatN: n / int64(len(reps))}
+	}
+	return rows, spread
 }

@@ -1,0 +1,107 @@
+package stack_test
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/blkmq/blkmq/device"
+	"github.com/blkmq/blkmq/fio"
+	"github.com/blkmq/blkmq/sim"
+	"github.com/blkmq/blkmq/stack"
+)
+
+// scaleIOs is the number of I/Os one scaling run simulates, whatever its shape: the
+// cost per simulated I/O is then comparable across job and CPU counts.
+const scaleIOs = 1 << 18
+
+// scaleRun simulates scaleIOs 4 KiB random reads spread over jobs libaio jobs
+// (iodepth 4, unpinned) on cpus CPUs, one hctx per CPU sharing a host-wide tag set of
+// 256 in front of a 20 µs null device with 64-deep LUN (so from 64 jobs up the tags
+// are contended and submitters sleep in blk_mq_get_tag). jitter is the run's
+// JitterSeed. It returns the run's result.
+func scaleRun(tb testing.TB, engine string, jobs, cpus int, jitter uint64) *stack.Result {
+	tb.Helper()
+	per := max(scaleIOs/jobs, 1)
+	cfg := stack.Config{NrCPUs: cpus, Host: stack.Host{CanQueue: 256, NrHwQueues: cpus, HostTagset: true}, Seed: 1,
+		JitterSeed: jitter, Kernel: "6.1",
+		LUNs: []stack.LUN{{QueueDepth: 64, Scheduler: "none", Device: func(eng *sim.Engine) (device.Device, error) {
+			return device.NewNull(eng, device.NullParams{Name: "null", CompletionNsec: 20 * sim.Microsecond})
+		}}}}
+	job := fmt.Sprintf("[global]\ndirect=1\nbs=4k\nioengine=%s\nrw=randread\niodepth=4\nsize=%d\n[j]\nnumjobs=%d\n",
+		engine, per*4096, jobs)
+	specs, err := fio.Parse(strings.NewReader(job), "scale.fio")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	res, err := stack.Run(cfg, specs)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return res
+}
+
+// cpuTime returns the CPU time (user + system, ns) the process has used: on a
+// shared, overloaded machine it measures the model's cost where wall time
+// measures the queue for a core.
+func cpuTime() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
+// BenchmarkScale measures the model's cost per simulated I/O (ns/simio wall time,
+// cpu-ns/simio process CPU time, which includes the garbage collector's) and
+// the heap a finished run retains per job (B/job: live heap with the result held,
+// minus the live heap before, over jobs) against the number of fio jobs (8 CPUs) and
+// against the number of CPUs (64 jobs). Each run simulates the same number of I/Os
+// (scaleIOs), so a flat ns/simio is a model whose cost does not depend on how many
+// threads wait. Each iteration uses its own JitterSeed (the iteration index + 1), so
+// that `-count N` shows the model's real spread. events/simio is the engine events
+// fired per completed I/O.
+func BenchmarkScale(b *testing.B) {
+	type shape struct {
+		by         string
+		jobs, cpus int
+	}
+	var shapes []shape
+	for _, j := range []int{1, 4, 16, 64, 256, 1024, 4096} {
+		shapes = append(shapes, shape{"jobs", j, 8})
+	}
+	for _, c := range []int{2, 8, 32, 128, 1024} {
+		shapes = append(shapes, shape{"cpus", 64, c})
+	}
+	for _, s := range shapes {
+		for _, engine := range []string{"libaio", "io_uring"} {
+			b.Run(fmt.Sprintf("%s/engine=%s/jobs=%d/cpus=%d", s.by, engine, s.jobs, s.cpus), func(b *testing.B) {
+				var ios, events, perJob, cpuNs float64
+				for i := 0; i < b.N; i++ {
+					runtime.GC()
+					var before, after runtime.MemStats
+					runtime.ReadMemStats(&before)
+					t0 := cpuTime()
+					res := scaleRun(b, engine, s.jobs, s.cpus, uint64(i)+1)
+					cpuNs += float64(cpuTime() - t0)
+					b.StopTimer()
+					runtime.GC()
+					runtime.ReadMemStats(&after)
+					for _, j := range res.Jobs {
+						ios += float64(j.Fio.Read().TotalIOs)
+					}
+					events += float64(res.Events)
+					perJob += (float64(after.HeapAlloc) - float64(before.HeapAlloc)) / float64(s.jobs)
+					runtime.KeepAlive(res)
+					b.StartTimer()
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/ios, "ns/simio")
+				b.ReportMetric(cpuNs/ios, "cpu-ns/simio")
+				b.ReportMetric(events/ios, "events/simio")
+				b.ReportMetric(perJob/float64(b.N), "B/job")
+			})
+		}
+	}
+}
