@@ -93,7 +93,7 @@ type runner struct {
 // constructor's error. Run is deterministic: the same Config (Seed and JitterSeed
 // included) and specs give identical results. Memory does not grow with the simulated run length.
 func Run(cfg Config, specs []fio.Spec) (*Result, error) {
-	if err := cfg.Validate(); err != nil {
+	if err := validateRun(&cfg, specs); err != nil {
 		return nil, err
 	}
 	if len(specs) == 0 {
@@ -111,7 +111,7 @@ func Run(cfg Config, specs []fio.Spec) (*Result, error) {
 		}
 		qd := l.QueueDepth
 		if qd == 0 {
-			qd = min(max(cfg.Host.CmdPerLun, 1), cfg.Host.CanQueue)
+			qd = cfg.Host.DefaultQueueDepth()
 		}
 		q, err := r.host.AddLUN(dispatch.LUNConfig{Device: dev, QueueDepth: qd, NrRequests: l.NrRequests,
 			Elevator: l.Scheduler, MaxSectorsKB: l.MaxSectorsKB})
