@@ -56,7 +56,8 @@ Exit status 1 if any claim is outside its tolerance or a scenario fails.`,
 				}
 				claims = kept
 			}
-			results := bench.Evaluate(context.Background(), claims, seed, parallel)
+			var results []bench.Result
+			withElapsed(cmd, fmt.Sprintf("blkmq claims: running the scenarios of %d claims", len(claims)), func() { results = bench.Evaluate(context.Background(), claims, seed, parallel) })
 			if format == "json" {
 				err = writeClaimsJSON(cmd.OutOrStdout(), results)
 			} else {

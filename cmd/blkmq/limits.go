@@ -162,3 +162,38 @@ func (p *runProgress) finish() {
 		_ = p.bar.Clear()
 	}
 }
+
+// withElapsed runs f and, when stderr is a terminal and f takes more than a second,
+// shows what is running and the time elapsed on stderr (once a second), cleared when
+// f returns. For runs that report no finer progress (claims: parallel scenarios).
+func withElapsed(cmd *cobra.Command, what string, f func()) {
+	fd, ok := cmd.ErrOrStderr().(*os.File)
+	if !ok || !term.IsTerminal(int(fd.Fd())) {
+		f()
+		return
+	}
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		start := time.Now()
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		shown := false
+		for {
+			select {
+			case <-done:
+				if shown {
+					fmt.Fprint(fd, "\r\033[K")
+				}
+				return
+			case now := <-tick.C:
+				fmt.Fprintf(fd, "\r\033[K%s… %s", what, now.Sub(start).Truncate(time.Second))
+				shown = true
+			}
+		}
+	}()
+	f()
+	close(done)
+	<-stopped
+}
