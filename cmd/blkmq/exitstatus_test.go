@@ -66,3 +66,29 @@ func TestExitStatusFromErrorType(t *testing.T) {
 		})
 	}
 }
+
+// TestHugeValuesClipped: a 1 MB bad value, in a job file, a --set or a --device, is
+// echoed as its first 64 bytes and its length, with exit 2.
+func TestHugeValuesClipped(t *testing.T) {
+	big := strings.Repeat("9", 1<<20)
+	dir := t.TempDir()
+	ok := filepath.Join(dir, "ok.fio")
+	bad := filepath.Join(dir, "bad.fio")
+	if err := os.WriteFile(ok, []byte("[j]\nruntime=1ms\ntime_based\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte("[j]\nbs="+big+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"run", bad},
+		{"run", ok, "--set", "queue/nr_requests=" + big},
+		{"run", ok, "--device", "null_blk hw_queue_depth=" + big},
+		{"run", ok, "--device", big},
+	} {
+		out, err := run(args...)
+		if exitCode(err) != 2 || len(out) > 600 || !strings.Contains(out, "… (1048") {
+			t.Errorf("%.40q: exit %d, %d bytes of output, want exit 2 and the value clipped: %.300s", args, exitCode(err), len(out), out)
+		}
+	}
+}
