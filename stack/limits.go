@@ -106,10 +106,11 @@ func (l Limits) maxEvents() float64 {
 	return float64(l.MaxEvents)
 }
 
-// Memory model of a run (bytes), measured with runtime.MemStats on this code
-// (TestMemoryEstimate keeps the estimate between 1× and 4× the measured allocation):
-// a base, each job (its thread, collector, histograms), each io_u (with its bio),
-// and per LUN each (CPU, hctx) pair (ctx maps) and each driver or scheduler tag.
+// Memory model of a run (bytes), rounded up from runtime.MemStats allocation figures
+// measured once on this code (about 55 KiB per job, 200 B per io_u, 75 B per (CPU,
+// hctx) pair; no test pins them): a base, each job (its thread, collector,
+// histograms), each io_u (with its bio), and per LUN each (CPU, hctx) pair (ctx maps)
+// and each driver or scheduler tag.
 const (
 	memBase      = 8 << 20
 	memPerJob    = 96 << 10
