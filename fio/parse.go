@@ -35,12 +35,12 @@ func (e *ParseError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "fio: %s:%d: ", e.File, e.Line)
 	if e.Section != "" {
-		fmt.Fprintf(&b, "[%s] ", e.Section)
+		fmt.Fprintf(&b, "[%s] ", clipEcho(e.Section))
 	}
 	if e.Key != "" {
-		b.WriteString(e.Key)
+		b.WriteString(clipEcho(e.Key))
 		if e.Value != "" {
-			b.WriteString("=" + e.Value)
+			b.WriteString("=" + clipEcho(e.Value))
 		}
 		b.WriteString(": ")
 	}

@@ -24,8 +24,10 @@ type Description struct {
 	// Kernel is the release "MAJOR.MINOR" in [4.15, 6.19] (uname -r forms such as
 	// "6.1.0-57-amd64" count as their MAJOR.MINOR) or "current"; "" = not set.
 	Kernel string `toml:"kernel,omitempty"`
-	// CPUs is system/nr_cpus, [1, 4096]; 0 = not set (DefaultCPUs).
-	CPUs int `toml:"cpus,omitempty"`
+	// CPUs is system/nr_cpus, [1, 4096]; 0 = not set (DefaultCPUs). In a --config
+	// file the key is absent when not set: "cpus = 0" is an error, as --cpus 0 is;
+	// a negative value is an error everywhere.
+	CPUs int `toml:"cpus,omitempty,omitzero"`
 	// Host is "KIND key=value ..." with KIND storvsc or generic; "" = the device
 	// kind's default host (a driver kind such as scsi_debug is its own host).
 	Host string `toml:"host,omitempty"`
@@ -68,7 +70,24 @@ func ParseConfig(data []byte, name string) (Layer, error) {
 	if und := md.Undecoded(); len(und) > 0 {
 		k := und[0].String()
 		return Layer{}, fmt.Errorf("setup: config %s:%d: unknown key %q; allowed: kernel, cpus, host, devices, set",
-			name, lineOf(data, und[0][0]), k)
+			name, lineOf(data, und[0][0]), clip(k))
+	}
+	// A key given with the value that means "not set" in Description (cpus = 0,
+	// kernel = "", host = "", devices = []) would silently mean the default: an error,
+	// as --cpus 0 is. Omit the key for the default.
+	for _, z := range []struct {
+		key     string
+		zero    bool
+		allowed string
+	}{
+		{"cpus", d.CPUs == 0, "an integer in [1, 4096]"},
+		{"kernel", d.Kernel == "", `MAJOR.MINOR in [4.15, 6.19] or "current"`},
+		{"host", d.Host == "", `"KIND key=value ..." (storvsc, generic)`},
+		{"devices", len(d.Devices) == 0, `at least one "KIND key=value ..."`},
+	} {
+		if z.zero && md.IsDefined(z.key) {
+			return Layer{}, fmt.Errorf("setup: config %s:%d: %s: allowed: %s; omit the key for the default", name, lineOf(data, z.key), z.key, z.allowed)
+		}
 	}
 	l := Layer{Name: "config " + name, Desc: d, Lines: map[string]int{}}
 	for _, a := range d.Set {

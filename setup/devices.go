@@ -371,7 +371,7 @@ func parseHDD(s *state, pairs [][2]string, where, source string) error {
 		case "cheetah-15k3":
 			p = device.Cheetah15K3Params()
 		default:
-			return fmt.Errorf("%s: hdd parameter model=%s: allowed: cheetah-15k7, cheetah-15k3", where, kv[1])
+			return fmt.Errorf("%s: hdd parameter model=%s: allowed: cheetah-15k7, cheetah-15k3", where, clip(kv[1]))
 		}
 		s.extra = append(s.extra, Setting{Key: "hdd.model", Value: kv[1], Source: source})
 	}

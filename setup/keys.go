@@ -6,8 +6,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/blkmq/blkmq/dispatch"
+	"github.com/blkmq/blkmq/stack"
 )
 
 // state is the machine being resolved: every setting as a typed value plus where
@@ -248,7 +250,7 @@ func (s *state) effectiveQueueDepth() int {
 	if s.queueDepth > 0 {
 		return s.queueDepth
 	}
-	return min(max(s.cmdPerLun, 1), s.canQueue, 10000)
+	return stack.Host{CanQueue: s.canQueue, CmdPerLun: s.cmdPerLun}.DefaultQueueDepth()
 }
 
 // defaultScheduler is elevator_get_default for this tag set and era: the request
@@ -276,10 +278,10 @@ func (s *state) defaultNrRequests() int {
 func (s *state) set(name, value, source string) error {
 	k, ok := keys[name]
 	if !ok {
-		return fmt.Errorf("unknown key %q; allowed: %s", name, strings.Join(sortedKeys(), ", "))
+		return fmt.Errorf("unknown key %q; allowed: %s", clip(name), strings.Join(sortedKeys(), ", "))
 	}
 	if err := k.set(s, value); err != nil {
-		return fmt.Errorf("%s=%s: %w", name, value, err)
+		return fmt.Errorf("%s=%s: %w", name, clip(value), err)
 	}
 	if name == "tags" {
 		name = "host/host_tagset"
@@ -309,7 +311,7 @@ func splitAssign(a string) (key, value string, err error) {
 	k, v, ok := strings.Cut(a, "=")
 	k = strings.TrimSpace(k)
 	if !ok || k == "" {
-		return "", "", fmt.Errorf("%q: want key=value (e.g. queue/nr_requests=56)", a)
+		return "", "", fmt.Errorf("%q: want key=value (e.g. queue/nr_requests=56)", clip(a))
 	}
 	return k, strings.TrimSpace(v), nil
 }
@@ -356,4 +358,21 @@ func majorMinor(v string) (string, bool) {
 		return "", false
 	}
 	return v[:mn], true
+}
+
+// maxEcho is the most bytes of a value as given that an error message repeats.
+const maxEcho = 64
+
+// clip returns s for an error message: whole up to maxEcho bytes, else its first
+// maxEcho bytes (cut at a UTF-8 boundary) and "… (N bytes)", so that a megabyte of
+// bad input gives a one-line error.
+func clip(s string) string {
+	if len(s) <= maxEcho {
+		return s
+	}
+	cut := maxEcho
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes)", s[:cut], len(s))
 }

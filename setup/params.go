@@ -99,7 +99,7 @@ func (p *paramSet) apply(pairs [][2]string, s *state, where, src string) error {
 		name, v := kv[0], kv[1]
 		if d := p.find(name); d != nil {
 			if err := d.set(v); err != nil {
-				return fmt.Errorf("%s: %s parameter %s=%s: %w", where, p.kind, name, v, err)
+				return fmt.Errorf("%s: %s parameter %s=%s: %w", where, p.kind, name, clip(v), err)
 			}
 			s.extra = append(s.extra, Setting{Key: p.kind + "." + name, Value: v, Source: src})
 			continue
@@ -109,7 +109,7 @@ func (p *paramSet) apply(pairs [][2]string, s *state, where, src string) error {
 				Note: "accepted; no effect in the model"})
 			continue
 		}
-		return fmt.Errorf("%s: unknown %s parameter %q; allowed: %s", where, p.kind, name, strings.Join(p.names(), ", "))
+		return fmt.Errorf("%s: unknown %s parameter %q; allowed: %s", where, p.kind, clip(name), strings.Join(p.names(), ", "))
 	}
 	return nil
 }
@@ -148,7 +148,7 @@ func splitDescription(desc, where string) (string, [][2]string, error) {
 		k, v, ok := strings.Cut(a, "=")
 		k = strings.TrimPrefix(k, kind+".")
 		if !ok || k == "" {
-			return "", nil, fmt.Errorf("%s: %q: want key=value", where, a)
+			return "", nil, fmt.Errorf("%s: %q: want key=value", where, clip(a))
 		}
 		pairs = append(pairs, [2]string{k, v})
 	}

@@ -151,14 +151,14 @@ func (s *state) applyDevices(d Description, hostFrom, devFrom string) error {
 	var names []string
 	var pairsOf [][][2]string
 	for _, desc := range devs {
-		where := fmt.Sprintf("%s: --device %q", devFrom, desc)
+		where := fmt.Sprintf("%s: --device %q", devFrom, clip(desc))
 		kind, pairs, err := splitDescription(desc, where)
 		if err != nil {
 			return fmt.Errorf("setup: %w", err)
 		}
 		k, ok := deviceKinds[kind]
 		if !ok {
-			return fmt.Errorf("setup: %s: unknown device kind %q; allowed: %s", where, kind, kindNames(deviceKinds))
+			return fmt.Errorf("setup: %s: unknown device kind %q; allowed: %s", where, clip(kind), kindNames(deviceKinds))
 		}
 		if k.driver && len(devs) > 1 {
 			return fmt.Errorf("setup: %s: %s is its own host driver and must be the only --device (use its max_luns/nr_devices for more LUNs)", where, kind)
@@ -167,27 +167,27 @@ func (s *state) applyDevices(d Description, hostFrom, devFrom string) error {
 	}
 	host := d.Host
 	if host != "" && kinds[0].driver {
-		return fmt.Errorf("setup: %s: --host %q: %s is its own host; describe it with its module parameters or --set host/...", hostFrom, host, names[0])
+		return fmt.Errorf("setup: %s: --host %q: %s is its own host; describe it with its module parameters or --set host/...", hostFrom, clip(host), names[0])
 	}
 	if host == "" && !kinds[0].driver {
 		host, hostFrom = kinds[0].host, "default for "+names[0]
 	}
 	if host != "" {
-		where := fmt.Sprintf("%s: --host %q", hostFrom, host)
+		where := fmt.Sprintf("%s: --host %q", hostFrom, clip(host))
 		kind, pairs, err := splitDescription(host, where)
 		if err != nil {
 			return fmt.Errorf("setup: %w", err)
 		}
 		hk, ok := hostKinds[kind]
 		if !ok {
-			return fmt.Errorf("setup: %s: unknown host kind %q; allowed: %s", where, kind, kindNames(hostKinds))
+			return fmt.Errorf("setup: %s: unknown host kind %q; allowed: %s", where, clip(kind), kindNames(hostKinds))
 		}
 		if err := hk.parse(s, pairs, where, "host "+kind+" ("+hostFrom+")"); err != nil {
 			return fmt.Errorf("setup: %w", err)
 		}
 	}
 	for i, k := range kinds {
-		where := fmt.Sprintf("%s: --device %q", devFrom, devs[i])
+		where := fmt.Sprintf("%s: --device %q", devFrom, clip(devs[i]))
 		if err := k.parse(s, pairsOf[i], where, "device "+names[i]+" ("+devFrom+")"); err != nil {
 			return fmt.Errorf("setup: %w", err)
 		}
@@ -208,8 +208,15 @@ func (s *state) resolved() (*Resolved, error) {
 	if qd > min(s.canQueue, 10000) {
 		return nil, fmt.Errorf("setup: device/queue_depth=%d: allowed: [1, min(host/can_queue %d, 10000)]", qd, s.canQueue)
 	}
-	if s.nrRequests > 0 && s.scheduler == "none" && s.nrRequests > s.canQueue {
-		return nil, fmt.Errorf("setup: queue/nr_requests=%d: without a scheduler allowed: [1, host/can_queue %d] (driver tags only shrink)", s.nrRequests, s.canQueue)
+	if s.queueDepth == 0 && min(s.cmdPerLun, s.canQueue) > qd {
+		s.warn = append(s.warn, fmt.Sprintf("host/cmd_per_lun %d: the LUN queue_depth is capped at SCSI_MAX_QUEUE_DEPTH %d, as scsi_change_queue_depth does", s.cmdPerLun, qd))
+	}
+	if eff := s.effectiveScheduler(); s.nrRequests > 0 && eff == "none" && s.nrRequests > s.canQueue {
+		why := ""
+		if s.scheduler == "" {
+			why = "; queue/scheduler is none, the kernel default here"
+		}
+		return nil, fmt.Errorf("setup: queue/nr_requests=%d: without a scheduler allowed: [1, host/can_queue %d] (driver tags only shrink%s)", s.nrRequests, s.canQueue, why)
 	}
 	opts := s.opts
 	cfg := stack.Config{
@@ -234,8 +241,8 @@ func (s *state) resolved() (*Resolved, error) {
 		r.bounded = append(r.bounded, l.bounded)
 	}
 	s.applyDrivers(&cfg) // drivers and per-device tag sets (setup/devices.go)
-	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("setup: %w", err)
+	if err := stack.Check(cfg, nil); err != nil {
+		return nil, userError(err)
 	}
 	r.Config = WithEmulationOverhead(cfg, s.emulationOverhead)
 	if s.scheduler != "" {

@@ -43,7 +43,11 @@ func (r *Rand) Uniform(lo, hi Time) Time {
 	if hi < lo {
 		panic(fmt.Sprintf("sim: Uniform with hi %v < lo %v", hi, lo))
 	}
-	return lo + Time(r.r.Int64N(int64(hi-lo)+1))
+	span := uint64(hi-lo) + 1 // in uint64: [MinInt64, MaxInt64] spans 2^64 values
+	if span == 0 {
+		return Time(r.r.Uint64())
+	}
+	return lo + Time(r.r.Uint64N(span))
 }
 
 // Exp returns an exponentially distributed Time with the given mean (ns), rounded to the

@@ -64,6 +64,9 @@ type Config struct {
 	// time-bound run is checked every Watchdog/4 and stops with such an error once a
 	// request has made no progress for Watchdog.
 	Watchdog sim.Time
+	// Limits bound the run's memory and simulated events and report its progress
+	// (stack/limits.go); the zero value applies the defaults.
+	Limits Limits
 }
 
 // DefaultJitterSeed is the JitterSeed of the zero value: 1, the stream Seed 1 drew

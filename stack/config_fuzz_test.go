@@ -1,6 +1,7 @@
 package stack_test
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -157,7 +158,7 @@ func currentKernel(cfg stack.Config) bool {
 }
 
 // stackFields are the Config field names a Validate or Run rejection must name one of.
-var stackFields = []string{"NrCPUs", "Host.", "LUNs", "Kernel", "Submit", "job ", "no fio jobs"}
+var stackFields = []string{"NrCPUs", "Host.", "LUNs", "Kernel", "Submit", "job ", "no fio jobs", "specs[", "Timing", "Watchdog"}
 
 // FuzzConfig builds a stack Config and an fio job file from fuzzed bytes (CPUs,
 // host, up to 3 LUNs of every device model, queue depths, nr_requests, scheduler,
@@ -189,7 +190,8 @@ func FuzzConfig(f *testing.F) {
 		}
 		if err != nil {
 			msg := err.Error()
-			if strings.Contains(msg, "watchdog") {
+			var werr *stack.WatchdogError
+			if errors.As(err, &werr) {
 				// Older eras model kernel hangs faithfully (R02 before v4.18, R07 before
 				// v6.8, R15 before v5.8, ...): a hang is a failure only under the current
 				// kernel's rules.

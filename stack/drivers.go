@@ -57,7 +57,7 @@ func (r *runner) assemble() error {
 		default:
 			qd := l.QueueDepth
 			if qd == 0 {
-				qd = min(max(h.CmdPerLun, 1), h.CanQueue)
+				qd = h.DefaultQueueDepth()
 			}
 			d, err := scsiHosts[l.Host].AddDevice(scsi.DeviceConfig{Device: dev, QueueDepth: qd, Queue: lc})
 			if err != nil {

@@ -107,7 +107,7 @@ type runner struct {
 // constructor's error. Run is deterministic: the same Config (Seed and JitterSeed
 // included) and specs give identical results. Memory does not grow with the simulated run length.
 func Run(cfg Config, specs []fio.Spec) (*Result, error) {
-	if err := cfg.Validate(); err != nil {
+	if err := validateRun(&cfg, specs); err != nil {
 		return nil, err
 	}
 	if len(specs) == 0 {

@@ -36,54 +36,110 @@ func (r *runner) oldestStalled() *ioU {
 }
 
 // runTimeBound runs a time-bound run to end, checking every quarter of the watchdog
-// that no request has gone a whole watchdog period without progress.
+// that no request has gone a whole watchdog period without progress, and between
+// those checks the event limit (guard).
 func (r *runner) runTimeBound(end sim.Time) error {
 	limit := r.cfg.watchdog()
 	step := max(limit/4, 1)
+	g := r.newGuard(end)
 	for t := r.eng.Now(); t < end; {
 		t = min(t+step, end)
-		r.eng.RunUntil(t)
-		if u := r.oldestStalled(); u != nil && t-u.lastProgress() >= limit {
-			return fmt.Errorf("stack: watchdog: %s", r.describeWait(u, t))
+		if err := g.runTo(t); err != nil {
+			if err == errStopped {
+				return nil
+			}
+			return err
 		}
+		u := r.oldestStalled()
+		if u != nil && t-u.lastProgress() >= limit {
+			return &WatchdogError{Job: u.job.spec.Instance(), Hang: true, msg: "stack: watchdog: " + r.describeWait(u, t)}
+		}
+		step = nextStep(step, max(limit/4, 1), u == nil)
 	}
 	return nil
 }
 
+// nextStep is the model time to the next watchdog check: a quarter of the watchdog
+// while requests are in flight; doubling while none is (all jobs done, or not started:
+// nothing can stall, and a run of a year does not take 10^9 checks), back to a quarter
+// once one is.
+func nextStep(step, quarter sim.Time, idle bool) sim.Time {
+	if !idle {
+		return quarter
+	}
+	return min(2*step, sim.MaxTime/8)
+}
+
 // runSizeBound runs a run with a job that is not time-bound until the watchdog's model
-// time, and returns an error if a job has not finished then: it names the request that
-// has gone longest without progress, its job, queue and what it waits for when that is
-// at least a quarter of the watchdog (a hang), else the first unfinished job as too
-// slow.
+// time, and then, while a job has not finished, on in quarters of the watchdog for as
+// long as the run progresses: the limit scales with the job's size and speed (a
+// 1000 GiB job on a 200 MB/s disk needs 90 minutes of model time), and the event limit
+// (guard) bounds the whole. It returns a *WatchdogError when, at the watchdog's model
+// time or a check after it, the request that has gone longest without progress has
+// waited at least a quarter of the watchdog (a hang: it names the request, its job,
+// queue and what it waits for), or an unfinished job has completed no I/O for a whole
+// watchdog period although its requests progress.
 func (r *runner) runSizeBound() error {
 	limit := r.cfg.watchdog()
-	r.eng.RunUntil(limit)
-	var late *job
-	for _, j := range r.jobs {
-		if !j.finished {
-			late = j
-			break
+	quarter := max(limit/4, 1)
+	step := quarter
+	g := r.newGuard(0)
+	err := g.runTo(limit)
+	stopped := err == errStopped
+	if err != nil && !stopped {
+		return err
+	}
+	for {
+		var late *job
+		for _, j := range r.jobs {
+			if !j.finished {
+				late = j
+				break
+			}
+		}
+		if late == nil {
+			return nil
+		}
+		now := r.eng.Now()
+		u := r.oldestStalled()
+		hang := u != nil && now-u.lastProgress() >= quarter
+		if hang {
+			late = u.job // the job of the request that waits longest
+		}
+		msg := fmt.Sprintf("stack: watchdog: job %s did not finish within %v of model time (%d I/Os in flight)",
+			late.spec.Instance(), now, late.spec.EffectiveIODepth-late.nFree)
+		werr := &WatchdogError{Job: late.spec.Instance(), Hang: hang}
+		switch {
+		case hang:
+			werr.msg = msg + ": " + r.describeWait(u, now)
+			return werr
+		case stopped && u == nil:
+			werr.msg = msg + ": the engine was stopped"
+			return werr
+		case stopped:
+			werr.msg = fmt.Sprintf("%s: the engine was stopped (oldest: %s)", msg, r.describeWait(u, now))
+			return werr
+		}
+		for _, j := range r.jobs {
+			if idle := now - max(j.lastDone, j.startAt); !j.finished && idle >= limit {
+				werr.Job, werr.msg = j.spec.Instance(), fmt.Sprintf(
+					"stack: watchdog: job %s did not finish within %v of model time (%d I/Os in flight): it completed no I/O for %v",
+					j.spec.Instance(), now, j.spec.EffectiveIODepth-j.nFree, idle)
+				if u != nil {
+					werr.msg += " although its requests progress (oldest: " + r.describeWait(u, now) + ")"
+				}
+				return werr
+			}
+		}
+		// too slow, not a hang: every request progresses; run on
+		step = nextStep(step, quarter, u == nil)
+		if err := g.runTo(now + step); err != nil {
+			if err != errStopped {
+				return err
+			}
+			stopped = true
 		}
 	}
-	if late == nil {
-		return nil
-	}
-	now := r.eng.Now()
-	u := r.oldestStalled()
-	hang := u != nil && now-u.lastProgress() >= max(limit/4, 1)
-	if hang {
-		late = u.job // the job of the request that waits longest
-	}
-	msg := fmt.Sprintf("stack: watchdog: job %s did not finish within %v of model time (%d I/Os in flight)",
-		late.spec.Instance(), limit, late.spec.EffectiveIODepth-late.nFree)
-	switch {
-	case hang:
-		return fmt.Errorf("%s: %s", msg, r.describeWait(u, now))
-	case u != nil:
-		return fmt.Errorf("%s: too slow, not a hang: every request made progress in the last %v (oldest: %s)",
-			msg, max(limit/4, 1), r.describeWait(u, now))
-	}
-	return fmt.Errorf("%s: hang or too slow", msg)
 }
 
 // describeWait names u's request, its queue and what it waits for:

@@ -85,7 +85,8 @@ informational within its band; 1 on any MISSED or MOVED figure; 2 on errors.`,
 				}
 			}
 			opts := bench.Options{Seed: seed, Parallel: parallel}
-			results := bench.EvaluateWith(context.Background(), claims, opts)
+			var results []bench.Result
+			withElapsed(cmd, fmt.Sprintf("blkmq claims: running the scenarios of %d claims", len(claims)), func() { results = bench.EvaluateWith(context.Background(), claims, opts) })
 			var sens []bench.SensitivityRow
 			if sensitivity {
 				sens = bench.Sensitivity(context.Background(), claims, results, opts)

@@ -5,19 +5,22 @@
 //	blkmq sweep JOB.fio     vary one or two settings and tabulate or plot a metric
 //	blkmq version           print the module version
 //
-// Exit status: 0 on success, 1 when a claim is missed or a scenario fails, 2 on bad
-// usage or input.
+// Exit status: 0 on success, 1 when a claim is missed or a scenario fails or the model
+// hangs (the watchdog), 2 on bad usage or input, or a run over --max-memory or
+// --max-events. The status comes from the error's type, never from its text.
 package main
 
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
+	"github.com/blkmq/blkmq/stack"
 	"github.com/spf13/cobra"
 )
 
-// exitError carries an exit status through cobra.
+// exitError carries an exit status chosen by a command through cobra.
 type exitError struct {
 	code int
 	err  error
@@ -25,19 +28,58 @@ type exitError struct {
 
 func (e *exitError) Error() string { return e.err.Error() }
 
+// Unwrap returns the error the status was chosen for.
+func (e *exitError) Unwrap() error { return e.err }
+
 func main() {
-	root := newRootCmd()
-	if err := root.Execute(); err != nil {
-		var ee *exitError
-		if errors.As(err, &ee) {
-			if ee.err != nil && ee.code != 1 {
-				fmt.Fprintln(os.Stderr, "blkmq:", ee.err)
-			}
-			os.Exit(ee.code)
-		}
-		fmt.Fprintln(os.Stderr, "blkmq:", err)
-		os.Exit(2)
+	os.Exit(report(os.Stderr, newRootCmd().Execute()))
+}
+
+// report prints err (if it has a message) as "blkmq: MESSAGE" to w and returns the
+// exit status (exitStatus).
+func report(w io.Writer, err error) int {
+	if err == nil {
+		return 0
 	}
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.err != nil {
+		fmt.Fprintln(w, "blkmq:", err)
+	}
+	return exitStatus(err)
+}
+
+// exitStatus maps an error to the exit status by its type (errors.As), never by its
+// text (a job may be named "watchdog"):
+//
+//   - nil: 0;
+//   - an *exitError: the status its command chose (claims: 1 for a missed claim);
+//   - a *stack.WatchdogError: 1, the model failed (a modelled hang) on valid input;
+//   - a *stack.ResourceLimitError (the run would exceed --max-memory or
+//     --max-events), a *stack.ConfigError, a parse or setup error, or any other: 2,
+//     bad usage or input.
+func exitStatus(err error) int {
+	if err == nil {
+		return 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	var we *stack.WatchdogError
+	if errors.As(err, &we) {
+		return 1
+	}
+	return 2
+}
+
+// classify gives a model run's error its exit status (exitStatus): 1 for a modelled
+// hang, 2 for an input the stack rejects or a resource limit.
+func classify(err error) error {
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return err
+	}
+	return &exitError{exitStatus(err), err}
 }
 
 func newRootCmd() *cobra.Command {
@@ -56,6 +98,7 @@ discussions from the modelled mechanisms.`,
 		SilenceErrors: true,
 		Version:       version(),
 	}
+	registerLimitFlags(root)
 	root.AddCommand(newClaimsCmd(), newVersionCmd(), newRunCmd(), newSweepCmd(), newValidateCmd())
 	return root
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"strings"
 	"testing"
 )
@@ -15,19 +14,11 @@ func run(args ...string) (string, error) {
 	cmd.SetErr(&out)
 	cmd.SetArgs(args)
 	err := cmd.Execute()
+	report(&out, err) // as main prints it
 	return out.String(), err
 }
 
-func exitCode(err error) int {
-	if err == nil {
-		return 0
-	}
-	var ee *exitError
-	if errors.As(err, &ee) {
-		return ee.code
-	}
-	return 2
-}
+func exitCode(err error) int { return exitStatus(err) }
 
 func TestClaimsBadFlags(t *testing.T) {
 	tests := []struct {

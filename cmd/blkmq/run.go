@@ -123,16 +123,8 @@ func (m *machineFlags) unmodelled(cmd *cobra.Command, specs []fio.Spec) ([]strin
 // usageError wraps err as an exit-status-2 error.
 func usageError(err error) error { return &exitError{2, err} }
 
-// runError classifies a stack.Run error: a configuration the stack rejects (bad
-// input) is exit 2, a model failure (watchdog) is exit 1, printed here because main
-// prints only the messages of other exit codes.
-func runError(cmd *cobra.Command, err error) error {
-	if strings.Contains(err.Error(), "watchdog") {
-		fmt.Fprintln(cmd.ErrOrStderr(), "blkmq:", err)
-		return &exitError{1, err}
-	}
-	return usageError(err)
-}
+// runError classifies a stack.Run error by its type (classify in main.go).
+func runError(_ *cobra.Command, err error) error { return classify(err) }
 
 // jobLayer turns the job file's ioscheduler= into a queue/scheduler setting, below
 // the config file and the flags.
@@ -257,9 +249,9 @@ and the allowed values); 1 if the model fails (e.g. a modelled hang caught by th
 				return usageError(fmt.Errorf("--replicas %d: allowed: [1, %d]", replicas, maxReplicas))
 			}
 			if replicas > 1 {
-				return runReplicated(cmd, res.WithSeed(m.seed, 0), specs, replicas, formats, outPath)
+				return runReplicated(cmd, withLimits(cmd, res.WithSeed(m.seed, 0)), specs, replicas, formats, outPath)
 			}
-			out, err := stack.Run(res.WithSeed(m.seed, 0), specs)
+			out, err := runStack(cmd, res.WithSeed(m.seed, 0), specs)
 			if err != nil {
 				return runError(cmd, err)
 			}

@@ -261,7 +261,7 @@ is identical whatever --parallel is. A progress bar shows on a terminal for long
 				if err := res.CheckTargets(specs); err != nil {
 					return usageError(fmt.Errorf("point %s: %w", strings.Join(sets, " "), err))
 				}
-				cfgs[i] = res.WithSeed(m.seed, 0)
+				cfgs[i] = withLimits(cmd, res.WithSeed(m.seed, 0))
 				pspecs[i] = append([]fio.Spec(nil), specs...)
 				res.SizeJobs(pspecs[i])
 				if err := res.CheckFit(pspecs[i]); err != nil {
