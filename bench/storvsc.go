@@ -26,7 +26,7 @@ const (
 	// StorvscNrRequests: "nr_requests set to 56".
 	StorvscNrRequests = 56
 	// StorvscCanQueue is an assumption: storvsc computes can_queue from its VMBus ring
-	// size (kernel-behaviour.md §8.1: max_outstanding_req_per_channel × (sub-channels
+	// size (drivers/scsi/storvsc_drv.c: max_outstanding_req_per_channel × (sub-channels
 	// + 1) × 90 %, "a few hundred" per channel, 4 channels at 16 CPUs). Any value
 	// ≥ nr_requests gives the same results here: the tags are shrunk to nr_requests
 	// (no elevator) or bounded by the 56 sched tags (mq-deadline), and the LUN

@@ -18,8 +18,8 @@ func TestUpdateDispatchBusy(t *testing.T) {
 		{"idle-from-zero-stays-zero", 0, []bool{false, false}, 0},
 		{"one-busy-from-zero-gives-2", 0, []bool{true}, 2},
 		{"two-idle-bring-2-to-0", 2, []bool{false, false}, 0},
-		// Integer truncation makes the average saturate at 9, not 16 (kernel-behaviour.md
-		// §5.9 says 16 and 11 idle updates; the kernel arithmetic gives 9 and 8).
+		// Integer truncation makes the average saturate at 9, not 16, and 8 idle updates
+		// bring it back to 0 (blk_mq_update_dispatch_busy's integer arithmetic).
 		{"saturates-at-9", 0, repeat(true, 200), 9},
 		{"saturated-after-7-idle", 9, repeat(false, 7), 1},
 		{"saturated-zero-after-8-idle", 9, repeat(false, 8), 0},

@@ -4,7 +4,8 @@ import "fmt"
 
 // Pre415Options are the dispatch switches of v4.11–v4.14, the blk-mq scheduler era
 // before Ming Lei's v4.15 series "blk-mq-sched: improve SCSI-MQ performance"
-// (kernel-behaviour.md §5.6, §4.2, §9 row c). The zero value is v4.15 and later.
+// (blk_mq_sched_dispatch_requests dequeuing before the budget, and the SCSI
+// device_busy check in scsi_queue_rq). The zero value is v4.15 and later.
 // KernelPre415("4.11".."4.14") sets all of them (with SwQueueDequeue =
 // DequeueFlushAll, SCSIRestart = RestartEveryCompletion and the other v4.15 switches).
 type Pre415Options struct {

@@ -7,7 +7,7 @@ import (
 )
 
 // rig is a deterministic single-goroutine driver of closed-loop submitters on a
-// Queue, modelling blk_mq_get_tag's wait loop (kernel-behaviour §3.5) with callback
+// Queue, modelling blk_mq_get_tag's wait loop (block/blk-mq-tag.c) with callback
 // waiters: no goroutines, no clock. A woken submitter is queued to run; runs happen
 // after the completion that woke it, before the completer resubmits.
 type rig struct {

@@ -315,7 +315,7 @@ func (r *Resolved) Explain() string {
 // offset, as fio does for a block device (fio's size defaults to the file or device
 // size), when the LUN's capacity is known. The stack would otherwise use 1 GiB. It
 // matters for random I/O on small devices: scsi_debug's default 8 MiB lets random
-// reads merge (kernel-behaviour.md §11). It returns the jobs changed.
+// reads merge (the request-queue merge of adjacent sectors). It returns the jobs changed.
 //
 // On a LUN whose model rejects I/O beyond its capacity (hdd), the jobs without size=
 // share what the stack's layout leaves of the capacity (stack.Run gives each job its own

@@ -202,7 +202,7 @@ type SubmitTiming struct {
 	WorkerStep sim.Time
 	// WorkersOnOwnerCPU places io-wq workers on their ring owner's CPU instead of a
 	// uniformly drawn CPU (default: unpinned workers spill over every CPU, as seen on a
-	// 6.1 kernel, kernel-behaviour.md §12). A scheduler-placement assumption, exposed
+	// 6.1 kernel in the oracle's guest). A scheduler-placement assumption, exposed
 	// for sensitivity studies.
 	WorkersOnOwnerCPU bool
 	// StickyWorkers keeps each io-wq worker on the CPU drawn when it was created

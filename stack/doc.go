@@ -5,7 +5,7 @@
 // (fio package specs) on it in virtual time, and returns per-job fio results plus where
 // each job's I/Os waited.
 //
-// Submitters follow the ioengine (kernel-behaviour.md §12): libaio and the sync engines
+// Submitters follow the ioengine (fs/aio.c, io_uring/io_uring.c and io-wq.c): libaio and the sync engines
 // submit in the job thread's context and sleep in blk_mq_get_tag when tags run out (one
 // waiter per job); io_uring first submits with REQ_NOWAIT and, on -EAGAIN, punts to the
 // ring's io-wq pool of min(sq_entries, 4 × CPUs) workers, each a blocking tag waiter

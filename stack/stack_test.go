@@ -199,7 +199,7 @@ func itoa(n int) string {
 	return s
 }
 
-// TestIOEngineTagWaiters (kernel-behaviour.md §12): on a host whose per-hctx tags are
+// TestIOEngineTagWaiters (fs/aio.c, io_uring/io-wq.c submission contexts): on a host whose per-hctx tags are
 // far smaller than the job's depth, a libaio job has at most one task asleep on tags
 // and, pinned to one CPU, allocates only from its own hctx; an io_uring job punts to
 // up to min(sq_entries, 4 × CPUs) io-wq workers that sleep on tags and spill over the
