@@ -22,6 +22,7 @@ func TestModelVsKernel(t *testing.T) {
 	for i := range ix.Cases {
 		c := &ix.Cases[i]
 		t.Run(c.Name, func(t *testing.T) {
+			skipFamilyInShort(t, c.Name)
 			cmp, _, err := ix.cachedCompare(c, ModelOptions{Seed: 1})
 			if err != nil {
 				t.Fatal(err)
@@ -65,6 +66,7 @@ func TestPolicyEffects(t *testing.T) {
 	for i := range ix.Effects {
 		e := &ix.Effects[i]
 		t.Run(strings.ReplaceAll(e.Name, " ", "_"), func(t *testing.T) {
+			skipFamilyInShort(t, e.Name)
 			ec, err := ix.CompareEffect(e, ModelOptions{Seed: 1})
 			if err != nil {
 				t.Fatal(err)
@@ -116,6 +118,16 @@ func sharedReferenceIndex(t *testing.T) *Index {
 		t.Fatal(sharedIndexErr)
 	}
 	return sharedIndex
+}
+
+// skipFamilyInShort skips, under -short, the cases and effects of the deep-readers
+// family (names containing "fam-"): 38 model runs that take minutes under the race
+// detector (CI's -race -short step) and run in full in the plain `go test ./...`.
+func skipFamilyInShort(t *testing.T, name string) {
+	t.Helper()
+	if testing.Short() && strings.Contains(name, "fam-") {
+		t.Skip("-short: the fam-* reference family runs in the full test")
+	}
 }
 
 func hasRow(c *Comparison, key string) bool {

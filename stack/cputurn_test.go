@@ -15,6 +15,7 @@ import (
 // for an idle CPU never submits again after start-up: the user report had three jobs
 // at 36, 428, 4522 I/Os against 5,030,526 over 10 s.
 func TestSubmitterTakesItsCPUTurn(t *testing.T) {
+	skipUnderRace(t)
 	tests := []struct {
 		name   string
 		pinned bool

@@ -82,6 +82,7 @@ func TestRateMinNotMet(t *testing.T) {
 // A stonewalled phase runs alone: its IOPS equal its IOPS run by itself, and the
 // phases do not overlap.
 func TestStonewall(t *testing.T) {
+	skipUnderRace(t)
 	cfg := semConfig(100 * sim.Microsecond)
 	const a = "[a]\nrw=randread\nioengine=libaio\niodepth=4\nruntime=1\ntime_based\n"
 	const b = "[b]\nrw=randwrite\nioengine=libaio\niodepth=16\nruntime=1\ntime_based\n"

@@ -124,6 +124,7 @@ func summarize(res *stack.Result) []summary {
 // TestDeterminism: the same Config and seed give identical results; another seed
 // differs.
 func TestDeterminism(t *testing.T) {
+	skipUnderRace(t)
 	specs := parse(t, mixedJob)
 	cfg := baseConfig()
 	cfg.LUNs[0].NrRequests = 16

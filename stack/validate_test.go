@@ -30,6 +30,7 @@ func validSpec() fio.Spec {
 // panic, a hang or a nil error for a value it cannot run. Each row is one class of
 // bad input; the want text is the start of the message after "stack: ".
 func TestRunRejectsBadInputs(t *testing.T) {
+	skipUnderRace(t)
 	tests := []struct {
 		name  string
 		cfg   func(*stack.Config)
