@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/blkmq/blkmq/dispatch"
+	"github.com/blkmq/blkmq/internal/echo"
 	"github.com/blkmq/blkmq/stack"
 )
 
@@ -360,19 +360,6 @@ func majorMinor(v string) (string, bool) {
 	return v[:mn], true
 }
 
-// maxEcho is the most bytes of a value as given that an error message repeats.
-const maxEcho = 64
-
-// clip returns s for an error message: whole up to maxEcho bytes, else its first
-// maxEcho bytes (cut at a UTF-8 boundary) and "… (N bytes)", so that a megabyte of
-// bad input gives a one-line error.
-func clip(s string) string {
-	if len(s) <= maxEcho {
-		return s
-	}
-	cut := maxEcho
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s… (%d bytes)", s[:cut], len(s))
-}
+// clip returns s cut for an error message (echo.Clip: at most echo.Max bytes and the
+// length).
+func clip(s string) string { return echo.Clip(s) }
