@@ -201,6 +201,46 @@ var impls = []struct {
 	{"cas-shared-hint", func(d int) pool { return newCASPool(d) }},
 }
 
+// cpuMeter reports the CPU time per iteration as the metric cpu-ns/op, next to the
+// wall time of sec/op. On a machine shared with other jobs the wall time includes the
+// slices in which the benchmark's threads were not running; the CPU time does not, so
+// it shows the code's cost under a load that makes sec/op meaningless. thread meters
+// the calling OS thread only (the goroutine is locked to it meanwhile: for loops run
+// in the benchmark goroutine); otherwise the whole process, every thread summed (for
+// RunParallel and for benchmarks with goroutines of their own, whose figure is the
+// CPU spent per operation across processors, not a latency).
+type cpuMeter struct {
+	thread bool
+	t0     int64
+	ok     bool
+}
+
+func startCPU(thread bool) *cpuMeter {
+	m := &cpuMeter{thread: thread}
+	if thread {
+		runtime.LockOSThread()
+		m.t0, m.ok = threadCPU()
+	} else {
+		m.t0, m.ok = processCPU()
+	}
+	return m
+}
+
+// stop reports cpu-ns/op for the b.N iterations since startCPU.
+func (m *cpuMeter) stop(b *testing.B) {
+	var t1 int64
+	ok := m.ok
+	if m.thread {
+		t1, ok = threadCPU()
+		runtime.UnlockOSThread()
+	} else if ok {
+		t1, ok = processCPU()
+	}
+	if ok && m.ok && b.N > 0 {
+		b.ReportMetric(float64(t1-m.t0)/float64(b.N), "cpu-ns/op")
+	}
+}
+
 // paddedHint is one goroutine's hint on its own 128-byte block, so that two
 // goroutines' hint writes never share a cache line (as per-CPU alloc_hints do not).
 type paddedHint struct {
@@ -222,16 +262,19 @@ func BenchmarkGetPut(b *testing.B) {
 				p := im.make(depth)
 				hint := new(paddedHint)
 				b.ReportAllocs()
+				cpu := startCPU(true)
 				for b.Loop() {
 					t := p.get(&hint.h)
 					p.put(t, &hint.h)
 				}
+				cpu.stop(b)
 			})
 			b.Run(fmt.Sprintf("impl=%s/depth=%d/mode=parallel", im.name, depth), func(b *testing.B) {
 				p := im.make(depth)
 				var seed atomic.Uint64
 				procs := uint64(runtime.GOMAXPROCS(0))
 				b.ReportAllocs()
+				cpu := startCPU(false)
 				b.RunParallel(func(pb *testing.PB) {
 					// Hints spread evenly, as per-CPU hints that landed on
 					// different words (random ones may collide).
@@ -244,6 +287,7 @@ func BenchmarkGetPut(b *testing.B) {
 						}
 					}
 				})
+				cpu.stop(b)
 			})
 		}
 	}
@@ -262,11 +306,13 @@ var floorSet, floorCleared floorWord
 // padded word (the kernel's test_and_set_bit_lock) and an atomic OR into another (the
 // set_bit on cleared), each after a load of its word.
 func BenchmarkAtomicFloor(b *testing.B) {
+	cpu := startCPU(true)
 	for b.Loop() {
 		v := floorSet.v.Load()
 		floorSet.v.CompareAndSwap(v, v+1)
 		floorCleared.v.Or(v)
 	}
+	cpu.stop(b)
 }
 
 // BenchmarkBlocking runs 4×depth goroutines that each take a tag with a blocking get,
@@ -282,6 +328,7 @@ func BenchmarkBlocking(b *testing.B) {
 				left.Store(int64(b.N))
 				b.ReportAllocs()
 				b.ResetTimer()
+				cpu := startCPU(false)
 				var wg sync.WaitGroup
 				for g := range 4 * depth {
 					wg.Go(func() {
@@ -294,6 +341,7 @@ func BenchmarkBlocking(b *testing.B) {
 					})
 				}
 				wg.Wait()
+				cpu.stop(b)
 			})
 		}
 	}
@@ -310,8 +358,10 @@ func BenchmarkGetWaitUncontended(b *testing.B) {
 	ctx := context.Background()
 	hint := new(paddedHint)
 	b.ReportAllocs()
+	cpu := startCPU(true)
 	for b.Loop() {
 		t, _ := q.GetWait(ctx, &hint.h)
 		q.Clear(t, &hint.h)
 	}
+	cpu.stop(b)
 }

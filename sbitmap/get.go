@@ -360,6 +360,24 @@ func (s *Sbitmap) foldCleared(w *sbWord) {
 	w.word.And(^mask)
 }
 
+// full reports whether a Get would fail now, without searching or touching a hint:
+// every word in use had no free bit within its depth, nothing deferred-cleared and no
+// fold in progress when it was read (each word read in the order of
+// checkWithoutLock: cleared, the lock, then the word). A false result only means that
+// a Get may succeed.
+func (s *Sbitmap) full() bool {
+	depth := s.depth.Load()
+	mapNr := s.wordsFor(depth)
+	for i := range min(mapNr, uint32(len(s.words))) {
+		w := &s.words[i]
+		if w.cleared.Load() != 0 || w.swapLock.held() ||
+			wordHasFree(w, s.mapDepth(i, depth, mapNr), 0, true) {
+			return false
+		}
+	}
+	return true
+}
+
 // wordHasFree reports whether w.word has a free bit in the searched range: the low
 // depth bits, from bit start unless the search wraps (the fixed sbitmap_deferred_clear's
 // re-check, which excludes the bits below a non-wrapping search's start so that the

@@ -2,6 +2,7 @@ package sbitmap
 
 import (
 	"context"
+	"runtime"
 	"sync"
 )
 
@@ -19,8 +20,8 @@ var chanWaiterPool = sync.Pool{New: func() any {
 }}
 
 // GetWait allocates a bit, blocking until one is free or ctx is done. It returns the
-// bit, or -1 and ctx.Err(). It follows blk_mq_get_tag's loop (§3.5): try; register as
-// an exclusive waiter on a wait queue chosen by NextWaitQueue; try again; sleep until
+// bit, or -1 and ctx.Err(). It follows blk_mq_get_tag's loop: try; register as an
+// exclusive waiter on a wait queue chosen by NextWaitQueue; try again; sleep until
 // woken; unregister; retry, choosing the next wait queue. A bit found free after ctx
 // is done is still returned (success wins).
 //
@@ -30,8 +31,10 @@ var chanWaiterPool = sync.Pool{New: func() any {
 // scheme's batching still applies: with WakeGlobal, a sleeper is woken once enough
 // bits were freed while it waited (see WakeUp).
 //
-// With QueueOptions.HandOff, a Clear finding this goroutine queued hands it the freed
-// bit directly, so that neither the releaser nor a newcomer can take it back first.
+// With QueueOptions.HandOff, GetWait does not use the wait queues: a call that finds
+// no free bit (or finds other GetWait calls already waiting, which it does not
+// overtake) registers for a hand-over and sleeps until a Clear passes it a bit
+// directly, without searching the bitmap again; see QueueOptions.HandOff.
 //
 // After warm-up GetWait allocates nothing: waiters and their channels are pooled.
 // It panics if hint is nil.
@@ -40,29 +43,32 @@ func (q *Queue) GetWait(ctx context.Context, hint *uint32) (int, error) {
 	if hint == nil {
 		panic("sbitmap: GetWait with nil hint")
 	}
+	if q.handOff {
+		if q.hoWait.Load() <= 0 {
+			if nr := q.sb.Get(hint); nr >= 0 {
+				return nr, nil
+			}
+		}
+		return q.getWaitHandOff(ctx, hint)
+	}
 	if nr := q.sb.Get(hint); nr >= 0 {
 		return nr, nil
 	}
 	return q.getWaitSlow(ctx, hint)
 }
 
-// getWaitSlow is GetWait once the first Get has failed.
+// getWaitSlow is GetWait once the first Get has failed (kernel wake-ups).
 func (q *Queue) getWaitSlow(ctx context.Context, hint *uint32) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return -1, err
 	}
 	cw := chanWaiterPool.Get().(*chanWaiter)
 	cw.w.q = nil
-	cw.w.handOff = q.handOff
-	cw.w.handed = 0
 	defer chanWaiterPool.Put(cw)
 	for {
 		q.PrepareWait(&cw.w, q.NextWaitQueue())
 		if nr := q.Get(hint); nr >= 0 {
 			q.finishChanWait(cw, false)
-			if b := cw.takeHanded(); b >= 0 {
-				q.Clear(b, nil) // handed over too late: pass it on
-			}
 			return nr, nil
 		}
 		woken := false
@@ -77,9 +83,6 @@ func (q *Queue) getWaitSlow(ctx context.Context, hint *uint32) (int, error) {
 			}
 		}
 		woken = q.finishChanWait(cw, woken)
-		if b := cw.takeHanded(); b >= 0 {
-			return b, nil // handed over by Clear (QueueOptions.HandOff); success wins
-		}
 		if nr := q.Get(hint); nr >= 0 {
 			return nr, nil
 		}
@@ -107,10 +110,120 @@ func (q *Queue) finishChanWait(cw *chanWaiter, consumed bool) bool {
 	return true
 }
 
-// takeHanded returns the bit a Clear handed to the waiter, or -1, and resets it. Call
-// only after finishChanWait: the wake-up that carried the bit happens before.
-func (cw *chanWaiter) takeHanded() int {
-	b := cw.w.handed - 1
-	cw.w.handed = 0
-	return b
+// The hand-over (QueueOptions.HandOff). Not in the kernel; the protocol:
+//
+//   - q.hoWait counts the GetWait calls registered for a hand-over minus the bits
+//     promised to them. A GetWait registers (hoWait+1) and then retries Get, so that
+//     a bit freed before it registered is not missed; a Clear that frees a bit
+//     normally checks hoWait afterwards (feedHandOff). Sequentially consistent
+//     atomics make at least one of the two see the other (as PrepareWait and Clear
+//     do, case R07).
+//   - A Clear promises its bit by decrementing hoWait while it is positive, and then
+//     sends the bit on q.hoCh. The bit stays set in the bitmap throughout: it changes
+//     owner without ever being free.
+//   - A registered GetWait receives one bit from q.hoCh, or leaves by decrementing
+//     hoWait while it is positive. If hoWait is 0 when it wants to leave, every
+//     registered call, itself included, has a bit promised and on its way, so it
+//     takes one (success wins; see leaveHandOff).
+//
+// hoCh's buffer holds the promised bits that no receiver took yet; a receiver asleep
+// in the channel gets a bit directly from the Clear, with one wake-up and no search.
+
+// hoChanCap bounds the hand-over channel's buffer (the number of promised bits in
+// flight before a Clear waits for a receiver to take one); it is min(Capacity(),
+// hoChanCap).
+const hoChanCap = 4096
+
+// getWaitHandOff is GetWait in hand-off mode once it has to wait.
+func (q *Queue) getWaitHandOff(ctx context.Context, hint *uint32) (int, error) {
+	q.hoWait.Add(1)
+	if !q.sb.full() {
+		if nr := q.sb.Get(hint); nr >= 0 {
+			if b, ok := q.leaveHandOff(); ok {
+				q.Clear(b, nil) // promised to us as well: pass it on
+			}
+			return nr, nil
+		}
+	}
+	done := ctx.Done()
+	if done == nil {
+		return int(<-q.hoCh), nil
+	}
+	select {
+	case b := <-q.hoCh:
+		return int(b), nil
+	case <-done:
+	}
+	if b, ok := q.leaveHandOff(); ok {
+		return b, nil // a bit was promised before we could leave: success wins
+	}
+	if nr := q.sb.Get(hint); nr >= 0 {
+		return nr, nil
+	}
+	return -1, ctx.Err()
+}
+
+// leaveHandOff unregisters a GetWait from the hand-over. It returns (-1, false) if
+// it left; or a bit and true if it could not leave because a bit is promised to each
+// registered call: it then waits for one (the promising Clear is between its
+// decrement and its send, or the bit is already in the channel's buffer) and
+// returns it.
+func (q *Queue) leaveHandOff() (int, bool) {
+	for {
+		if n := q.hoWait.Load(); n > 0 && q.hoWait.CompareAndSwap(n, n-1) {
+			return -1, false
+		}
+		select {
+		case b := <-q.hoCh:
+			return int(b), true
+		default:
+			runtime.Gosched()
+		}
+	}
+}
+
+// handOffBit promises bit, which the caller holds, to a registered GetWait and sends
+// it on. It reports false, changing nothing, if none is registered or bit lies at or
+// past the depth (a bit held across a shrinking Resize is freed, not handed on); it
+// panics as Clear does if bit is not held.
+func (q *Queue) handOffBit(bit int) bool {
+	if !q.sb.held(bit) {
+		q.sb.panicFree("Clear", bit)
+	}
+	if uint32(bit) >= q.sb.depth.Load() {
+		return false
+	}
+	for {
+		n := q.hoWait.Load()
+		if n <= 0 {
+			return false
+		}
+		if q.hoWait.CompareAndSwap(n, n-1) {
+			break
+		}
+	}
+	q.hoCh <- int32(bit)
+	return true
+}
+
+// feedHandOff hands free bits to registered GetWait calls until none is registered
+// or no bit is free. It runs after bits were freed in hand-off mode (Clear's normal
+// free, ClearBatch, a growing Resize) and found a GetWait registered: one that
+// registered after the free and whose retry Get ran before it would otherwise sleep
+// with a bit free.
+func (q *Queue) feedHandOff() {
+	var h uint32
+	for q.hoWait.Load() > 0 {
+		b := q.sb.Get(&h)
+		if b < 0 {
+			return
+		}
+		if !q.handOffBit(b) {
+			// Nobody left to take it: free it again.
+			if !q.sb.tryDeferredClearBit(b) {
+				q.sb.panicFree("Clear", b)
+			}
+			q.WakeUp(1)
+		}
+	}
 }

@@ -53,9 +53,10 @@ func TestHandOffReleaserCannotRetake(t *testing.T) {
 	}
 }
 
-// TestHandOffStress: 32 goroutines on a HandOff queue of depth 4 mix GetWait (some
-// with contexts cancelled midway), Get and Clear; no bit has two owners, no waiter is
-// stranded, and at the end every bit is free and nobody is registered.
+// TestHandOffStress: 32 goroutines on a HandOff queue mix GetWait (some with
+// contexts cancelled midway), GetBatch with ClearBatch, and Clear; no bit has two
+// owners, no waiter is stranded, and at the end every bit is free and nobody is
+// registered or waiting.
 func TestHandOffStress(t *testing.T) {
 	ops := 2000
 	if testing.Short() {
@@ -73,6 +74,22 @@ func TestHandOffStress(t *testing.T) {
 				rng := rand.New(rand.NewPCG(uint64(id), 18))
 				hint := q.Sbitmap().InitHint(uint64(id))
 				for range ops {
+					if id%8 == 1 && rng.IntN(2) == 0 {
+						off, mask := q.GetBatch(&hint, 1+rng.IntN(3))
+						var batch []int
+						for i := 0; mask != 0; i++ {
+							if mask&1 != 0 && own.take(t, off+i, id) {
+								batch = append(batch, off+i)
+							}
+							mask >>= 1
+						}
+						runtime.Gosched()
+						for _, b := range batch {
+							own.release(t, b, id)
+						}
+						q.ClearBatch(batch, &hint)
+						continue
+					}
 					var b int
 					if rng.IntN(4) == 0 {
 						ctx, cancel := context.WithCancel(context.Background())
@@ -97,8 +114,8 @@ func TestHandOffStress(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		if w, a := q.Sbitmap().Weight(), q.WsActive(); w != 0 || a != 0 {
-			t.Errorf("depth %d: weight %d, ws_active %d at the end; want 0, 0", depth, w, a)
+		if w, a, n := q.Sbitmap().Weight(), q.WsActive(), q.Waiting(); w != 0 || a != 0 || n != 0 {
+			t.Errorf("depth %d: weight %d, ws_active %d, waiting %d at the end; want 0, 0, 0", depth, w, a, n)
 		}
 	}
 }
@@ -119,5 +136,34 @@ func TestWakeBatchOverride(t *testing.T) {
 	if _, err := sbitmap.NewQueue(8, sbitmap.QueueOptions{WakeBatch: 9}); err == nil ||
 		err.Error() != "sbitmap: wake batch 9 out of range [0, 8] (0 = the kernel's rule)" {
 		t.Errorf("WakeBatch 9: err %v", err)
+	}
+}
+
+// TestHandOffClearBatchFeedsWaiter: ClearBatch frees bits directly; with HandOff a
+// GetWait asleep for a hand-over gets one of them (it is not on the wait queues the
+// batch's wake-up would reach), and the other stays free.
+func TestHandOffClearBatchFeedsWaiter(t *testing.T) {
+	q, err := sbitmap.NewQueue(2, sbitmap.QueueOptions{HandOff: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h uint32
+	a, b := q.Get(&h), q.Get(&h)
+	done := make(chan int)
+	go func() {
+		var h2 uint32
+		bit, _ := q.GetWait(context.Background(), &h2)
+		done <- bit
+	}()
+	for q.Waiting() == 0 {
+		runtime.Gosched()
+	}
+	q.ClearBatch([]int{a, b}, &h)
+	got := <-done
+	if got != a && got != b {
+		t.Fatalf("GetWait = %d, want %d or %d", got, a, b)
+	}
+	if w, n := q.Sbitmap().Weight(), q.Waiting(); w != 1 || n != 0 {
+		t.Errorf("weight %d, waiting %d after the hand-over; want 1, 0", w, n)
 	}
 }

@@ -72,10 +72,18 @@ type QueueOptions struct {
 	WakeBatch int
 
 	// HandOff makes Clear hand a freed bit directly to a goroutine waiting in
-	// GetWait, if one is queued: the bit stays allocated and changes owner, so the
-	// releaser (or any other Get) cannot take it back before the woken waiter
-	// runs. Without a GetWait waiter queued, Clear frees the bit as usual. Not in
-	// the kernel, whose waiters retry the allocation when woken. Default false.
+	// GetWait, if one is waiting: the bit stays allocated and changes owner, so the
+	// releaser (or any other Get) cannot take it back before the woken waiter runs,
+	// and the waiter does not search the bitmap again. A GetWait that finds others
+	// waiting waits behind them instead of taking a free bit first; waiters are
+	// served in about the order they went to sleep (the runtime's channel receive
+	// queue). Without a GetWait waiting, Clear frees the bit as usual. GetWait
+	// calls in this mode do not use the wait queues (WsActive does not count them;
+	// Waiting does), so WakeUp, WakeWaiters and WakeAll do not concern them:
+	// ClearBatch and a growing Resize hand the freed bits on instead. With more
+	// than 4096 handed-over bits in flight at once, a Clear waits until a receiver
+	// takes one. Not in the kernel, whose waiters retry the allocation when woken.
+	// Default false.
 	HandOff bool
 
 	// MinShallowDepth is the smallest shallow depth the caller will pass to
@@ -156,6 +164,10 @@ type Queue struct {
 	fixedBatch    uint32 // QueueOptions.WakeBatch; 0 = computed
 	handOff       bool
 
+	// Hand-over state (QueueOptions.HandOff; see getWaitHandOff).
+	hoWait atomic.Int64 // GetWait calls registered for a hand-over minus bits promised to them
+	hoCh   chan int32   // promised bits on their way to their new owners
+
 	ws [WaitQueues]waitState
 }
 
@@ -185,6 +197,9 @@ func NewQueue(depth int, opt QueueOptions) (*Queue, error) {
 	q.recalcEra = k.RecalcEra
 	q.fixedBatch = uint32(opt.WakeBatch)
 	q.handOff = opt.HandOff
+	if q.handOff {
+		q.hoCh = make(chan int32, min(depth, hoChanCap))
+	}
 	q.minShallowDepth.Store(math.MaxUint32)
 	if opt.MinShallowDepth > 0 {
 		q.minShallowDepth.Store(uint32(opt.MinShallowDepth))
@@ -328,6 +343,9 @@ func (q *Queue) Resize(depth int) error {
 	}
 	if depth > old {
 		q.WakeWaiters(depth - old)
+		if q.handOff && q.hoWait.Load() > 0 {
+			q.feedHandOff()
+		}
 	}
 	return nil
 }
@@ -353,13 +371,29 @@ func (q *Queue) GetBatch(hint *uint32, n int) (offset int, mask uint64) {
 // wake callbacks synchronously, with no lock held), then sets *hint = bit outside
 // round-robin mode if bit < Depth(). hint should be the allocating user's hint (the
 // kernel passes the CPU recorded at allocation); it may be nil. Models
-// sbitmap_queue_clear. With QueueOptions.HandOff and a GetWait waiter queued, the bit
-// is instead handed to that waiter (see handOffBit). Panics as Sbitmap.Put does. Never
-// allocates. Memory ordering: release, and the free is visible before waiters are
-// checked; a handed-over bit's new owner sees everything the releaser did before
-// Clear.
+// sbitmap_queue_clear. With QueueOptions.HandOff and a GetWait waiting, the bit is
+// instead handed to that waiter. Panics as Sbitmap.Put does. Never allocates. Memory
+// ordering: release, and the free is visible before waiters are checked; a
+// handed-over bit's new owner sees everything the releaser did before Clear.
 func (q *Queue) Clear(bit int, hint *uint32) {
-	if q.handOff && q.wsActive.Load() != 0 && q.handOffBit(bit) {
+	if q.handOff {
+		q.clearHandOff(bit, hint)
+		return
+	}
+	if !q.sb.tryDeferredClearBit(bit) {
+		q.sb.panicFree("Clear", bit)
+	}
+	if q.wsActive.Load() != 0 {
+		q.WakeUp(1)
+	}
+	q.sb.updateHint(hint, bit)
+}
+
+// clearHandOff is Clear with QueueOptions.HandOff: hand the bit to a registered
+// GetWait if there is one; otherwise free it, and then hand free bits to any GetWait
+// that registered meanwhile.
+func (q *Queue) clearHandOff(bit int, hint *uint32) {
+	if q.hoWait.Load() > 0 && q.handOffBit(bit) {
 		q.sb.updateHint(hint, bit)
 		return
 	}
@@ -368,6 +402,9 @@ func (q *Queue) Clear(bit int, hint *uint32) {
 	}
 	if q.wsActive.Load() != 0 {
 		q.WakeUp(1)
+	}
+	if q.hoWait.Load() > 0 {
+		q.feedHandOff()
 	}
 	q.sb.updateHint(hint, bit)
 }
@@ -381,44 +418,8 @@ func (q *Queue) ClearBatch(bits []int, hint *uint32) {
 	}
 	q.sb.ClearBatch(bits)
 	q.WakeUp(len(bits))
+	if q.handOff && q.hoWait.Load() > 0 {
+		q.feedHandOff()
+	}
 	q.sb.updateHint(hint, bits[len(bits)-1])
-}
-
-// handOffBit hands bit, which the caller holds, to the first queued waiter that
-// accepts a hand-off (a GetWait waiter; not a hook or a callback Waiter), searching
-// the wait queues from wake_index: the waiter is unlinked, given the bit, and woken
-// (its Wake runs with no lock held). The bit stays set, so no other Get can take it
-// meanwhile. It reports false, changing nothing, if no such waiter is queued or bit
-// lies at or past the depth (a bit held across a shrinking Resize is freed, not
-// handed on); it panics as Clear does if bit is not held.
-func (q *Queue) handOffBit(bit int) bool {
-	if !q.sb.held(bit) {
-		q.sb.panicFree("Clear", bit)
-	}
-	if uint32(bit) >= q.sb.depth.Load() {
-		return false
-	}
-	idx := q.wakeIndex.Load()
-	for range WaitQueues {
-		ws := &q.ws[idx]
-		idx = (idx + 1) % WaitQueues
-		if ws.length() == 0 {
-			continue
-		}
-		ws.lock()
-		for w := ws.head; w != nil; w = w.next {
-			if w.handOff && !w.hook {
-				q.unlinkLocked(ws, w)
-				w.handed = bit + 1
-				ws.unlock()
-				if idx != q.wakeIndex.Load() {
-					q.wakeIndex.Store(idx)
-				}
-				w.Wake(w)
-				return true
-			}
-		}
-		ws.unlock()
-	}
-	return false
 }

@@ -2,6 +2,7 @@ package sbitmap_test
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"sync"
@@ -33,14 +34,17 @@ func TestStressConcurrentResize(t *testing.T) {
 		capacity int
 		shift    int
 		depths   []int // the depths Resize chooses from
+		handOff  bool
 	}{
-		{"one-word/cap32", 32, sbitmap.MaxShift, []int{1, 2, 7, 32}},
-		{"kernel-shift/cap32", 32, 0, []int{1, 8, 9, 32}},
-		{"kernel-shift/cap192", 192, 0, []int{1, 47, 48, 100, 192}},
-		{"one-bit-words/cap16", 16, sbitmap.ShiftZero, []int{1, 5, 16}},
+		{"one-word/cap32", 32, sbitmap.MaxShift, []int{1, 2, 7, 32}, false},
+		{"kernel-shift/cap32", 32, 0, []int{1, 8, 9, 32}, false},
+		{"kernel-shift/cap192", 192, 0, []int{1, 47, 48, 100, 192}, false},
+		{"one-bit-words/cap16", 16, sbitmap.ShiftZero, []int{1, 5, 16}, false},
+		{"hand-off/one-word/cap32", 32, sbitmap.MaxShift, []int{1, 2, 7, 32}, true},
+		{"hand-off/kernel-shift/cap192", 192, 0, []int{1, 47, 48, 100, 192}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			q, err := sbitmap.NewQueue(tc.capacity, sbitmap.QueueOptions{Options: sbitmap.Options{Shift: tc.shift, Kernel: sbitmap.KernelSwitches{CalculateShift: true}}})
+			q, err := sbitmap.NewQueue(tc.capacity, sbitmap.QueueOptions{HandOff: tc.handOff, Options: sbitmap.Options{Shift: tc.shift, Kernel: sbitmap.KernelSwitches{CalculateShift: true}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -188,7 +192,13 @@ func TestResizeGetPastDepth(t *testing.T) {
 // TestResizeGrowWakesGetWait: a GetWait asleep on a full map is woken when a Resize
 // makes room, without any Clear.
 func TestResizeGrowWakesGetWait(t *testing.T) {
-	q, err := sbitmap.NewQueue(4, sbitmap.QueueOptions{Options: sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: true}}})
+	for _, handOff := range []bool{false, true} {
+		t.Run(fmt.Sprintf("hand-off=%v", handOff), func(t *testing.T) { testResizeGrowWakesGetWait(t, handOff) })
+	}
+}
+
+func testResizeGrowWakesGetWait(t *testing.T, handOff bool) {
+	q, err := sbitmap.NewQueue(4, sbitmap.QueueOptions{HandOff: handOff, Options: sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: true}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +215,7 @@ func TestResizeGrowWakesGetWait(t *testing.T) {
 		b, _ := q.GetWait(context.Background(), &h2)
 		done <- b
 	}()
-	for q.WsActive() == 0 {
+	for q.WsActive() == 0 && q.Waiting() == 0 {
 		runtime.Gosched()
 	}
 	if err := q.Resize(4); err != nil {

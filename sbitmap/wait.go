@@ -32,8 +32,6 @@ type Waiter struct {
 	counted    bool         // exclusive waiter counted in ws_active (owner-only)
 	prev, next *Waiter      // list links, guarded by the wait queue's lock
 	wakeNext   *Waiter      // chain of waiters selected by one wake-up
-	handOff    bool         // accepts a bit handed over by Clear (GetWait's waiters)
-	handed     int          // bit+1 handed over by Clear (0: none); written before Wake
 }
 
 // Queued reports whether the waiter is still on a wait queue (it has not been woken
@@ -256,9 +254,11 @@ func (q *Queue) WaitQueueLen(wsIndex int) int {
 	return q.ws[wsIndex].length()
 }
 
-// Waiting returns the number of waiters queued on all wait queues.
+// Waiting returns the number of waiters queued on all wait queues plus, with
+// QueueOptions.HandOff, the GetWait calls waiting for a bit that no Clear has
+// promised them yet.
 func (q *Queue) Waiting() int {
-	n := 0
+	n := int(max(q.hoWait.Load(), 0))
 	for i := range q.ws {
 		n += q.ws[i].length()
 	}
