@@ -22,8 +22,8 @@ func (s *Sbitmap) tryDeferredClearBit(bit int) bool {
 		return false
 	}
 	w := &s.words[uint32(bit)>>(s.shift&7)] // the masks drop the shift guards
-	m := uint64(1) << (uint32(bit) & (1<<s.shift - 1) & (BitsPerWord - 1))
-	if w.word.Load()&m == 0 || (w.cleared.Load()|w.reserved.Load())&m != 0 {
+	m := uint64(1) << (uint32(bit) & s.bitMask & 63)
+	if w.word.Load()&^(w.cleared.Load()|w.reserved.Load())&m == 0 { // not held
 		return false
 	}
 	w.cleared.Or(m)

@@ -150,6 +150,7 @@ type Sbitmap struct {
 	depth      atomic.Uint32
 	resizeMu   sync.Mutex // serialises Resize
 	shift      uint32
+	bitMask    uint32 // 1<<shift - 1: a bit's offset in its word
 	capacity   uint32 // depth allocated at construction; Resize may not exceed it
 	roundRobin bool
 	shallowAll bool
@@ -213,6 +214,7 @@ func (s *Sbitmap) init(depth int, opt Options) error {
 		return err
 	}
 	s.shift = shift
+	s.bitMask = 1<<shift - 1
 	s.capacity = uint32(depth)
 	s.roundRobin = opt.RoundRobin
 	s.shallowAll = opt.Kernel.ShallowWholeBitmap
