@@ -98,23 +98,81 @@ func (s *Sbitmap) Get(hint *uint32) int {
 		if index == mapNr-1 {
 			wd = depth - index<<sh
 		}
-		w := &s.words[index].word
-		v := w.Load()
+		sw := &s.words[index]
+		v := sw.word.Load()
 		free := ^v & wordMask(wd)
 		nr := uint32(bits.TrailingZeros64(free)) & (BitsPerWord - 1)
-		if free != 0 && w.CompareAndSwap(v, v|uint64(1)<<nr) {
-			nr |= index << sh
-			if nr == h { // update_alloc_hint_after_get
-				next := nr + 1
-				if next >= depth-1 {
-					next = 0
-				}
-				*hint = next
+		if free != 0 && sw.word.CompareAndSwap(v, v|uint64(1)<<nr) {
+			return s.gotHinted(hint, depth, h, nr|index<<sh)
+		}
+		if free == 0 && !s.unlocked {
+			// The hinted word is full: fold its cleared bits and take the first
+			// free one in one step (foldTake), which is what the walk would do
+			// first.
+			if nr, ok := s.foldTake(sw, index, wd); ok {
+				return s.gotHinted(hint, depth, h, nr|index<<sh)
 			}
-			return int(nr)
 		}
 	}
 	return s.getSlow(hint, depth, h)
+}
+
+// gotHinted updates the hint after Get's first search, on the hinted word, took bit
+// nr (update_alloc_hint_after_get outside round-robin mode) and returns nr.
+func (s *Sbitmap) gotHinted(hint *uint32, depth, h, nr uint32) int {
+	if nr == h {
+		next := nr + 1
+		if next >= depth-1 {
+			next = 0
+		}
+		*hint = next
+	}
+	return int(nr)
+}
+
+// foldTake is the first step of the walk on a full hinted word, for Get outside
+// round-robin mode and the UnlockedDeferredClear model: sbitmap_deferred_clear
+// followed by __sbitmap_get_word from bit 0, done as one step under the word's swap
+// lock: the cleared bits are folded back into the word and its first free bit within
+// wd is set, with one compare-and-swap. The bit chosen is the one the fold followed by
+// a search would choose. It reports false if nothing was cleared or nothing within wd
+// came free (bits folded but past the depth stay reserved, as in foldCleared); the
+// caller's walk then continues as usual.
+func (s *Sbitmap) foldTake(w *sbWord, index, wd uint32) (uint32, bool) {
+	if testHookWordFull != nil {
+		testHookWordFull()
+	}
+	if w.cleared.Load() == 0 && !w.swapLock.held() {
+		return 0, false // checkWithoutLock: the walk re-checks the word
+	}
+	w.swapLock.lock()
+	mask := w.cleared.Swap(0)
+	if mask == 0 {
+		w.swapLock.unlock()
+		return 0, false
+	}
+	if testHookMidFold != nil {
+		testHookMidFold()
+	}
+	if beyond := mask & s.beyondMask(index, s.depth.Load()); beyond != 0 {
+		w.reserved.Or(beyond)
+		mask &^= beyond
+	}
+	for {
+		v := w.word.Load()
+		folded := v &^ mask
+		free := ^folded & wordMask(wd)
+		if free == 0 {
+			w.word.And(^mask)
+			w.swapLock.unlock()
+			return 0, false
+		}
+		nr := uint32(bits.TrailingZeros64(free)) & (BitsPerWord - 1)
+		if w.word.CompareAndSwap(v, folded|uint64(1)<<nr) {
+			w.swapLock.unlock()
+			return nr, true
+		}
+	}
 }
 
 // getSlow is Get's full path: the search of getFrom and the hint update.
