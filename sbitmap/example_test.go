@@ -3,6 +3,7 @@ package sbitmap_test
 import (
 	"context"
 	"fmt"
+	"runtime"
 
 	"github.com/blkmq/blkmq/sbitmap"
 )
@@ -126,4 +127,27 @@ func ExampleNewQueue_goProgram() {
 	// Output:
 	// 6 1
 	// 0
+}
+
+func ExampleQueueOptions_handOff() {
+	// One slot in hand-off mode: a Clear while a GetWait waits gives the slot to
+	// that waiter, so the releaser's own Get right after it finds nothing free.
+	q, err := sbitmap.NewQueue(1, sbitmap.QueueOptions{HandOff: true})
+	if err != nil {
+		panic(err)
+	}
+	var hint uint32
+	slot := q.Get(&hint)
+	got := make(chan int)
+	go func() {
+		var h uint32
+		s, _ := q.GetWait(context.Background(), &h)
+		got <- s
+	}()
+	for q.Waiting() == 0 { // until the goroutine waits for a hand-over
+		runtime.Gosched()
+	}
+	q.Clear(slot, &hint)
+	fmt.Println(q.Get(&hint), <-got, q.Waiting())
+	// Output: -1 0 0
 }
