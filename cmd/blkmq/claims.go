@@ -86,7 +86,12 @@ informational within its band; 1 on any MISSED or MOVED figure; 2 on errors.`,
 			}
 			opts := bench.Options{Seed: seed, Parallel: parallel}
 			var results []bench.Result
-			withElapsed(cmd, fmt.Sprintf("blkmq claims: running the scenarios of %d claims", len(claims)), func() { results = bench.EvaluateWith(context.Background(), claims, opts) })
+			// Ctrl-C: no new scenario starts; the table shows what finished
+			// (the rest as errors) and the exit status is 128, as fio's
+			ctx, sig := interruptContext(cmd)
+			defer sig.Stop()
+			withScenarioProgress(cmd, fmt.Sprintf("blkmq claims: running the scenarios of %d claims", len(claims)), &opts,
+				func() { results = bench.EvaluateWith(ctx, claims, opts) })
 			var sens []bench.SensitivityRow
 			if sensitivity {
 				sens = bench.Sensitivity(context.Background(), claims, results, opts)
@@ -115,6 +120,9 @@ informational within its band; 1 on any MISSED or MOVED figure; 2 on errors.`,
 					fmt.Fprintln(cmd.ErrOrStderr(), "record:", n)
 				}
 				fmt.Fprintf(cmd.ErrOrStderr(), "record: wrote %s (%d changes)\n", record, len(notes))
+			}
+			if sig.Signal() != 0 {
+				return interruptedError("claims interrupted by signal %d: the scenarios not run are listed as errors", sig.Signal())
 			}
 			return claimsExit(results)
 		},
