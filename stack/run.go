@@ -304,6 +304,9 @@ func (r *runner) result(end sim.Time) *Result {
 		if r.interrupted {
 			wStart, wEnd = r.interruptedWindow(j, wStart, wEnd, end)
 		}
+		if j.logs != nil {
+			_ = j.logs.Close(wEnd) // the caller reads JobLogs.Err
+		}
 		res.Jobs = append(res.Jobs, JobResult{Spec: j.spec, Fio: j.coll.Finish(wStart, wEnd), CPU: j.cpu, Wait: j.wait.mean(), MaxSleepers: j.maxSleepers,
 			Stopped: j.stopNote, Depth: j.depth})
 	}

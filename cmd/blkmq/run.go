@@ -255,16 +255,36 @@ exits at once (130). --eta always shows progress even when stderr is not a termi
 				return usageError(fmt.Errorf("--replicas %d: allowed: [1, %d]", replicas, maxReplicas))
 			}
 			if replicas > 1 {
+				if anyLogs(specs) {
+					fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: warning: write_bw_log/write_lat_log/write_iops_log: no log files are written with --replicas")
+				}
 				return runReplicated(cmd, withLimits(cmd, res.WithSeed(m.seed, 0)), specs, replicas, formats, outPath)
 			}
 			if err := checkEta(eta); err != nil {
 				return usageError(err)
 			}
+			for _, n := range fio.LogNotes(specs) {
+				fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: warning:", n)
+				warnings = append(warnings, n)
+			}
+			logs, err := openRunLogs(specs)
+			if err != nil {
+				return usageError(err)
+			}
+			cfg := res.WithSeed(m.seed, 0)
+			if logs != nil {
+				cfg.Logs = logs.jobs
+			}
 			// Ctrl-C ends the model at the model time reached and prints the
 			// results so far, as fio does; a second one exits at once.
 			sig := catchInterrupt(cmd.ErrOrStderr())
-			out, err := runStack(cmd, res.WithSeed(m.seed, 0), specs, eta, sig.C())
+			out, err := runStack(cmd, cfg, specs, eta, sig.C())
 			sig.Stop()
+			if logs != nil {
+				if lerr := logs.finish(); err == nil && lerr != nil {
+					return usageError(lerr)
+				}
+			}
 			if err != nil {
 				return runError(cmd, err)
 			}

@@ -246,6 +246,9 @@ status is 128 (fio's after a signal); a second signal exits at once.`,
 			if _, err := m.unmodelled(cmd, specs); err != nil {
 				return usageError(err)
 			}
+			if anyLogs(specs) {
+				fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: warning: write_bw_log/write_lat_log/write_iops_log: sweep writes no log files (run one point with blkmq run)")
+			}
 			points := combine(axes)
 			if len(points) > maxSweepPoints {
 				return usageError(fmt.Errorf("--vary: %d points, more than %d", len(points), maxSweepPoints))
