@@ -59,6 +59,9 @@ type JobResult struct {
 	// Depth is fio's I/O depth distributions over the window (iodepth_level,
 	// iodepth_submit, iodepth_complete).
 	Depth fio.DepthStats
+	// SteadyState is the job's steadystate= state at its end (fio's JSON
+	// "steadystate" object); nil without ss=.
+	SteadyState *fio.SteadyStateResult
 }
 
 // WaitBreakdown is the mean time (ns) an I/O of a job spent in each stage, over the
@@ -308,7 +311,7 @@ func (r *runner) result(end sim.Time) *Result {
 			_ = j.logs.Close(wEnd) // the caller reads JobLogs.Err
 		}
 		res.Jobs = append(res.Jobs, JobResult{Spec: j.spec, Fio: j.coll.Finish(wStart, wEnd), CPU: j.cpu, Wait: j.wait.mean(), MaxSleepers: j.maxSleepers,
-			Stopped: j.stopNote, Depth: j.depth})
+			Stopped: j.stopNote, Depth: j.depth, SteadyState: j.pace.ss.result()})
 	}
 	return res
 }

@@ -313,9 +313,9 @@ exits at once (130). --eta always shows progress even when stderr is not a termi
 					return rep.WriteTerse(w, depthsOf(out))
 				case "json", "json+":
 					return rep.WriteJSON(w, fio.OutputOptions{Plus: f == "json+", GlobalOptions: fio.GlobalOptionMap(specs), Blkmq: bk,
-						Depths: depthsOf(out)})
+						Depths: depthsOf(out), SteadyState: steadyOf(out)})
 				}
-				return rep.WriteTextWith(w, fio.TextOptions{Specs: specs, Depths: depthsOf(out)})
+				return rep.WriteTextWith(w, fio.TextOptions{Specs: specs, Depths: depthsOf(out), SteadyState: steadyOf(out)})
 			})
 			if err == nil && out.Interrupted {
 				return interruptedError("run interrupted by signal %d at model time %v: the results above are up to there", sig.Signal(), out.End)
@@ -479,4 +479,13 @@ func depthsOf(out *stack.Result) []*fio.DepthStats {
 		ds[i] = &out.Jobs[i].Depth
 	}
 	return ds
+}
+
+// steadyOf returns each job instance's steadystate= state, in result order.
+func steadyOf(out *stack.Result) []*fio.SteadyStateResult {
+	ss := make([]*fio.SteadyStateResult, len(out.Jobs))
+	for i := range out.Jobs {
+		ss[i] = out.Jobs[i].SteadyState
+	}
+	return ss
 }
