@@ -174,6 +174,7 @@ func newSweepCmd() *cobra.Command {
 		m        machineFlags
 		vary     []string
 		metric   string
+		panels   string
 		csvPath  string
 		plotPath string
 		plotSize string
@@ -190,7 +191,12 @@ func newSweepCmd() *cobra.Command {
 kernel, era/...), on all CPUs at once, and prints per point and fio job: IOPS,
 bandwidth (KiB/s), mean and 99th-percentile completion latency (µs). --csv writes the
 same table as CSV and --plot draws the chosen --metric against the first numeric varied
-setting, one line per job (and per value of the other setting).
+setting, one line per job (and per value of the other setting); when no varied setting is
+numeric (tags=per-hctx,shared, kernel=...), as grouped bars, one bar per job in each
+category. Several metrics (--metric iops,clat-p99-us) get one panel each, stacked, each
+with its own unit; --plot-panels job gives each job its own panel too, so a small
+series is not squashed against a large one (grouped bars spanning more than a factor
+100 get per-job panels by themselves; lines switch to a log axis).
 
 Ranges: LO..HI doubles from LO (HI included), LO..HI:STEP steps, V1,V2,... lists.
 Every point uses the same --seed, so differences come from the settings; the output
@@ -210,8 +216,22 @@ status is 128 (fio's after a signal); a second signal exits at once.`,
 			if len(vary) < 1 || len(vary) > 2 {
 				return usageError(fmt.Errorf("--vary: give one or two (got %d)", len(vary)))
 			}
-			if !contains(metrics, metric) {
-				return usageError(fmt.Errorf("--metric %q: allowed values are %s", metric, strings.Join(metrics, ", ")))
+			var plotMetrics []string
+			for m := range strings.SplitSeq(metric, ",") {
+				m = strings.TrimSpace(m)
+				if !contains(metrics, m) {
+					return usageError(fmt.Errorf("--metric %q: allowed values are %s, or several separated by commas", metric, strings.Join(metrics, ", ")))
+				}
+				if !contains(plotMetrics, m) {
+					plotMetrics = append(plotMetrics, m)
+				}
+			}
+			switch panels {
+			case "metric":
+			case "job":
+				popt.perJob = true
+			default:
+				return usageError(fmt.Errorf("--plot-panels %q: allowed values are metric (one panel per metric), job (one per metric and job)", panels))
 			}
 			if parallel < 0 {
 				return usageError(fmt.Errorf("--parallel %d: must be >= 0 (0 = all CPUs)", parallel))
@@ -318,7 +338,7 @@ status is 128 (fio's after a signal); a second signal exits at once.`,
 				}
 			}
 			if plotPath != "" {
-				if err := plotSweep(plotPath, axes, points, metric, args[0], popt); err != nil {
+				if err := plotSweep(plotPath, axes, points, plotMetrics, args[0], popt); err != nil {
 					return usageError(err)
 				}
 			}
@@ -332,7 +352,8 @@ status is 128 (fio's after a signal); a second signal exits at once.`,
 	m.register(cmd)
 	f := cmd.Flags()
 	f.StringArrayVar(&vary, "vary", nil, "KEY=LO..HI | KEY=LO..HI:STEP | KEY=V1,V2,... (one or two)")
-	f.StringVar(&metric, "metric", "iops", "metric plotted: "+strings.Join(metrics, ", "))
+	f.StringVar(&metric, "metric", "iops", "metric plotted: "+strings.Join(metrics, ", ")+"; several separated by commas get one panel each (each its own unit)")
+	f.StringVar(&panels, "plot-panels", "metric", "metric: one panel per metric; job: one per metric and job, each with its own Y axis (so a small series is not squashed against a large one)")
 	f.StringVar(&csvPath, "csv", "", "write the results as CSV to this file (- = stdout)")
 	f.StringVar(&plotPath, "plot", "", "draw --metric per job to this .png or .svg file")
 	f.StringVar(&plotSize, "plot-size", "16x10", "plot size WIDTHxHEIGHT in cm")
