@@ -196,3 +196,21 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestClaimsSIGINT: claims interrupted after its first scenario run prints the
+// table of what it has (the runs not started as errors) and exits 128.
+func TestClaimsSIGINT(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns a process")
+	}
+	stdout, stderr, code := startInterrupted(t, "blkmq: progress: 1 of", "claims", "--only", "001/", "--parallel", "1", "--eta", "always")
+	if code != interruptStatus {
+		t.Errorf("exit status %d, want %d\nstderr:\n%s", code, interruptStatus, stderr)
+	}
+	if !strings.Contains(stdout, "CLAIM") || !strings.Contains(stdout, "context canceled") {
+		t.Errorf("stdout lacks the table with the runs not done:\n%s", stdout)
+	}
+	if !strings.Contains(stderr, "claims interrupted by signal 2") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+}

@@ -55,13 +55,21 @@ func (p *lineProgress) update(pr stack.Progress) {
 	fmt.Fprintf(p.w, "blkmq: progress: %s\n", progressLine(pr))
 }
 
-// withScenarioProgress runs f and, when stderr is a terminal and f takes more than
-// a second, shows what is running, how many of the scenario runs are done (through
-// opts.Progress) and the time elapsed on stderr, once a second, cleared when f
-// returns.
-func withScenarioProgress(cmd *cobra.Command, what string, opts *bench.Options, f func()) {
-	fd, ok := cmd.ErrOrStderr().(*os.File)
-	if !ok || !term.IsTerminal(int(fd.Fd())) {
+// withScenarioProgress runs f (claims' scenario runs) and shows, as --eta says,
+// how many of the scenario runs are done (through opts.Progress): on a terminal
+// ("auto", "always") what is running, the runs done and the time elapsed, once a
+// second after the first, cleared when f returns; with "always" and no terminal a
+// line per finished run; "never" nothing.
+func withScenarioProgress(cmd *cobra.Command, eta, what string, opts *bench.Options, f func()) {
+	w := cmd.ErrOrStderr()
+	fd, ok := w.(*os.File)
+	tty := ok && term.IsTerminal(int(fd.Fd()))
+	switch {
+	case eta == "never" || !tty && eta != "always":
+		f()
+		return
+	case !tty:
+		opts.Progress = func(d, t int) { fmt.Fprintf(w, "blkmq: progress: %d of %d scenario runs done\n", d, t) }
 		f()
 		return
 	}
