@@ -48,6 +48,13 @@ func readLog(t *testing.T, path string) []logLine {
 // directory, as fio writes them) and returns the fio JSON.
 func runLogged(t *testing.T, dir, job string) fio.Output {
 	t.Helper()
+	o, _ := runLoggedOut(t, dir, job)
+	return o
+}
+
+// runLoggedOut is runLogged returning the command's output too.
+func runLoggedOut(t *testing.T, dir, job string) (fio.Output, string) {
+	t.Helper()
 	t.Chdir(dir)
 	path := writeJob(t, dir, "job", job)
 	out, err := run("run", path, "--output-format", "json", "--device", "null_blk irqmode=2 completion_nsec=100000")
@@ -58,7 +65,7 @@ func runLogged(t *testing.T, dir, job string) fio.Output {
 	if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &o); err != nil {
 		t.Fatalf("JSON: %v\n%s", err, out)
 	}
-	return o
+	return o, out
 }
 
 // TestWriteLogsAveraged: rate_iops=1000 with log_avg_msec=1000 logs about 1000 per
@@ -108,9 +115,14 @@ func TestWriteLogsAveraged(t *testing.T) {
 // IOPS log has total_ios lines of value 1, the clat log's values average to the
 // JSON clat mean, times lie in the runtime, offsets (log_offset=1) are the I/Os'
 // block-aligned offsets; write_iops_log without a value is named after the job.
+// Nothing is logged during ramp_time and times count from its end, as fio's. The
+// run warns that fio's JSON bw/iops samples would become per-I/O ones.
 func TestWriteLogsPerIO(t *testing.T) {
 	dir := t.TempDir()
-	o := runLogged(t, dir, "[r]\nioengine=libaio\nrw=randread\niodepth=4\ntime_based\nruntime=50ms\nwrite_iops_log\nwrite_lat_log=l\nlog_offset=1\n")
+	o, out := runLoggedOut(t, dir, "[r]\nioengine=libaio\nrw=randread\niodepth=4\nramp_time=20ms\ntime_based\nruntime=50ms\nwrite_iops_log\nwrite_lat_log=l\nlog_offset=1\n")
+	if !strings.Contains(out, "log_avg_msec=0") || len(o.Blkmq.Warnings) == 0 {
+		t.Errorf("no warning about the per-I/O JSON samples fio would take:\n%s", out)
+	}
 	n := o.Jobs[0].Read.TotalIOs
 	iops := readLog(t, filepath.Join(dir, "r_iops.1.log"))
 	clat := readLog(t, filepath.Join(dir, "l_clat.1.log"))
