@@ -207,6 +207,10 @@ type Options struct {
 	Parallel int
 	// Scale multiplies named scenario parameters (sensitivity runs); nil = defaults.
 	Scale Scale
+	// Progress, when non-nil, is called after each (scenario, variant) run with
+	// the runs done and the runs needed, one call at a time; it does not change
+	// the results.
+	Progress func(done, total int)
 }
 
 // Evaluate runs every (scenario, variant) the claims need — in parallel, at most
@@ -257,6 +261,9 @@ func runMetrics(ctx context.Context, claims []Claim, o Options) map[runKey]runOu
 			}
 			mu.Lock()
 			runs[k] = out
+			if o.Progress != nil {
+				o.Progress(len(runs), len(keys))
+			}
 			mu.Unlock()
 			return nil
 		})

@@ -30,7 +30,14 @@
 // histogram (stat.c io_u_plat, 64 bins per power of two) for percentiles.
 // [Collector.Finish] returns a [Result]; [Report] groups results the way fio
 // does (groupid, group_reporting) and renders fio's JSON ("json" and "json+"
-// with clat bins, see [Output]) or a short fio-like text summary.
+// with clat bins, see [Output]) or a short fio-like text summary. A job with
+// ss= gets fio's "steadystate" object from its [SteadyStateResult]
+// (OutputOptions.SteadyState).
+//
+// A [JobLogs] per job instance writes the write_bw_log, write_lat_log and
+// write_iops_log files in fio 3.33's format ([LogFileName] names them): one
+// line per I/O, or log_avg_msec windows and fio's periodic bandwidth and IOPS
+// samples, streamed to the writers as the run goes.
 //
 // The package imports nothing else from blkmq: times are int64 nanoseconds
 // or [time.Duration].

@@ -72,6 +72,9 @@ type JobOutput struct {
 	LatencyUs       map[string]float64 `json:"latency_us,omitempty"`
 	LatencyMs       map[string]float64 `json:"latency_ms,omitempty"`
 
+	// SteadyState is fio's "steadystate" object, written for a job with ss=.
+	SteadyState *SteadyStateOutput `json:"steadystate,omitempty"`
+
 	LatencyDepth      int     `json:"latency_depth,omitempty"`
 	LatencyTarget     int64   `json:"latency_target,omitempty"`
 	LatencyPercentile float64 `json:"latency_percentile,omitempty"`
@@ -196,6 +199,11 @@ type OutputOptions struct {
 	// iodepth_submit and iodepth_complete (summed over a group_reporting
 	// entry).
 	Depths []*DepthStats
+	// SteadyState, when not nil, holds the steadystate= state of the input
+	// results (same order as NewReport's input; nil entries for jobs without
+	// ss=), written as the "steadystate" object; a group_reporting entry
+	// takes its last job's, as fio keeps the group's in its last job.
+	SteadyState []*SteadyStateResult
 }
 
 // Output returns the report as fio's JSON structure.
@@ -232,6 +240,13 @@ func (r *Report) Output(o OutputOptions) *Output {
 				}
 			}
 			jo.IODepthLevel, jo.IODepthSubmit, jo.IODepthComplete = d.jsonMaps()
+		}
+		if i < len(r.Sources) {
+			for _, k := range r.Sources[i] {
+				if k < len(o.SteadyState) && o.SteadyState[k] != nil {
+					jo.SteadyState = o.SteadyState[k].output()
+				}
+			}
 		}
 		out.Jobs = append(out.Jobs, jo)
 	}

@@ -88,8 +88,18 @@ var optionList = []struct {
 	{[]string{"lat_percentiles"}, boolField(func(s *Spec) *bool { return &s.LatPercentiles })},
 	{[]string{"percentile_list"}, setPercentileList},
 	{[]string{"kb_base"}, setKBBase},
-	{[]string{"bwavgtime"}, avgTimeField(func(s *Spec) *time.Duration { return &s.BWAvgTime })},
-	{[]string{"iopsavgtime"}, avgTimeField(func(s *Spec) *time.Duration { return &s.IOPSAvgTime })},
+	{[]string{"bwavgtime"}, markSet(avgTimeField(func(s *Spec) *time.Duration { return &s.BWAvgTime }), func(s *Spec) *bool { return &s.Logs.BWAvgTimeSet })},
+	{[]string{"iopsavgtime"}, markSet(avgTimeField(func(s *Spec) *time.Duration { return &s.IOPSAvgTime }), func(s *Spec) *bool { return &s.Logs.IOPSAvgTimeSet })},
+	{[]string{"write_bw_log"}, logPrefix(func(l *LogOptions) (*bool, *string) { return &l.BW, &l.BWPrefix })},
+	{[]string{"write_lat_log"}, logPrefix(func(l *LogOptions) (*bool, *string) { return &l.Lat, &l.LatPrefix })},
+	{[]string{"write_iops_log"}, logPrefix(func(l *LogOptions) (*bool, *string) { return &l.IOPS, &l.IOPSPrefix })},
+	{[]string{"write_hist_log"}, setHistLog},
+	{[]string{"log_avg_msec"}, intField(func(s *Spec) *int { return &s.Logs.AvgMsec }, 0, 1<<30)},
+	{[]string{"log_hist_msec"}, setLogHistMsec},
+	{[]string{"log_max_value"}, boolField(func(s *Spec) *bool { return &s.Logs.MaxValue })},
+	{[]string{"per_job_logs"}, boolField(func(s *Spec) *bool { return &s.Logs.PerJob })},
+	{[]string{"log_offset"}, boolField(func(s *Spec) *bool { return &s.Logs.Offset })},
+	{[]string{"log_prio"}, boolField(func(s *Spec) *bool { return &s.Logs.Prio })},
 	{[]string{"stats"}, setStats},
 	{[]string{"randrepeat"}, setRandRepeat},
 	{[]string{"allrandrepeat"}, setRandRepeat},
@@ -127,12 +137,6 @@ var unmodelledOptions = map[string]string{
 	"disable_bw":             "fio would not sample bandwidth; the model still does",
 	"file_service_type":      "the model drives one file per job, so there is no file to switch between",
 	"unified_rw_reporting":   "the model reports reads and writes separately (fio's unified_rw_reporting=none)",
-	"write_bw_log":           "the model writes no per-I/O log files",
-	"write_lat_log":          "the model writes no per-I/O log files",
-	"write_iops_log":         "the model writes no per-I/O log files",
-	"write_hist_log":         "the model writes no per-I/O log files",
-	"log_avg_msec":           "the model writes no per-I/O log files",
-	"per_job_logs":           "the model writes no per-I/O log files",
 	"sqthread_poll":          "io_uring's SQ polling thread is not modelled: submissions are charged to the job's own thread and CPU",
 	"sqthread_poll_cpu":      "io_uring's SQ polling thread is not modelled",
 	"fixedbufs":              "registered buffers would save page pinning per I/O; the model's CPU costs do not include pinning, so nothing changes",
@@ -956,4 +960,41 @@ func splitFilenames(list string) []string {
 		}
 	}
 	return append(out, b.String())
+}
+
+// markSet wraps set so that a successful setting also sets the flag (an option
+// whose being given matters, not only its value).
+func markSet(set func(*jobBuilder, string) error, flag func(*Spec) *bool) func(*jobBuilder, string) error {
+	return func(j *jobBuilder, v string) error {
+		err := set(j, v)
+		if err == nil {
+			*flag(&j.spec) = true
+		}
+		return err
+	}
+}
+
+// logPrefix parses write_bw_log= / write_lat_log= / write_iops_log=: the log is
+// written, named after the value, or after the job when the value is empty
+// (fio init.c make_log_name).
+func logPrefix(field func(*LogOptions) (*bool, *string)) func(*jobBuilder, string) error {
+	return func(j *jobBuilder, v string) error {
+		on, prefix := field(&j.spec.Logs)
+		*on, *prefix = true, v
+		return nil
+	}
+}
+
+func setHistLog(j *jobBuilder, v string) error {
+	j.spec.Logs.Hist, j.spec.Logs.HistPrefix = true, v
+	j.pending = "completion-latency histogram logs (clat_hist) are not written by the model"
+	return nil
+}
+
+func setLogHistMsec(j *jobBuilder, v string) error {
+	n, err := parseInt(v, 0, 1<<30)
+	if err == nil && n > 0 {
+		j.pending = "completion-latency histogram logs (clat_hist) are not written by the model"
+	}
+	return err
 }

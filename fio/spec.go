@@ -323,7 +323,37 @@ type Spec struct {
 	// SteadyState is ss= (steadystate=): the job ends early once its IOPS or
 	// bandwidth is steady (see SteadyState).
 	SteadyState SteadyState
+	// Logs is the write_*_log options and their settings (see LogOptions).
+	Logs LogOptions
 }
+
+// LogOptions are fio's per-job log options (init.c add_job, stat.c
+// add_log_sample): which logs are written, how they are named and how samples
+// are averaged. See JobLogs for the files.
+type LogOptions struct {
+	// BW, Lat and IOPS are write_bw_log=, write_lat_log= and write_iops_log=;
+	// each prefix is the option's value ("" = the job's name). Hist is
+	// write_hist_log= (accepted with a warning: not written).
+	BW, Lat, IOPS, Hist                         bool
+	BWPrefix, LatPrefix, IOPSPrefix, HistPrefix string
+	// AvgMsec is log_avg_msec= (ms; 0 = one entry per I/O); MaxValue is
+	// log_max_value= (log a window's maximum, not its mean).
+	AvgMsec  int
+	MaxValue bool
+	// PerJob is per_job_logs= (default true): the file name carries the job
+	// number; false = one file per prefix, each job's entries appended.
+	PerJob bool
+	// Offset is log_offset= (an offset column); Prio is log_prio= (the
+	// priority column holds the I/O's ioprio, not only whether it is RT).
+	Offset, Prio bool
+	// BWAvgTimeSet and IOPSAvgTimeSet record that bwavgtime= and
+	// iopsavgtime= were given: otherwise a windowed log sets them to
+	// log_avg_msec, as fio's add_job does.
+	BWAvgTimeSet, IOPSAvgTimeSet bool
+}
+
+// Any reports whether the job writes a bandwidth, latency or IOPS log.
+func (l *LogOptions) Any() bool { return l.BW || l.Lat || l.IOPS }
 
 // Unmodelled is an option accepted that does not change what the model
 // simulates, and why.
@@ -448,12 +478,23 @@ func rawDefaults(name string) Spec {
 		Dist:                    Distribution{Center: -1},
 		RateCycle:               time.Second,
 		ThinkTimeBlocks:         1,
+		Logs:                    LogOptions{PerJob: true},
 	}
 }
 
 // fixup derives the dependent fields the way fio's fixup_options (init.c)
 // and its sync-engine depth cap do.
 func (s *Spec) fixup() {
+	// a windowed bandwidth or IOPS log samples at log_avg_msec unless
+	// bwavgtime= / iopsavgtime= say otherwise (init.c add_job)
+	if avg := time.Duration(s.Logs.AvgMsec) * time.Millisecond; avg > 0 {
+		if s.Logs.BW && !s.Logs.BWAvgTimeSet {
+			s.BWAvgTime = avg
+		}
+		if s.Logs.IOPS && !s.Logs.IOPSAvgTimeSet {
+			s.IOPSAvgTime = avg
+		}
+	}
 	s.EffectiveIODepth = s.IODepth
 	if !s.IOEngine.Async() && s.EffectiveIODepth > 1 {
 		s.EffectiveIODepth = 1

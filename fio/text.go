@@ -27,6 +27,10 @@ type TextOptions struct {
 	// (as OutputOptions.Depths): each entry gets fio's "IO depths",
 	// "submit" and "complete" lines.
 	Depths []*DepthStats
+	// SteadyState, when set, holds the steadystate= state of the input
+	// results (as OutputOptions.SteadyState): a job with ss= gets fio's
+	// "steadystate  :" line.
+	SteadyState []*SteadyStateResult
 }
 
 // WriteTextWith is WriteText with o's additions.
@@ -50,6 +54,17 @@ func (r *Report) WriteTextWith(w io.Writer, o TextOptions) error {
 			fmt.Fprintf(bw, "     issued rwts: total=%d,%d,%d,0 short=0,0,0,0 dropped=0,0,0,0\n",
 				res.Dirs[DirRead].TotalIOs, res.Dirs[DirWrite].TotalIOs, res.Dirs[DirTrim].TotalIOs)
 			fmt.Fprintf(bw, "     latency   : target=0, window=0, percentile=100.00%%, depth=%d\n", o.Specs[r.Sources[i][0]].EffectiveIODepth)
+		}
+		if i < len(r.Sources) {
+			var ss *SteadyStateResult
+			for _, k := range r.Sources[i] {
+				if k < len(o.SteadyState) && o.SteadyState[k] != nil {
+					ss = o.SteadyState[k]
+				}
+			}
+			if ss != nil {
+				writeSteadyStateText(bw, ss)
+			}
 		}
 	}
 	for _, g := range r.Groups {
@@ -252,4 +267,25 @@ func writeDepthText(w *bufio.Writer, d *DepthStats) {
 	fmt.Fprintf(w, "  IO depths    : %s\n", line(level, []string{"1", "2", "4", "8", "16", "32", ">=64"}))
 	fmt.Fprintf(w, "     submit    : %s\n", line(submit, batch))
 	fmt.Fprintf(w, "     complete  : %s\n", line(complete, batch))
+}
+
+// writeSteadyStateText prints fio's steadystate line (stat.c show_ss_normal):
+// attained, the samples' mean bandwidth and IOPS, and the last criterion.
+func writeSteadyStateText(w *bufio.Writer, ss *SteadyStateResult) {
+	attained, kind, what, pct := "no", "bw", " mean dev", ""
+	if ss.Attained {
+		attained = "yes"
+	}
+	if !ss.Config.BW {
+		kind = "iops"
+	}
+	if ss.Config.Slope {
+		what = " slope"
+	}
+	if ss.Config.Percent {
+		pct = "%"
+	}
+	fmt.Fprintf(w, "  steadystate  : attained=%s, bw=%s (%s), iops=%s, %s%s=%.3f%s\n", attained,
+		num2str(ss.BWMean, 4, 1024, "B/s"), num2str(ss.BWMean, 4, 1000, "B/s"), num2str(ss.IOPSMean, 4, 1000, ""),
+		kind, what, cFloat(ss.Criterion), pct)
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/blkmq/blkmq/device"
 	"github.com/blkmq/blkmq/dispatch"
+	"github.com/blkmq/blkmq/fio"
 	"github.com/blkmq/blkmq/nullblk"
 	"github.com/blkmq/blkmq/sbitmap"
 	"github.com/blkmq/blkmq/scsi"
@@ -67,6 +68,11 @@ type Config struct {
 	// Limits bound the run's memory and simulated events and report its progress
 	// (stack/limits.go); the zero value applies the defaults.
 	Limits Limits
+	// Logs, when non-nil, holds per job instance (in specs order) the fio logs
+	// its completions are written to (write_bw_log, write_lat_log,
+	// write_iops_log: fio.JobLogs); a nil entry writes none. Run sets each
+	// one's window when its job starts and closes it at the job's end.
+	Logs []*fio.JobLogs
 }
 
 // DefaultJitterSeed is the JitterSeed of the zero value: 1, the stream Seed 1 drew

@@ -83,6 +83,7 @@ type job struct {
 	allowed []int
 	rnd     *sim.Rand
 	coll    *fio.Collector
+	logs    *fio.JobLogs // Config.Logs' entry; nil = none
 	wait    waitSums
 
 	free        *ioU
@@ -199,6 +200,9 @@ func newJob(r *runner, s fio.Spec, q *dispatch.Queue, cpu int, allowed []int, re
 		rnd: sim.NewRand(workloadSeed(r.cfg.Seed, &s) + salt + 1), coll: fio.NewCollector(&s), nextDir: -1}
 	j.reapEv.j = j
 	j.fillEv.j = j
+	if int(salt) < len(r.cfg.Logs) {
+		j.logs = r.cfg.Logs[salt]
+	}
 	j.fs, j.fsOpts, j.place = onFileSystem(&s), r.fsOptions(), r.placementOptions()
 	j.placeRn = sim.NewRand(placementSeed + salt)
 	j.tw.S = (*jobSleeper)(j)
@@ -253,6 +257,9 @@ func (j *job) startNow(now sim.Time) {
 		j.stopAt = j.windowStart + sim.Time(j.spec.Runtime)
 	}
 	j.coll.SetWindow(int64(j.windowStart), int64(j.stopAt))
+	if j.logs != nil {
+		j.logs.SetWindow(int64(j.windowStart), int64(j.stopAt))
+	}
 	j.r.eng.At(j.startAt, &startEvent{j})
 }
 
@@ -521,6 +528,10 @@ func (j *job) account(u *ioU, now sim.Time) {
 		dir = fio.DirWrite
 	}
 	j.coll.Record(dir, int64(u.issuedAt-u.submitAt), int64(now-u.issuedAt), b.Length, int64(u.submitAt), int64(now))
+	if j.logs != nil {
+		j.logs.Record(fio.LogSample{Dir: dir, Slat: int64(u.issuedAt - u.submitAt), Clat: int64(now - u.issuedAt), Bytes: b.Length,
+			Offset: b.Offset - j.region + jobOffset(&j.spec), CompleteNs: int64(now)})
+	}
 	j.lastDone = now
 	j.pace.completed(j, dir, b.Length, now)
 	if done := u.doneAt; done >= j.windowStart && done < j.stopAt {

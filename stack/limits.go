@@ -32,6 +32,13 @@ type Limits struct {
 	// events (and at least at every watchdog check) with how far the run is. It must
 	// not call back into the run; it does not change the result.
 	Progress func(Progress)
+	// Interrupt, when non-nil, ends the run early once it is closed (fio's
+	// SIGINT: terminate the jobs and report what they did): Run checks it
+	// between chunks of events (with Progress) and returns the results up to
+	// the model time reached, every unfinished job's window ending there and
+	// Result.Interrupted set. It does not change the result of a run it does
+	// not interrupt.
+	Interrupt <-chan struct{}
 }
 
 // Progress is how far a run is (Limits.Progress).
@@ -176,6 +183,10 @@ func (c *Config) checkResources(specs []fio.Spec) error {
 // ends there.
 var errStopped = errors.New("stack: engine stopped")
 
+// errInterrupted reports that Limits.Interrupt was closed: Run ends the run at
+// the model time reached and returns its results.
+var errInterrupted = errors.New("stack: run interrupted")
+
 // guard runs the engine in chunks of about chunkEvents events, checks the event
 // limit and its projection between chunks, and reports progress.
 type guard struct {
@@ -253,6 +264,13 @@ func (g *guard) check() error {
 	f := g.done()
 	if g.progress != nil {
 		g.progress(Progress{Now: g.r.eng.Now(), End: g.end, Done: f, Events: ev})
+	}
+	if g.r.cfg.Limits.Interrupt != nil {
+		select {
+		case <-g.r.cfg.Limits.Interrupt:
+			return errInterrupted
+		default:
+		}
 	}
 	if g.limit < 0 {
 		return nil

@@ -1,6 +1,7 @@
 package stack
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -35,6 +36,9 @@ type Result struct {
 	// HasBudgetMap tells, per LUN, whether the LUN has a budget map (false in the
 	// device_busy era and when the budget-map skip of seed 003 applies).
 	HasBudgetMap []bool
+	// Interrupted is set when Limits.Interrupt ended the run at End: the
+	// unfinished jobs' windows end there (fio's runtime after SIGINT).
+	Interrupted bool
 }
 
 // JobResult is one job instance's fio result plus where its I/Os waited.
@@ -55,6 +59,9 @@ type JobResult struct {
 	// Depth is fio's I/O depth distributions over the window (iodepth_level,
 	// iodepth_submit, iodepth_complete).
 	Depth fio.DepthStats
+	// SteadyState is the job's steadystate= state at its end (fio's JSON
+	// "steadystate" object); nil without ss=.
+	SteadyState *fio.SteadyStateResult
 }
 
 // WaitBreakdown is the mean time (ns) an I/O of a job spent in each stage, over the
@@ -99,6 +106,8 @@ type runner struct {
 	// lastFinish is when the last job finished (stack/groups.go)
 	lastFinish sim.Time
 	runq       []*runQueue // io-wq workers waiting for each CPU (stack/iowq.go)
+	// interrupted is set when Limits.Interrupt ended the run (stack/limits.go)
+	interrupted bool
 }
 
 // Run runs the fio jobs on the modelled machine in virtual time and returns the
@@ -135,6 +144,10 @@ func Run(cfg Config, specs []fio.Spec) (*Result, error) {
 		end = r.eng.Now()
 	} else {
 		err = r.runTimeBound(end)
+	}
+	if errors.Is(err, errInterrupted) {
+		r.interrupted, err = true, nil
+		end = r.eng.Now()
 	}
 	if err != nil {
 		return nil, err
@@ -267,7 +280,8 @@ func (r *runner) lunFor(s *fio.Spec) (*dispatch.Queue, error) {
 }
 
 func (r *runner) result(end sim.Time) *Result {
-	res := &Result{End: end, Events: r.eng.Fired(), CPUBusy: r.host.CPUBusy(), LineTransfers: r.host.LineTransfers(), Contention: r.host.Contention()}
+	res := &Result{End: end, Events: r.eng.Fired(), CPUBusy: r.host.CPUBusy(), LineTransfers: r.host.LineTransfers(), Contention: r.host.Contention(),
+		Interrupted: r.interrupted}
 	for _, q := range r.queues {
 		res.Queues = append(res.Queues, q.Stats())
 		res.Schedulers = append(res.Schedulers, q.ElevatorName())
@@ -290,8 +304,31 @@ func (r *runner) result(end sim.Time) *Result {
 		if wEnd == math.MaxInt64 {
 			wEnd = int64(end)
 		}
+		if r.interrupted {
+			wStart, wEnd = r.interruptedWindow(j, wStart, wEnd, end)
+		}
+		if j.logs != nil {
+			_ = j.logs.Close(wEnd) // the caller reads JobLogs.Err
+		}
 		res.Jobs = append(res.Jobs, JobResult{Spec: j.spec, Fio: j.coll.Finish(wStart, wEnd), CPU: j.cpu, Wait: j.wait.mean(), MaxSleepers: j.maxSleepers,
-			Stopped: j.stopNote, Depth: j.depth})
+			Stopped: j.stopNote, Depth: j.depth, SteadyState: j.pace.ss.result()})
 	}
 	return res
+}
+
+// interruptedWindow is the window of job j in a run interrupted at end: an
+// unfinished job's ends there (fio's runtime is the time it ran), a job not yet
+// started has none.
+func (r *runner) interruptedWindow(j *job, wStart, wEnd int64, end sim.Time) (int64, int64) {
+	if !j.started {
+		return int64(end), int64(end)
+	}
+	if !j.finished {
+		wEnd = min(int64(j.stopAt), int64(end))
+		if j.stopNote == "" {
+			j.stopNote = fmt.Sprintf("interrupted at model time %v", end)
+		}
+	}
+	wStart = min(wStart, int64(end))
+	return wStart, max(wEnd, wStart)
 }

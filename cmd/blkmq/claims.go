@@ -23,6 +23,7 @@ func newClaimsCmd() *cobra.Command {
 		show        string
 		record      string
 		sensitivity bool
+		eta         string
 	)
 	cmd := &cobra.Command{
 		Use:   "claims",
@@ -45,7 +46,9 @@ adds every scenario parameter with its basis (sourced, assumed, calibrated);
 --sensitivity re-runs each claim with each assumed parameter halved and doubled.
 
 Exit status: 0 when every figure is met, calibrated, a recorded known miss or
-informational within its band; 1 on any MISSED or MOVED figure; 2 on errors.`,
+informational within its band; 1 on any MISSED or MOVED figure; 2 on errors; 128
+after Ctrl-C (SIGINT) or SIGTERM: no further scenario starts, the ones running finish,
+and the table shows what finished (the rest as errors); a second signal exits at once.`,
 		Example: `  blkmq claims
   blkmq claims --only 000/ --format json
   blkmq claims --show 002/none-v4.13/read
@@ -86,7 +89,15 @@ informational within its band; 1 on any MISSED or MOVED figure; 2 on errors.`,
 			}
 			opts := bench.Options{Seed: seed, Parallel: parallel}
 			var results []bench.Result
-			withElapsed(cmd, fmt.Sprintf("blkmq claims: running the scenarios of %d claims", len(claims)), func() { results = bench.EvaluateWith(context.Background(), claims, opts) })
+			// Ctrl-C: no new scenario starts; the table shows what finished
+			// (the rest as errors) and the exit status is 128, as fio's
+			if err := checkEta(eta); err != nil {
+				return &exitError{2, err}
+			}
+			ctx, sig := interruptContext(cmd)
+			defer sig.Stop()
+			withScenarioProgress(cmd, eta, fmt.Sprintf("blkmq claims: running the scenarios of %d claims", len(claims)), &opts,
+				func() { results = bench.EvaluateWith(ctx, claims, opts) })
 			var sens []bench.SensitivityRow
 			if sensitivity {
 				sens = bench.Sensitivity(context.Background(), claims, results, opts)
@@ -116,12 +127,16 @@ informational within its band; 1 on any MISSED or MOVED figure; 2 on errors.`,
 				}
 				fmt.Fprintf(cmd.ErrOrStderr(), "record: wrote %s (%d changes)\n", record, len(notes))
 			}
+			if sig.Signal() != 0 {
+				return interruptedError("claims interrupted by signal %d: the scenarios not run are listed as errors", sig.Signal())
+			}
 			return claimsExit(results)
 		},
 	}
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed of the fio workloads' random offsets and read/write mix (PCG); model timing jitter uses its own fixed stream")
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json (json adds each scenario's parameters with their basis)")
 	cmd.Flags().IntVar(&parallel, "parallel", 0, "scenario runs at once (0 = all CPUs)")
+	cmd.Flags().StringVar(&eta, "eta", "auto", "progress on stderr, as fio's --eta: auto (on a terminal: scenario runs done and time elapsed), always (also a line per finished run when not a terminal), never")
 	cmd.Flags().StringVar(&only, "only", "", "run only the claims whose id starts with this prefix (e.g. 000/)")
 	cmd.Flags().StringVar(&show, "show", "", "print how claim ID is computed (scenario, switch, metric, parameters) and its source, then run it")
 	cmd.Flags().StringVar(&record, "record", "", "after the run, rewrite the known-miss and informational records (model value, band) in this claims file (testdata/claims.json)")

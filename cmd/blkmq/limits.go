@@ -109,17 +109,28 @@ func withLimits(cmd *cobra.Command, cfg stack.Config) stack.Config {
 // progressDelay is how long a run goes before it shows progress: short runs show none.
 const progressDelay = time.Second
 
-// runStack runs the model with cmd's limits and, when stderr is a terminal and the run
-// takes more than a second, a progress bar on stderr (model time or bytes done),
-// cleared before the results are printed.
-func runStack(cmd *cobra.Command, cfg stack.Config, specs []fio.Spec) (*stack.Result, error) {
+// runStack runs the model with cmd's limits, ending it early when stop is closed
+// (nil: never; see interrupt), and shows its progress on stderr as fio's --eta
+// says: "auto" (the default) a progress bar when stderr is a terminal and the
+// run takes more than a second, cleared before the results are printed;
+// "always" the bar at once on a terminal, else a line per second ("never": none).
+func runStack(cmd *cobra.Command, cfg stack.Config, specs []fio.Spec, eta string, stop <-chan struct{}) (*stack.Result, error) {
 	cfg = withLimits(cmd, cfg)
+	cfg.Limits.Interrupt = stop
 	stderr := cmd.ErrOrStderr()
 	f, ok := stderr.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
+	tty := ok && term.IsTerminal(int(f.Fd()))
+	switch {
+	case eta == "never" || !tty && eta != "always":
+		return stack.Run(cfg, specs)
+	case !tty:
+		cfg.Limits.Progress = newLineProgress(stderr, time.Now()).update
 		return stack.Run(cfg, specs)
 	}
 	p := newRunProgress(stderr, time.Now())
+	if eta == "always" {
+		p.start = p.start.Add(-progressDelay)
+	}
 	cfg.Limits.Progress = p.update
 	res, err := stack.Run(cfg, specs)
 	p.finish()
@@ -161,39 +172,4 @@ func (p *runProgress) finish() {
 		_ = p.bar.Finish()
 		_ = p.bar.Clear()
 	}
-}
-
-// withElapsed runs f and, when stderr is a terminal and f takes more than a second,
-// shows what is running and the time elapsed on stderr (once a second), cleared when
-// f returns. For runs that report no finer progress (claims: parallel scenarios).
-func withElapsed(cmd *cobra.Command, what string, f func()) {
-	fd, ok := cmd.ErrOrStderr().(*os.File)
-	if !ok || !term.IsTerminal(int(fd.Fd())) {
-		f()
-		return
-	}
-	done := make(chan struct{})
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		start := time.Now()
-		tick := time.NewTicker(time.Second)
-		defer tick.Stop()
-		shown := false
-		for {
-			select {
-			case <-done:
-				if shown {
-					fmt.Fprint(fd, "\r\033[K")
-				}
-				return
-			case now := <-tick.C:
-				fmt.Fprintf(fd, "\r\033[K%s… %s", what, now.Sub(start).Truncate(time.Second))
-				shown = true
-			}
-		}
-	}()
-	f()
-	close(done)
-	<-stopped
 }

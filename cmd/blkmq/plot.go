@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -12,6 +13,9 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 var metricLabels = map[string]string{
@@ -32,6 +36,10 @@ const (
 type plotOptions struct {
 	width, height vg.Length
 	yFree         bool // --plot-y-zero=false: the Y axis spans the data only
+	// perJob is --plot-panels job: one panel per job (and metric)
+	perJob bool
+	// only, when set, draws only that job's series (a per-job panel)
+	only string
 }
 
 func (o plotOptions) size() (vg.Length, vg.Length) {
@@ -52,15 +60,113 @@ func parsePlotSize(v string) (vg.Length, vg.Length, error) {
 	return vg.Length(w) * vg.Centimeter, vg.Length(h) * vg.Centimeter, nil
 }
 
-// plotSweep draws metric against the first numeric axis (or the first axis as
-// categories), one line per job and value of the other axis, to path (.png, .svg).
-func plotSweep(path string, axes []axis, points []*sweepPoint, metric, job string, opt plotOptions) error {
-	pl, err := buildSweepPlot(axes, points, metric, job, opt)
+// plotSweep draws each metric against the first numeric axis (lines), or the
+// first axis as categories (grouped bars), one series per job and value of the
+// other axis, to path (.png, .svg): one panel per metric, stacked, each with its own
+// Y axis (its unit), and with opt.perJob one per metric and job, so a small series
+// is not squashed against a large one. Grouped bars whose values span more than a
+// factor 100 get one panel per job by themselves (a bar cannot stand on a log
+// axis). Each panel has the --plot-size.
+func plotSweep(path string, axes []axis, points []*sweepPoint, metrics []string, job string, opt plotOptions) error {
+	panels, err := buildSweepPanels(axes, points, metrics, job, opt)
 	if err != nil {
 		return err
 	}
 	w, h := opt.size()
-	if err := pl.Save(w, h, path); err != nil {
+	if len(panels) == 1 {
+		if err := panels[0].Save(w, h, path); err != nil {
+			return fmt.Errorf("--plot %s: %w", path, err)
+		}
+		return nil
+	}
+	return savePanels(path, panels, w, h)
+}
+
+// buildSweepPanels returns the panels of plotSweep, top to bottom.
+func buildSweepPanels(axes []axis, points []*sweepPoint, metrics []string, job string, opt plotOptions) ([]*plot.Plot, error) {
+	var jobs []string
+	for _, p := range points {
+		for _, r := range p.rows {
+			if !slices.Contains(jobs, r.job) {
+				jobs = append(jobs, r.job)
+			}
+		}
+	}
+	var panels []*plot.Plot
+	for _, m := range metrics {
+		perJob := opt.perJob || len(jobs) > 1 && barsOf(axes) && wideValues(points, m)
+		if !perJob {
+			pl, err := buildSweepPlot(axes, points, m, job, opt)
+			if err != nil {
+				return nil, err
+			}
+			panels = append(panels, pl)
+			continue
+		}
+		for _, j := range jobs {
+			o := opt
+			o.only = j
+			pl, err := buildSweepPlot(axes, points, m, job, o)
+			if err != nil {
+				return nil, err
+			}
+			panels = append(panels, pl)
+		}
+	}
+	return panels, nil
+}
+
+// barsOf reports whether the plot of axes is grouped bars (no numeric axis).
+func barsOf(axes []axis) bool {
+	for _, a := range axes {
+		if a.numeric() {
+			return false
+		}
+	}
+	return true
+}
+
+// wideValues reports whether metric's positive values span more than a factor 100.
+func wideValues(points []*sweepPoint, metric string) bool {
+	lo, hi := math.Inf(1), 0.0
+	for _, p := range points {
+		for _, r := range p.rows {
+			if v := r.value(metric); v > 0 {
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
+		}
+	}
+	return hi > 0 && hi > 100*lo
+}
+
+// savePanels draws the panels stacked top to bottom, each w × h, to path (.png
+// or .svg).
+func savePanels(path string, panels []*plot.Plot, w, h vg.Length) error {
+	total := h * vg.Length(len(panels))
+	var c vg.CanvasWriterTo
+	if strings.HasSuffix(path, ".svg") {
+		c = vgsvg.New(w, total)
+	} else {
+		c = vgimg.PngCanvas{Canvas: vgimg.New(w, total)}
+	}
+	grid := make([][]*plot.Plot, len(panels))
+	for i, p := range panels {
+		grid[i] = []*plot.Plot{p}
+	}
+	tiles := draw.Tiles{Rows: len(panels), Cols: 1, PadTop: vg.Millimeter, PadBottom: vg.Millimeter, PadY: 2 * vg.Millimeter}
+	canvases := plot.Align(grid, tiles, draw.New(c))
+	for i, p := range panels {
+		p.Draw(canvases[i][0])
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("--plot %s: %w", path, err)
+	}
+	if _, err := c.WriteTo(f); err != nil {
+		f.Close()
+		return fmt.Errorf("--plot %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
 		return fmt.Errorf("--plot %s: %w", path, err)
 	}
 	return nil
@@ -98,6 +204,9 @@ func buildSweepPlot(axes []axis, points []*sweepPoint, metric, job string, opt p
 		}
 		idx := indexOf(xa.values, p.vals[xi])
 		for ri, r := range p.rows {
+			if opt.only != "" && r.job != opt.only {
+				continue
+			}
 			k := key{r.job, other}
 			if _, ok := series[k]; !ok {
 				order = append(order, k)
@@ -111,6 +220,9 @@ func buildSweepPlot(axes []axis, points []*sweepPoint, metric, job string, opt p
 	}
 	pl := plot.New()
 	pl.Title.Text = fmt.Sprintf("%s: %s vs %s", filepath.Base(job), metricLabels[metric], xa.key)
+	if opt.only != "" {
+		pl.Title.Text = fmt.Sprintf("%s: job %s: %s vs %s", filepath.Base(job), opt.only, metricLabels[metric], xa.key)
+	}
 	pl.X.Label.Text = xa.key
 	pl.Y.Label.Text = metricLabels[metric]
 	pl.Legend.Top = true
@@ -126,12 +238,26 @@ func buildSweepPlot(axes []axis, points []*sweepPoint, metric, job string, opt p
 		pl.NominalX(xa.values...)
 	}
 	var vs []any
+	var names []string
 	for _, k := range order {
 		name := k.job
 		if k.other != "" {
 			name += " " + k.other
 		}
+		names = append(names, name)
 		vs = append(vs, name, series[k])
+	}
+	if !numeric {
+		// grouped bars: one bar per series in each category, side by side
+		_, h := opt.size()
+		if err := addGroupedBars(pl, names, order, series, len(xa.values), opt); err != nil {
+			return nil, err
+		}
+		pl.Add(plotter.NewGrid())
+		pl.Y.Min = 0
+		pl.Y.Tick.Marker = compactTicks{plot.DefaultTicks{}}
+		legendRoom(pl, len(order), h)
+		return pl, nil
 	}
 	logY(pl, series)
 	if err := plotutil.AddLinePoints(pl, vs...); err != nil {
@@ -158,6 +284,43 @@ func buildSweepPlot(axes []axis, points []*sweepPoint, metric, job string, opt p
 	legendRoom(pl, len(order), h)
 	return pl, nil
 }
+
+// addGroupedBars draws each series as bars, one per category (X 0 … n−1), the
+// series of a category side by side and the group centred on it, in the plot's
+// colour order, with a legend entry each.
+func addGroupedBars[K comparable](pl *plot.Plot, names []string, order []K, series map[K]plotter.XYs, categories int, opt plotOptions) error {
+	w, _ := opt.size()
+	// the data area is about 85 % of the width; bars fill 80 % of a category
+	group := w * 85 / 100 / vg.Length(max(categories, 1)) * 8 / 10
+	bw := group / vg.Length(max(len(order), 1))
+	var bars []*plotter.BarChart
+	for i, k := range order {
+		vals := make(plotter.Values, categories)
+		for _, p := range series[k] {
+			if c := int(p.X); c >= 0 && c < categories {
+				vals[c] = p.Y
+			}
+		}
+		b, err := plotter.NewBarChart(vals, bw)
+		if err != nil {
+			return fmt.Errorf("--plot: %w", err)
+		}
+		b.Offset = (vg.Length(i) - vg.Length(len(order)-1)/2) * bw
+		b.Color = plotutil.Color(i)
+		b.LineStyle.Width = 0
+		pl.Add(b)
+		pl.Legend.Add(names[i], b)
+		bars = append(bars, b)
+	}
+	if barsDrawn != nil {
+		barsDrawn(bars)
+	}
+	return nil
+}
+
+// barsDrawn, when set (by a test), receives the bar charts addGroupedBars adds
+// (gonum's Plot does not list its plotters).
+var barsDrawn func([]*plotter.BarChart)
 
 // errorXYs is a series with its 95 % intervals (sweep --replicas), for error bars.
 type errorXYs struct {

@@ -147,6 +147,7 @@ func newRunCmd() *cobra.Command {
 		explain  bool
 		overhead time.Duration
 		replicas int
+		eta      string
 	)
 	cmd := &cobra.Command{
 		Use:   "run JOB.fio",
@@ -167,6 +168,11 @@ compared with a kernel you ran under emulation.
 
 Exit status 2 on a bad job file, flag or setting (the message names the file, line, key
 and the allowed values); 1 if the model fails (e.g. a modelled hang caught by the watchdog).
+
+Ctrl-C (SIGINT) or SIGTERM ends the model at the model time reached and prints the
+results so far, as fio does ("fio: terminating on signal 2" on stderr, then the report,
+each job's runtime the time it ran); the exit status is then 128, fio's. A second signal
+exits at once (130). --eta always shows progress even when stderr is not a terminal.
 
 ` + settingsHelp(),
 		Example: `  blkmq run job.fio --device 'scsi_debug delay=0 max_queue=192 submit_queues=16' --cpus 16
@@ -249,9 +255,36 @@ and the allowed values); 1 if the model fails (e.g. a modelled hang caught by th
 				return usageError(fmt.Errorf("--replicas %d: allowed: [1, %d]", replicas, maxReplicas))
 			}
 			if replicas > 1 {
+				if anyLogs(specs) {
+					fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: warning: write_bw_log/write_lat_log/write_iops_log: no log files are written with --replicas")
+				}
 				return runReplicated(cmd, withLimits(cmd, res.WithSeed(m.seed, 0)), specs, replicas, formats, outPath)
 			}
-			out, err := runStack(cmd, res.WithSeed(m.seed, 0), specs)
+			if err := checkEta(eta); err != nil {
+				return usageError(err)
+			}
+			for _, n := range fio.LogNotes(specs) {
+				fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: warning:", n)
+				warnings = append(warnings, n)
+			}
+			logs, err := openRunLogs(specs)
+			if err != nil {
+				return usageError(err)
+			}
+			cfg := res.WithSeed(m.seed, 0)
+			if logs != nil {
+				cfg.Logs = logs.jobs
+			}
+			// Ctrl-C ends the model at the model time reached and prints the
+			// results so far, as fio does; a second one exits at once.
+			sig := catchInterrupt(cmd.ErrOrStderr())
+			out, err := runStack(cmd, cfg, specs, eta, sig.C())
+			sig.Stop()
+			if logs != nil {
+				if lerr := logs.finish(); err == nil && lerr != nil {
+					return usageError(lerr)
+				}
+			}
 			if err != nil {
 				return runError(cmd, err)
 			}
@@ -274,20 +307,25 @@ and the allowed values); 1 if the model fails (e.g. a modelled hang caught by th
 				bk = nil
 			}
 			rep := reportOf(out)
-			return writeOutputs(cmd, outPath, formats, func(w io.Writer, f string) error {
+			err = writeOutputs(cmd, outPath, formats, func(w io.Writer, f string) error {
 				switch f {
 				case "terse":
 					return rep.WriteTerse(w, depthsOf(out))
 				case "json", "json+":
 					return rep.WriteJSON(w, fio.OutputOptions{Plus: f == "json+", GlobalOptions: fio.GlobalOptionMap(specs), Blkmq: bk,
-						Depths: depthsOf(out)})
+						Depths: depthsOf(out), SteadyState: steadyOf(out)})
 				}
-				return rep.WriteTextWith(w, fio.TextOptions{Specs: specs, Depths: depthsOf(out)})
+				return rep.WriteTextWith(w, fio.TextOptions{Specs: specs, Depths: depthsOf(out), SteadyState: steadyOf(out)})
 			})
+			if err == nil && out.Interrupted {
+				return interruptedError("run interrupted by signal %d at model time %v: the results above are up to there", sig.Signal(), out.End)
+			}
+			return err
 		},
 	}
 	m.register(cmd)
 	cmd.Flags().StringVar(&format, "output-format", "normal", "output format: normal (fio text), json, json+, terse, or several separated by commas (json,normal)")
+	cmd.Flags().StringVar(&eta, "eta", "auto", "progress on stderr, as fio's --eta: auto (a bar on a terminal, for runs over a second), always (also a line a second when not a terminal), never")
 	cmd.Flags().BoolVar(&minimal, "minimal", false, "fio's terse output, version 3 (same as --output-format terse)")
 	cmd.Flags().StringVar(&outPath, "output", "", "write the output to this file instead of stdout (fio --output)")
 	cmd.Flags().BoolVar(&explain, "explain", false, "print every resolved setting and its source, then exit without running")
@@ -441,4 +479,13 @@ func depthsOf(out *stack.Result) []*fio.DepthStats {
 		ds[i] = &out.Jobs[i].Depth
 	}
 	return ds
+}
+
+// steadyOf returns each job instance's steadystate= state, in result order.
+func steadyOf(out *stack.Result) []*fio.SteadyStateResult {
+	ss := make([]*fio.SteadyStateResult, len(out.Jobs))
+	for i := range out.Jobs {
+		ss[i] = out.Jobs[i].SteadyState
+	}
+	return ss
 }

@@ -103,6 +103,9 @@ type sweepPoint struct {
 	// clat mean and clat p99 (see metrics)
 	reps   [][]metricRow
 	spread [][4]Spread
+	// skipped is set when a signal stopped the sweep before the point finished
+	// (not run, or cut short: its rows are dropped)
+	skipped bool
 }
 
 // metricRow is the metrics of one fio job (its numjobs clones merged) at one point.
@@ -171,12 +174,14 @@ func newSweepCmd() *cobra.Command {
 		m        machineFlags
 		vary     []string
 		metric   string
+		panels   string
 		csvPath  string
 		plotPath string
 		plotSize string
 		popt     plotOptions
 		parallel int
 		replicas int
+		eta      string
 	)
 	cmd := &cobra.Command{
 		Use:   "sweep JOB.fio --vary KEY=RANGE [--vary KEY=RANGE]",
@@ -186,11 +191,21 @@ func newSweepCmd() *cobra.Command {
 kernel, era/...), on all CPUs at once, and prints per point and fio job: IOPS,
 bandwidth (KiB/s), mean and 99th-percentile completion latency (µs). --csv writes the
 same table as CSV and --plot draws the chosen --metric against the first numeric varied
-setting, one line per job (and per value of the other setting).
+setting, one line per job (and per value of the other setting); when no varied setting is
+numeric (tags=per-hctx,shared, kernel=...), as grouped bars, one bar per job in each
+category. Several metrics (--metric iops,clat-p99-us) get one panel each, stacked, each
+with its own unit; --plot-panels job gives each job its own panel too, so a small
+series is not squashed against a large one (grouped bars spanning more than a factor
+100 get per-job panels by themselves; lines switch to a log axis).
 
 Ranges: LO..HI doubles from LO (HI included), LO..HI:STEP steps, V1,V2,... lists.
 Every point uses the same --seed, so differences come from the settings; the output
-is identical whatever --parallel is. A progress bar shows on a terminal for long sweeps.`,
+is identical whatever --parallel is. A progress bar shows on a terminal for long sweeps
+(--eta always: also a line per finished point when stderr is not a terminal).
+
+Ctrl-C (SIGINT) or SIGTERM stops the sweep: the points already finished are printed
+and written (--csv, --plot), the message says how many were skipped, and the exit
+status is 128 (fio's after a signal); a second signal exits at once.`,
 		Example: `  blkmq sweep testdata/fio/000_storvsc.fio --kernel 5.17 --cpus 16 --device cloud \
       --set device/queue_depth=15 --vary queue/nr_requests=8..256 --vary tags=per-hctx,shared \
       --runtime 5s --metric iops --csv storvsc.csv --plot storvsc.png
@@ -201,8 +216,22 @@ is identical whatever --parallel is. A progress bar shows on a terminal for long
 			if len(vary) < 1 || len(vary) > 2 {
 				return usageError(fmt.Errorf("--vary: give one or two (got %d)", len(vary)))
 			}
-			if !contains(metrics, metric) {
-				return usageError(fmt.Errorf("--metric %q: allowed values are %s", metric, strings.Join(metrics, ", ")))
+			var plotMetrics []string
+			for m := range strings.SplitSeq(metric, ",") {
+				m = strings.TrimSpace(m)
+				if !contains(metrics, m) {
+					return usageError(fmt.Errorf("--metric %q: allowed values are %s, or several separated by commas", metric, strings.Join(metrics, ", ")))
+				}
+				if !contains(plotMetrics, m) {
+					plotMetrics = append(plotMetrics, m)
+				}
+			}
+			switch panels {
+			case "metric":
+			case "job":
+				popt.perJob = true
+			default:
+				return usageError(fmt.Errorf("--plot-panels %q: allowed values are metric (one panel per metric), job (one per metric and job)", panels))
 			}
 			if parallel < 0 {
 				return usageError(fmt.Errorf("--parallel %d: must be >= 0 (0 = all CPUs)", parallel))
@@ -236,6 +265,9 @@ is identical whatever --parallel is. A progress bar shows on a terminal for long
 			}
 			if _, err := m.unmodelled(cmd, specs); err != nil {
 				return usageError(err)
+			}
+			if anyLogs(specs) {
+				fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: warning: write_bw_log/write_lat_log/write_iops_log: sweep writes no log files (run one point with blkmq run)")
 			}
 			points := combine(axes)
 			if len(points) > maxSweepPoints {
@@ -280,7 +312,15 @@ is identical whatever --parallel is. A progress bar shows on a terminal for long
 			if replicas < 1 || replicas > maxReplicas {
 				return usageError(fmt.Errorf("--replicas %d: allowed: [1, %d]", replicas, maxReplicas))
 			}
-			runPoints(cmd.ErrOrStderr(), points, cfgs, pspecs, parallel, m.runtimeOf(specs), replicas)
+			if err := checkEta(eta); err != nil {
+				return usageError(err)
+			}
+			sig := catchInterrupt(cmd.ErrOrStderr())
+			runPoints(cmd.ErrOrStderr(), points, cfgs, pspecs, sweepRun{parallel: parallel, runtimeSec: m.runtimeOf(specs),
+				replicas: replicas, eta: eta, stop: sig.C()})
+			sig.Stop()
+			all := points
+			points = finishedPoints(points)
 			for _, p := range points {
 				if p.err != nil {
 					return runError(cmd, fmt.Errorf("point %s: %w", strings.Join(p.vals, " "), p.err))
@@ -298,9 +338,13 @@ is identical whatever --parallel is. A progress bar shows on a terminal for long
 				}
 			}
 			if plotPath != "" {
-				if err := plotSweep(plotPath, axes, points, metric, args[0], popt); err != nil {
+				if err := plotSweep(plotPath, axes, points, plotMetrics, args[0], popt); err != nil {
 					return usageError(err)
 				}
+			}
+			if skipped := len(all) - len(points); skipped > 0 {
+				return interruptedError("sweep interrupted by signal %d: %d of %d points finished and written, %d skipped (not run or cut short)",
+					sig.Signal(), len(points), len(all), skipped)
 			}
 			return nil
 		},
@@ -308,12 +352,14 @@ is identical whatever --parallel is. A progress bar shows on a terminal for long
 	m.register(cmd)
 	f := cmd.Flags()
 	f.StringArrayVar(&vary, "vary", nil, "KEY=LO..HI | KEY=LO..HI:STEP | KEY=V1,V2,... (one or two)")
-	f.StringVar(&metric, "metric", "iops", "metric plotted: "+strings.Join(metrics, ", "))
+	f.StringVar(&metric, "metric", "iops", "metric plotted: "+strings.Join(metrics, ", ")+"; several separated by commas get one panel each (each its own unit)")
+	f.StringVar(&panels, "plot-panels", "metric", "metric: one panel per metric; job: one per metric and job, each with its own Y axis (so a small series is not squashed against a large one)")
 	f.StringVar(&csvPath, "csv", "", "write the results as CSV to this file (- = stdout)")
 	f.StringVar(&plotPath, "plot", "", "draw --metric per job to this .png or .svg file")
 	f.StringVar(&plotSize, "plot-size", "16x10", "plot size WIDTHxHEIGHT in cm")
 	f.BoolVar(&popt.yFree, "plot-y-free", false, "let a linear Y axis span the data only (default: from 0)")
 	f.IntVar(&parallel, "parallel", 0, "points run at once (0 = all CPUs)")
+	f.StringVar(&eta, "eta", "auto", "progress on stderr, as fio's --eta: auto (a bar on a terminal for long sweeps), always (also a line per finished point when not a terminal), never")
 	f.IntVar(&replicas, "replicas", 1, "run each point with N model-jitter seeds (1..N): the table and CSV give the mean, and the CSV\nadds each metric's 95% interval (columns *_ci95_lo, *_ci95_hi), [1, 1000]")
 	return cmd
 }
@@ -351,33 +397,68 @@ func (m *machineFlags) runtimeOf(specs []fio.Spec) float64 {
 	return r
 }
 
-// runPoints runs every point, parallel at once (0 = all CPUs). Results land in
-// their point, so the output does not depend on the scheduling.
+// sweepRun is how runPoints runs the points.
+type sweepRun struct {
+	parallel   int     // points at once, 0 = all CPUs
+	runtimeSec float64 // longest job runtime, to decide whether a sweep is long
+	replicas   int
+	eta        string          // --eta
+	stop       <-chan struct{} // closed by a signal: no new point starts, running ones end (and are skipped)
+}
+
+// runPoints runs every point, o.parallel at once. Results land in their point, so
+// the output does not depend on the scheduling.
 //
 // With replicas > 1 each point runs that many times with jitter seeds 1 … replicas;
 // its rows are then the replicas' means and spread their 95 % intervals.
-func runPoints(stderr io.Writer, points []*sweepPoint, cfgs []stack.Config, specs [][]fio.Spec, parallel int, runtimeSec float64, replicas int) {
+//
+// Once o.stop is closed no point starts, the running ones end early
+// (stack.Limits.Interrupt), and every point not finished before is marked skipped.
+func runPoints(stderr io.Writer, points []*sweepPoint, cfgs []stack.Config, specs [][]fio.Spec, o sweepRun) {
+	parallel, replicas := o.parallel, o.replicas
 	if parallel == 0 {
 		parallel = runtime.NumCPU()
 	}
 	var bar *progressbar.ProgressBar
-	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) && len(points) >= 4 && float64(len(points)*max(replicas, 1))*runtimeSec >= 10 {
+	tty := false
+	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		tty = true
+	}
+	if tty && o.eta != "never" && (o.eta == "always" || len(points) >= 4 && float64(len(points)*max(replicas, 1))*o.runtimeSec >= 10) {
 		bar = progressbar.NewOptions(len(points)*max(replicas, 1), progressbar.OptionSetWriter(stderr),
 			progressbar.OptionSetDescription("sweep"), progressbar.OptionShowCount(), progressbar.OptionClearOnFinish())
 	}
+	lines := !tty && o.eta == "always"
+	stopped := func() bool {
+		select {
+		case <-o.stop:
+			return true
+		default:
+			return false
+		}
+	}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
+	done := 0
 	sem := make(chan struct{}, parallel)
 	for i, p := range points {
 		if replicas > 1 {
 			p.reps = make([][]metricRow, replicas)
 		}
 		for k := range max(replicas, 1) {
+			select {
+			case sem <- struct{}{}:
+			case <-o.stop:
+			}
+			if stopped() {
+				p.skipped = true
+				continue
+			}
 			wg.Add(1)
-			sem <- struct{}{}
 			go func() {
 				defer func() { <-sem; wg.Done() }()
 				cfg := cfgs[i]
+				cfg.Limits.Interrupt = o.stop
 				if replicas > 1 {
 					cfg.JitterSeed = uint64(k) + 1 // replica 1 is the default stream
 				}
@@ -385,6 +466,8 @@ func runPoints(stderr io.Writer, points []*sweepPoint, cfgs []stack.Config, spec
 				mu.Lock()
 				defer mu.Unlock()
 				switch {
+				case err == nil && out.Interrupted:
+					p.skipped = true
 				case err != nil:
 					if p.err == nil {
 						p.err = err
@@ -394,8 +477,12 @@ func runPoints(stderr io.Writer, points []*sweepPoint, cfgs []stack.Config, spec
 				default:
 					p.rows = rowsOf(out)
 				}
+				done++
 				if bar != nil {
 					_ = bar.Add(1)
+				}
+				if lines && !p.skipped {
+					fmt.Fprintf(stderr, "blkmq: progress: point %d of %d done (%s)\n", done, len(points)*max(replicas, 1), strings.Join(p.vals, " "))
 				}
 			}()
 		}
@@ -403,7 +490,7 @@ func runPoints(stderr io.Writer, points []*sweepPoint, cfgs []stack.Config, spec
 	wg.Wait()
 	if replicas > 1 {
 		for _, p := range points {
-			if p.err == nil {
+			if p.err == nil && !p.skipped {
 				p.rows, p.spread = spreadRows(p.reps)
 			}
 		}
@@ -411,6 +498,17 @@ func runPoints(stderr io.Writer, points []*sweepPoint, cfgs []stack.Config, spec
 	if bar != nil {
 		_ = bar.Finish()
 	}
+}
+
+// finishedPoints returns the points a signal did not skip, in order.
+func finishedPoints(points []*sweepPoint) []*sweepPoint {
+	var out []*sweepPoint
+	for _, p := range points {
+		if !p.skipped {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func fmtF(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
