@@ -261,19 +261,21 @@ func (l *lldDone) Complete(cmd *device.Command, _ sim.Time) {
 // Complete is scsi_complete → scsi_finish_command → scsi_end_request, called by the
 // block layer (blk_mq_complete_request) on the completion CPU: unbusy the LUN, target
 // and host, clear the blocked countdowns, end the request, then scsi_run_queue_async.
-// The budget-map hint and the restart runs are those of the submitting CPU (rq's
-// ctx), as the model has always charged them.
-func (d *Device) Complete(rq *dispatch.Request, _ int) {
-	sub := rq.CPU()
+// Everything here runs on cpu, the completing CPU: scsi_device_unbusy frees the budget
+// with sbitmap_put, which stores the freed token in the running CPU's alloc_hint
+// (raw_cpu_ptr, include/linux/sbitmap.h), not the submitter's; the restart runs and the
+// requeue work are issued from cpu too (blk_mq_run_hw_queues picks the single-queue
+// hctx of the running CPU; kblockd_schedule_work queues on it).
+func (d *Device) Complete(rq *dispatch.Request, cpu int) {
 	h := d.dh
 	h.Charge(h.Costs().Completion)
 	token := rq.BudgetToken()
 	d.chargeBudget(token, false)
-	d.sdev.Unbusy(token, &d.hints[sub])
+	d.sdev.Unbusy(token, &d.hints[cpu])
 	d.sdev.FinishCommand() // scsi_finish_command: clear the blocked countdowns
 	rq.SetBudgetToken(-1)
 	d.q.EndRequest(rq)
-	d.applyAction(d.sdev.EndRequest(), sub)
+	d.applyAction(d.sdev.EndRequest(), cpu)
 }
 
 // DriverWait reports the LUN's and host's limits for hang reports.
