@@ -163,9 +163,10 @@ func (d *Device) applyAction(act budget.Action, cpu int) {
 }
 
 // requeueWork is sdev->requeue_work on kblockd (scsi_requeue_run_queue): one pending
-// at a time; it runs scsi_run_queue (single-LUN siblings, the host's starved list, then
-// this LUN). The runs it yields are issued asynchronously (blk_mq_run_hw_queues with
-// async false runs inline only the hctxs of the kworker's CPU).
+// at a time, run on the CPU that queued it (kblockd_schedule_work on a per-CPU
+// workqueue); it runs scsi_run_queue (single-LUN siblings, the host's starved list,
+// then this LUN), whose blk_mq_run_hw_queues(q, false) dispatches inline the hctxs
+// whose cpumask holds the kworker's CPU and punts the others to kblockd.
 type requeueWork struct {
 	d       *Device
 	cpu     int
@@ -188,7 +189,7 @@ func (w *requeueWork) Fire(sim.Time) {
 	run := h.bhost.RunQueue(w.d.sdev)
 	for s, ok := run.Next(); ok; s, ok = run.Next() {
 		if d := h.byDevice[s]; d != nil {
-			d.q.RunHwQueues(w.cpu, true)
+			d.q.RunHwQueues(w.cpu, false)
 		}
 	}
 }
