@@ -132,6 +132,9 @@ func (c *Config) lunQueueDepth(l LUN) int {
 // default of elevator_get_default (mq-deadline on a single hardware queue, or with
 // host-wide tags in the eras that count them as one), "" meaning none.
 func (c *Config) elevatorOf(l LUN) string {
+	if onLegacy, _ := c.legacyScheduler(l); onLegacy {
+		return l.Scheduler // the legacy elevator ("deadline", "noop")
+	}
 	switch l.Scheduler {
 	case "none":
 		return ""
