@@ -90,7 +90,7 @@ type runner struct {
 	eng    *sim.Engine
 	host   *dispatch.Host   // host 0; its CPUs are every host's
 	hosts  []*dispatch.Host // every host (tag set), index as LUN.Host
-	queues []blockQueue // per LUN: *dispatch.Queue, or *legacyLUN on a Legacy host
+	queues []blockQueue     // per LUN: *dispatch.Queue, or *legacyLUN on a Legacy host
 	// hasBudgetMap tells, per LUN, whether its driver keeps a budget map.
 	hasBudgetMap []bool
 	jobs         []*job
