@@ -299,21 +299,25 @@ func legacyLUNScheduler(c *Config, l LUN, i int) error {
 	return nil
 }
 
-// checkLegacyJob refuses spec i on a legacy LUN when the legacy path cannot run it: an
-// io_uring job (io_uring came in v5.1, after the legacy path was removed; the model has
-// no REQ_NOWAIT on it), or a block larger than max_sectors_kb (bio splitting is not
-// modelled on the legacy path).
-func checkLegacyJob(q blockQueue, s *fio.Spec, i int) error {
-	l, ok := q.(*legacyLUN)
-	if !ok {
+// checkLegacyJob refuses spec i on LUN lun when that LUN is a legacy one the legacy
+// path cannot run it on: an io_uring job (io_uring came in v5.1, after the legacy path
+// was removed; the model has no REQ_NOWAIT on it), or a block larger than
+// max_sectors_kb (bio splitting is not modelled on the legacy path).
+func (c *Config) checkLegacyJob(lun int, s *fio.Spec, i int) error {
+	l := c.LUNs[lun]
+	if onLegacy, _ := c.legacyScheduler(l); !onLegacy {
 		return nil
 	}
 	field := fmt.Sprintf("specs[%d]", i)
 	if s.IOEngine == fio.EngineIOUring {
 		return configErrorf(field+".IOEngine", "job %s: ioengine io_uring on a Legacy host: io_uring (v5.1) postdates the legacy request path (removed in v5.0)", s.Instance())
 	}
-	if m := l.q.Config().MaxSectorsBytes; s.MaxBlockSizeAll() > m {
-		return configErrorf(field+".BlockSize", "job %s: block size %d above the legacy LUN's max_sectors_kb %d: bio splitting is not modelled on the legacy path", s.Instance(), s.MaxBlockSizeAll(), m>>10)
+	maxKB := l.MaxSectorsKB
+	if maxKB == 0 {
+		maxKB = 1280
+	}
+	if bs := s.MaxBlockSizeAll(); bs > int64(maxKB)<<10 {
+		return configErrorf(field+".BlockSize", "job %s: block size %d above the legacy LUN's max_sectors_kb %d: bio splitting is not modelled on the legacy path", s.Instance(), bs, maxKB)
 	}
 	return nil
 }

@@ -165,9 +165,6 @@ func (r *runner) placeJobs(specs []fio.Spec) error {
 		if err != nil {
 			return err
 		}
-		if err := checkLegacyJob(q, s, i); err != nil {
-			return err
-		}
 		cpu, err := r.pickCPU(s, load)
 		if err != nil {
 			return err

@@ -177,6 +177,9 @@ func (c *Config) checkSpecs(specs []fio.Spec) error {
 				return configErrorf(field+".Target", "job %s: target %q matches no LUN name", s.Instance(), s.Target)
 			}
 		}
+		if err := c.checkLegacyJob(lun, s, i); err != nil {
+			return err
+		}
 		size := s.Size
 		if size == 0 {
 			size = 1 << 30
