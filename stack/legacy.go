@@ -316,8 +316,10 @@ func (c *Config) checkLegacyJob(lun int, s *fio.Spec, i int) error {
 	if maxKB == 0 {
 		maxKB = 1280
 	}
+	// a bio holds one segment per 4 KiB page, at most BLK_MAX_SEGMENTS (128) of them
+	maxKB = min(maxKB, legacy.BlkMaxSegments*4)
 	if bs := s.MaxBlockSizeAll(); bs > int64(maxKB)<<10 {
-		return configErrorf(field+".BlockSize", "job %s: block size %d above the legacy LUN's max_sectors_kb %d: bio splitting is not modelled on the legacy path", s.Instance(), bs, maxKB)
+		return configErrorf(field+".BlockSize", "job %s: block size %d above the legacy LUN's largest bio, %d KiB (max_sectors_kb, 128 segments of 4 KiB): bio splitting is not modelled on the legacy path", s.Instance(), bs, maxKB)
 	}
 	return nil
 }

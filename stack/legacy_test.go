@@ -107,6 +107,7 @@ func TestLegacyRefused(t *testing.T) {
 		}, "", "one LUN"},
 		{"io_uring", nil, "ioengine=io_uring", "io_uring (v5.1) postdates"},
 		{"bs-above-max_sectors", func(c *stack.Config) { c.LUNs[0].MaxSectorsKB = 64 }, "bs=128k", "bio splitting is not modelled"},
+		{"bs-above-128-segments", nil, "bs=1m", "128 segments of 4 KiB"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
