@@ -11,6 +11,7 @@ import (
 	"github.com/blkmq/blkmq/legacy"
 	"github.com/blkmq/blkmq/scsi"
 	"github.com/blkmq/blkmq/sim"
+	"github.com/blkmq/blkmq/tagset"
 )
 
 // blockQueue is the request queue a job submits to: a blk-mq queue (*dispatch.Queue)
@@ -258,6 +259,9 @@ func (c *Config) validateLegacy() error {
 			lunsOn[l.Host]++
 			if c.hostAt(l.Host).Legacy && lunsOn[l.Host] > 1 {
 				return configErrorf(fmt.Sprintf("LUNs[%d].Host", i), "LUNs[%d].Host %d: a Legacy host carries one LUN in this model (the host-wide legacy tag map of several LUNs is not modelled)", i, l.Host)
+			}
+			if qd := c.lunQueueDepth(l); c.hostAt(l.Host).Legacy && qd > tagset.LegacyMaxDepth {
+				return configErrorf(fmt.Sprintf("LUNs[%d].QueueDepth", i), "LUNs[%d]: queue_depth %d on a Legacy host out of range [1, %d] (the legacy tag map's limit)", i, qd, tagset.LegacyMaxDepth)
 			}
 		}
 	}
