@@ -68,23 +68,27 @@ func SCSIMQJob(rw string) ([]fio.Spec, error) {
 }
 
 // SCSIMQOptions returns the dispatch switches of a column's kernel: "v4.13"
-// (dispatch.KernelPre415) or "patched" (dispatch.Kernel("4.15"), the release that
-// merged the series).
+// (dispatch.KernelPre415) or "legacy" (the same v4.13 kernel booted with
+// scsi_mod.use_blk_mq=0) or "patched" (dispatch.Kernel("4.15"), the release that merged
+// the series).
 func SCSIMQOptions(era string) (dispatch.Options, error) {
 	switch era {
-	case "v4.13":
+	case "v4.13", "legacy":
 		return dispatch.KernelPre415("4.13")
 	case "patched":
 		return dispatch.Kernel("4.15")
 	}
-	return dispatch.Options{}, fmt.Errorf("bench: scsi-mq: era %q not one of v4.13, patched", era)
+	return dispatch.Options{}, fmt.Errorf("bench: scsi-mq: era %q not one of v4.13, legacy, patched", era)
 }
 
 // SCSIMQConfig is the modelled machine: 16 CPUs on two sockets, one SRP host
 // (SCSIMQNrHwQueues channels = hctxs, can_queue 62 each), one LUN of queue_depth 62
 // and 48 KiB largest request on SRP002Params, the kernel path of the column
-// (elevator "none" or "mq-deadline", era "v4.13" or "patched"). nr_requests is the
-// kernel default of the era. The CPU cost table is dispatch.DefaultCPUCosts with two
+// (elevator "none" or "mq-deadline", era "v4.13" or "patched"; or elevator "deadline"
+// on era "legacy": the host with scsi_mod.use_blk_mq=0, stack.Host.Legacy, whose one
+// request queue is fed by ib_srp's single channel in that mode, so one hctx-less
+// queue with can_queue 62 and one completion vector). nr_requests is the kernel
+// default of the era. The CPU cost table is dispatch.DefaultCPUCosts with two
 // sockets. It returns an error for an unknown era.
 //
 // SRP002Params is derived from this source's own tables (controller time from
@@ -102,9 +106,15 @@ func scsiMQConfig(sched, era string, seed uint64, sc Scale) (stack.Config, error
 	}
 	costs := scaleCPUPath(dispatch.DefaultCPUCosts(), sc)
 	costs.CPUsPerLLC = SCSIMQCPUsPerLLC
+	host := stack.Host{CanQueue: SCSIMQCanQueue, NrHwQueues: SCSIMQNrHwQueues, CmdPerLun: SCSIMQCmdPerLun}
+	if era == "legacy" {
+		// srp_queuecommand sends every command of a non-mq host on ch[0]
+		// (blk_mq_unique_tag_to_hwq of a legacy request is 0)
+		host.NrHwQueues, host.Legacy = 1, true
+	}
 	return stack.Config{
 		NrCPUs: SCSIMQCPUs,
-		Host:   stack.Host{CanQueue: SCSIMQCanQueue, NrHwQueues: SCSIMQNrHwQueues, CmdPerLun: SCSIMQCmdPerLun},
+		Host:   host,
 		LUNs: []stack.LUN{{
 			Device: func(eng *sim.Engine) (device.Device, error) {
 				return device.NewSSD(eng, srp002Scaled(sc))
@@ -130,8 +140,8 @@ type SCSIMQFigures struct {
 	Result           *stack.Result
 }
 
-// RunSCSIMQ runs one blk-mq cell: sched "none" or "mq-deadline", era "v4.13" or
-// "patched", rw one of SCSIMQRWs. It returns an error for unknown values, a missing
+// RunSCSIMQ runs one cell: sched "none" or "mq-deadline" with era "v4.13" or
+// "patched", or sched "deadline" with era "legacy"; rw one of SCSIMQRWs. It returns an error for unknown values, a missing
 // job file, or a model failure.
 func RunSCSIMQ(sched, era, rw string, seed uint64) (*SCSIMQFigures, error) {
 	return runSCSIMQCell(sched, era, rw, seed, nil)
@@ -161,9 +171,10 @@ func runSCSIMQCell(sched, era, rw string, seed uint64, sc Scale) (*SCSIMQFigures
 	return f, nil
 }
 
-// scsiMQBlkMQScheds maps the columns modelled on package dispatch to (elevator, era);
-// the legacy column (deadline-legacy) runs on package legacy (scsimq_legacy.go).
+// scsiMQBlkMQScheds maps each column to (elevator, era); the legacy column runs the
+// same jobs, CPUs and device through stack's legacy request path (stack.Host.Legacy).
 var scsiMQBlkMQScheds = map[string][2]string{
+	"deadline-legacy":     {"deadline", "legacy"},
 	"none-v4.13":          {"none", "v4.13"},
 	"none-patched":        {"none", "patched"},
 	"mq-deadline-v4.13":   {"mq-deadline", "v4.13"},
@@ -271,8 +282,6 @@ func scsiMQCell(col, rw string, seed uint64, sc Scale) (*SCSIMQFigures, error) {
 	if _, _, err := parseSCSIMQVariant("sched=" + col + "/rw=" + rw); err != nil {
 		return nil, err
 	}
-	if se, ok := scsiMQBlkMQScheds[col]; ok {
-		return runSCSIMQCell(se[0], se[1], rw, seed, sc)
-	}
-	return runSCSIMQLegacy(rw, seed, sc)
+	se := scsiMQBlkMQScheds[col]
+	return runSCSIMQCell(se[0], se[1], rw, seed, sc)
 }

@@ -34,6 +34,9 @@ type HctxStats struct {
 	Runs        uint64 // dispatch runs
 	Dispatched  uint64 // requests accepted by the device through this hctx
 	MaxDispatch int    // largest dispatch-list length seen
+	// Punted counts synchronous runs requested from a CPU outside the hctx's
+	// cpumask, which go to kblockd instead of running inline.
+	Punted uint64
 }
 
 // Index returns the hctx number.
@@ -161,10 +164,18 @@ func (w *runWork) modify(t sim.Time) {
 	w.id = w.h.q.eng.At(t, w)
 }
 
-// runHwQueue is blk_mq_run_hw_queue(hctx, async): nothing when no work is pending;
-// async, or a BLK_MQ_F_BLOCKING tag set, ⇒ queue the kblockd work with delay 0; else
-// dispatch inline (callers run on a CPU of the hctx).
-func (h *Hctx) runHwQueue(async bool) {
+// runHwQueue is blk_mq_run_hw_queue(hctx, async) issued from the CPU running the
+// current path (runHwQueueFrom).
+func (h *Hctx) runHwQueue(async bool) { h.runHwQueueFrom(h.q.host.cpu.cur, async) }
+
+// runHwQueueFrom is blk_mq_run_hw_queue(hctx, async) issued from cpu: nothing when no
+// work is pending; otherwise __blk_mq_delay_run_hw_queue(hctx, async, 0) of v6.1
+// (block/blk-mq.c), which dispatches inline only when the run is synchronous, the tag
+// set is not BLK_MQ_F_BLOCKING and cpu is in hctx->cpumask; every other run queues the
+// kblockd work with delay 0, on blk_mq_hctx_next_cpu (runAsync). A synchronous request
+// from a CPU outside the cpumask (a kworker or completion on another hctx's CPU) is
+// counted in HctxStats.Punted.
+func (h *Hctx) runHwQueueFrom(cpu int, async bool) {
 	if len(h.cpus) == 0 || !h.hasPending() {
 		return // an unmapped hctx (more hw queues than CPUs) is never run
 	}
@@ -172,7 +183,18 @@ func (h *Hctx) runHwQueue(async bool) {
 		h.runAsync()
 		return
 	}
+	if !h.inCPUMask(cpu) {
+		h.stats.Punted++
+		h.runAsync()
+		return
+	}
 	h.runHwQueueNow()
+}
+
+// inCPUMask reports whether cpu is in hctx->cpumask: the CPUs whose software queue
+// maps to this hctx.
+func (h *Hctx) inCPUMask(cpu int) bool {
+	return cpu >= 0 && cpu < len(h.q.cpuHctx) && h.q.cpuHctx[cpu] == h.index
 }
 
 // runAsync queues the kblockd run with delay 0. A run already pending to fire sooner
@@ -233,7 +255,7 @@ func (q *Queue) runHwQueues(cpu int, async bool) {
 		if sq != nil && x != sq && x.dispatch.empty() {
 			continue
 		}
-		x.runHwQueue(async)
+		x.runHwQueueFrom(cpu, async)
 	}
 }
 

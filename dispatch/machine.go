@@ -27,3 +27,11 @@ func NewHostOn(eng *sim.Engine, cfg HostConfig, base *Host) (*Host, error) {
 
 // CPUModelOff reports whether the host charges no CPU costs.
 func (h *Host) CPUModelOff() bool { return !h.cpu.on }
+
+// SameLLC reports whether CPUs a and b share a last-level cache (cpus_share_cache) in
+// the cost model's topology (CPUCosts.CPUsPerLLC).
+func (h *Host) SameLLC(a, b int) bool { return h.sameLLC(a, b) }
+
+// WakeupDelay draws the delay (ns) between waking a sleeping task and the task
+// running again (Timing.WakeupMin/WakeupMax), from the host's jitter stream.
+func (h *Host) WakeupDelay() sim.Time { return h.wakeupDelay() }

@@ -184,6 +184,7 @@ type DriverWaiter interface {
 func (q *Queue) CompleteRequest(rq *Request, cpu int) {
 	h := q.host
 	if !h.cpu.on {
+		h.onCPU(rq.ctx.cpu)
 		q.cfg.Ops.Complete(rq, rq.ctx.cpu)
 		return
 	}
@@ -202,6 +203,7 @@ func (q *Queue) CompleteRequest(rq *Request, cpu int) {
 // for cpu to finish earlier work, then calls Ops.Complete.
 func (q *Queue) CompleteRequestLocal(rq *Request, cpu int) {
 	if !q.host.cpu.on {
+		q.host.onCPU(rq.ctx.cpu)
 		q.cfg.Ops.Complete(rq, rq.ctx.cpu)
 		return
 	}
@@ -334,7 +336,9 @@ func (q *Queue) Engine() *sim.Engine { return q.eng }
 // Options returns the kernel-era switches of the queue's host.
 func (q *Queue) Options() Options { return q.opts }
 
-// RunHwQueues is blk_mq_run_hw_queues(q, async) issued from cpu (a driver's restart).
+// RunHwQueues is blk_mq_run_hw_queues(q, async) issued from cpu (a driver's restart):
+// with async false an hctx whose cpumask holds cpu runs inline, any other is punted to
+// kblockd (HctxStats.Punted), as v6.1's __blk_mq_delay_run_hw_queue does.
 func (q *Queue) RunHwQueues(cpu int, async bool) { q.runHwQueues(cpu, async) }
 
 // DelayRunHwQueues is blk_mq_delay_run_hw_queues(q, BLK_MQ_RESOURCE_DELAY) issued from

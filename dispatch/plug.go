@@ -17,6 +17,41 @@ type Plug struct {
 	nrIOs  int
 	queues int // distinct request queues in the list (plug->multiple_queues)
 	last   *Queue
+	cbs    []PlugCallback // plug->cb_list
+}
+
+// PlugCallback is an unplug callback on a task's plug (struct blk_plug_cb on
+// plug->cb_list, added with blk_check_plugged): a driver, or a request queue of
+// another kind (a legacy single-queue LUN), that holds requests of its own under the
+// task's plug and issues them when the plug is flushed (flush_plug_callbacks).
+type PlugCallback interface {
+	// Unplug is called once when the plug is finished (fromSchedule false) or
+	// flushed because its task sleeps (true), on cpu, the task's CPU.
+	Unplug(cpu int, fromSchedule bool)
+}
+
+// AddCallback adds cb to the plug's callback list unless it is on it already
+// (blk_check_plugged). Callbacks run in the order added, before the plug's own
+// requests are issued, and leave the list as they run. It panics on an inactive plug.
+func (p *Plug) AddCallback(cb PlugCallback) {
+	if !p.Active() {
+		panic("dispatch: Plug.AddCallback on an inactive plug")
+	}
+	for _, c := range p.cbs {
+		if c == cb {
+			return
+		}
+	}
+	p.cbs = append(p.cbs, cb)
+}
+
+// flushCallbacks is flush_plug_callbacks: run and remove every callback.
+func (p *Plug) flushCallbacks(cpu int, fromSchedule bool) {
+	for len(p.cbs) > 0 {
+		cb := p.cbs[0]
+		p.cbs = append(p.cbs[:0], p.cbs[1:]...)
+		cb.Unplug(cpu, fromSchedule)
+	}
 }
 
 // Start begins plugging for a batch of nrIOs I/Os (blk_start_plug_nr_ios). It panics
@@ -25,7 +60,8 @@ func (p *Plug) Start(nrIOs int) {
 	if p.active {
 		panic("dispatch: Plug.Start of an active plug")
 	}
-	*p = Plug{active: true, nrIOs: nrIOs}
+	cbs := p.cbs[:0]
+	*p = Plug{active: true, nrIOs: nrIOs, cbs: cbs}
 }
 
 // Active reports whether the plug is started.
@@ -36,6 +72,7 @@ func (p *Plug) Len() int { return p.list.n }
 
 // Finish flushes the plug and ends it (blk_finish_plug); cpu is the task's CPU.
 func (p *Plug) Finish(cpu int) {
+	p.flushCallbacks(cpu, false)
 	if rq := p.list.head; rq != nil {
 		rq.q.host.onCPU(cpu)
 	}
@@ -81,6 +118,9 @@ func (p *Plug) merge(q *Queue, b *Bio) bool {
 // directly until the first refusal (that request goes to hctx->dispatch); the rest are
 // inserted per hctx and the hctxs run (asynchronously when flushed from schedule).
 func (p *Plug) flush(cpu int, fromSchedule bool) {
+	if fromSchedule {
+		p.flushCallbacks(cpu, true)
+	}
 	if p.list.empty() {
 		return
 	}

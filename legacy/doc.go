@@ -24,10 +24,16 @@
 // use. Runs are deterministic: randomness only comes from explicitly seeded sim.Rand.
 //
 // The same single-queue path (unchanged in what is modelled here, as far as known) is
-// the v4.13 "DEADLINE" column of seed 002 (bench/scsimq_legacy.go: an SRP LUN with
-// queue_depth 62 and max_segments 12). No CPU or queue_lock cost is charged: the
-// package models where requests wait, not how long the kernel's own code runs, so a
-// path bound by queue_lock contention or by one completion CPU is not reproduced.
+// the v4.x path of a SCSI host booted with scsi_mod.use_blk_mq=0: package stack
+// assembles it for a LUN of a Host with Legacy set (the v4.13 "DEADLINE" column of seed
+// 002 runs that way, with the same fio jobs, CPUs and device as the blk-mq columns).
+// There Config.CPU charges the steps' CPU time on the machine's simulated CPUs
+// (Costs: insertion and elevator work at submission, each start by request_fn, the
+// completion softirq and each bio's end) and Config.IRQCPU places the completion
+// (__blk_complete_request with rq_affinity=1). Without Config.CPU nothing is charged:
+// the package models where requests wait, not how long the kernel's own code runs.
+// Not modelled either way: queue_lock contention, so a path bound by it is not
+// reproduced.
 //
 // Use this package to compare legacy-era policies (the blk-tag async reservation of
 // commit a6b3f7614ca6, deadline parameters, merge limits) on a modelled disk; use

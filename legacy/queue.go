@@ -52,6 +52,16 @@ type Config struct {
 	// to the block layer ending the request and rerunning request_fn (interrupt,
 	// softirq, adapter firmware).
 	CompletionLatency sim.Time
+	// CPU, when non-nil, is the machine whose CPUs run the queue's code: each step
+	// charges Costs on the current CPU, and a completion waits for its CPU to finish
+	// earlier work. nil charges nothing and completes at once (the package's
+	// original model).
+	CPU CPU
+	// Costs are the step costs charged through CPU (ignored without CPU).
+	Costs Costs
+	// IRQCPU is the CPU taking the device's completion interrupt (the single
+	// completion vector of a legacy host), or IRQOnIssueCPU; used with CPU only.
+	IRQCPU int
 }
 
 func (c Config) validate() (Config, error) {
@@ -77,6 +87,10 @@ func (c Config) validate() (Config, error) {
 		return c, fmt.Errorf("legacy: IssueLatency %v out of range [0, inf)", c.IssueLatency)
 	case c.CompletionLatency < 0:
 		return c, fmt.Errorf("legacy: CompletionLatency %v out of range [0, inf)", c.CompletionLatency)
+	case !c.Costs.valid():
+		return c, fmt.Errorf("legacy: Costs %+v: want every cost >= 0", c.Costs)
+	case c.IRQCPU < IRQOnIssueCPU:
+		return c, fmt.Errorf("legacy: IRQCPU %d out of range [%d (issue CPU), nr_cpus)", c.IRQCPU, IRQOnIssueCPU)
 	}
 	return c, nil
 }
@@ -98,6 +112,8 @@ type Queue struct {
 	waiters   [2][]sim.Handler   // rl->wait[]
 	seq       uint64
 	delayRun  sim.EventID
+	delayCPU  int // the CPU that armed delayRun (kblockd work queued there)
+	cur       int // the CPU running the current path (with Config.CPU)
 	free      []*Request
 
 	st      Stats
@@ -179,6 +195,7 @@ func (q *Queue) allocRequest(b *Bio) *Request {
 	rq.op, rq.sync, rq.offset, rq.length, rq.segments = b.Op, b.Sync || b.Op == device.OpRead, b.Offset, b.Length, b.segments()
 	rq.bios = append(rq.bios[:0], b)
 	rq.tag, rq.where, rq.seq, rq.fifoTime, rq.plugged = -1, inNowhere, q.seq, 0, nil
+	rq.cpu, rq.issueCPU = b.CPU, b.CPU
 	q.count[idx(rq.sync)]++
 	return rq
 }

@@ -27,6 +27,12 @@ type Bio struct {
 	Segments int
 	End      BioEndIO // called on completion; must not be nil
 	Priv     any      // submitter's data; never touched here
+	// CPU is the submitting task's CPU (used with Config.CPU): the steps of the
+	// submission are charged there, and it becomes the request's rq->cpu.
+	CPU int
+	// IssuedAt is set by the queue to the time (ns) request_fn started the request
+	// carrying the bio.
+	IssuedAt sim.Time
 }
 
 func (b *Bio) end() int64 { return b.Offset + b.Length }
@@ -52,6 +58,9 @@ type Request struct {
 	plugged  *Plug
 	seq      uint64   // allocation order, for deterministic tie-breaks
 	started  sim.Time // when request_fn started it (ns)
+	cpu      int      // rq->cpu: the CPU that allocated it (rq_affinity target)
+	issueCPU int      // the CPU whose request_fn started it
+	compCPU  int      // the CPU running its completion (with Config.CPU)
 }
 
 type place uint8

@@ -7,26 +7,43 @@ import (
 
 type runEvent struct{ q *Queue }
 
-func (e *runEvent) Fire(sim.Time) { e.q.delayRun = 0; e.q.run() }
+// Fire is the delayed queue run (blk_delay_queue's kblockd work, on the CPU that
+// armed it).
+func (e *runEvent) Fire(sim.Time) {
+	e.q.delayRun = 0
+	e.q.onCPU(e.q.delayCPU)
+	e.q.run()
+}
 
-// rqEvent carries a request across a latency: issue to the device, or the end of
-// a completed request.
+// rqEvent carries a request across a latency: issue to the device, the completion
+// interrupt after CompletionLatency, or (with Config.CPU) the wait for the completion
+// CPU to finish earlier work.
 type rqEvent struct {
 	q     *Queue
 	rq    *Request
 	issue bool
+	ready bool // the completion CPU is chosen and free: end the request
 }
 
 func (e *rqEvent) Fire(now sim.Time) {
-	q, rq, issue := e.q, e.rq, e.issue
+	q, rq, issue, ready := e.q, e.rq, e.issue, e.ready
 	e.rq = nil
 	if issue {
 		q.issueEvs = append(q.issueEvs, e)
 		q.submitToDevice(rq)
-	} else {
-		q.endEvs = append(q.endEvs, e)
-		q.endRequest(rq)
+		return
 	}
+	q.endEvs = append(q.endEvs, e)
+	if q.cfg.CPU != nil && !ready {
+		rq.compCPU = q.completionCPU(rq)
+		if t := q.cfg.CPU.CPUFreeAt(rq.compCPU); t > now {
+			e := q.newEvent(&q.endEvs, rq, false)
+			e.ready = true
+			q.eng.At(t, e) // the CPU finishes its earlier work first
+			return
+		}
+	}
+	q.endRequest(rq)
 }
 
 func (q *Queue) newEvent(pool *[]*rqEvent, rq *Request, issue bool) *rqEvent {
@@ -37,7 +54,7 @@ func (q *Queue) newEvent(pool *[]*rqEvent, rq *Request, issue bool) *rqEvent {
 	} else {
 		e = &rqEvent{q: q}
 	}
-	e.rq, e.issue = rq, issue
+	e.rq, e.issue, e.ready = rq, issue, false
 	return e
 }
 
@@ -60,9 +77,13 @@ func (q *Queue) run() {
 			q.st.TagRefusals[idx(rq.sync)]++
 			if q.busy == 0 && q.delayRun == 0 {
 				q.delayRun = q.eng.After(ScsiQueueDelay, &q.runEv)
+				q.delayCPU = q.cur
 			}
 			return
 		}
+		c := &q.cfg.Costs
+		q.charge(c.Dispatch + c.HostCheck + c.TagGet + c.QueueRq)
+		rq.issueCPU = q.cur
 		q.busy++
 		if q.cfg.IssueLatency == 0 {
 			if !q.submitToDevice(rq) {
@@ -105,6 +126,9 @@ func (q *Queue) startTag(rq *Request) bool {
 	rq.tag = tag
 	rq.where = inDevice
 	rq.started = q.eng.Now()
+	for _, b := range rq.bios {
+		b.IssuedAt = rq.started
+	}
 	q.dispatch[0] = nil
 	q.dispatch = q.dispatch[1:]
 	q.countStart(rq, 1)
@@ -145,6 +169,7 @@ func (q *Queue) submitToDevice(rq *Request) (accepted bool) {
 	q.uncountStart(rq)
 	if q.delayRun == 0 {
 		q.delayRun = q.eng.After(ScsiQueueDelay, &q.runEv)
+		q.delayCPU = rq.issueCPU
 	}
 	return false
 }
@@ -157,8 +182,14 @@ func (q *Queue) Complete(cmd *device.Command, now sim.Time) {
 
 // endRequest models scsi_end_request: blk_queue_end_tag, the in-flight
 // decrement, bio completions (bi_end_io), freeing the request (which may wake a
-// task sleeping for one), then scsi_run_queue → request_fn.
+// task sleeping for one), then scsi_run_queue → request_fn. With Config.CPU it runs
+// on the completion CPU (completionCPU), so the request_fn run it makes is charged
+// there too.
 func (q *Queue) endRequest(rq *Request) {
+	if q.cfg.CPU != nil {
+		q.onCPU(rq.compCPU)
+		q.charge(q.cfg.Costs.Completion + q.cfg.Costs.TagPut)
+	}
 	q.accountStats()
 	q.tags.EndTag(rq.tag)
 	rq.tag = -1
@@ -170,6 +201,7 @@ func (q *Queue) endRequest(rq *Request) {
 	q.st.ServiceNs[rq.op] += now - rq.started
 	q.st.CompletedCmds[rq.op]++
 	for _, b := range rq.bios {
+		q.charge(q.cfg.Costs.EndBio)
 		b.End.EndIO(b, now)
 	}
 	q.freeRequest(rq)

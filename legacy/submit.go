@@ -8,6 +8,7 @@ import "github.com/blkmq/blkmq/device"
 type Plug struct {
 	q    *Queue
 	list []*Request
+	cpu  int // the task's CPU at its last SubmitBio (Bio.CPU): flushes run there
 }
 
 // StartPlug models blk_start_plug for the calling task on q.
@@ -28,6 +29,7 @@ func (p *Plug) Flush() {
 		return
 	}
 	q := p.q
+	q.onCPU(p.cpu)
 	for i, rq := range p.list {
 		p.list[i] = nil
 		rq.plugged = nil
@@ -51,6 +53,7 @@ func (p *Plug) attemptMerge(b *Bio) (bool, int) {
 		n++
 		if k := tryMerge(rq, b); k != noMerge && p.q.attemptBioMerge(rq, b, k) {
 			p.q.st.PlugMerges++
+			p.q.charge(p.q.cfg.Costs.Merge)
 			return true, n
 		}
 	}
@@ -70,6 +73,10 @@ func (p *Plug) attemptMerge(b *Bio) (bool, int) {
 func (q *Queue) SubmitBio(b *Bio, plug *Plug) (blocked bool) {
 	q.checkBio(b)
 	q.accountStats()
+	q.onCPU(b.CPU)
+	if plug != nil {
+		plug.cpu = b.CPU
+	}
 	count := 0
 	if !q.cfg.NoMerges {
 		if plug != nil {
@@ -79,6 +86,7 @@ func (q *Queue) SubmitBio(b *Bio, plug *Plug) (blocked bool) {
 			}
 		}
 		if rq, k := q.elvMerge(b); rq != nil && q.attemptBioMerge(rq, b, k) {
+			q.charge(q.cfg.Costs.Merge)
 			q.mergedBio(rq, k)
 			return false
 		}
@@ -108,6 +116,7 @@ func (q *Queue) SubmitBio(b *Bio, plug *Plug) (blocked bool) {
 // elvAdd models __elv_add_request(ELEVATOR_INSERT_SORT): hash, scheduler add,
 // last_merge.
 func (q *Queue) elvAdd(rq *Request) {
+	q.charge(q.cfg.Costs.Insert + q.cfg.Costs.Elevator)
 	rq.where = inElevator
 	q.hash[rq.end()] = rq
 	q.elv.Add(rq, q.eng.Now())

@@ -163,9 +163,10 @@ func (d *Device) applyAction(act budget.Action, cpu int) {
 }
 
 // requeueWork is sdev->requeue_work on kblockd (scsi_requeue_run_queue): one pending
-// at a time; it runs scsi_run_queue (single-LUN siblings, the host's starved list, then
-// this LUN). The runs it yields are issued asynchronously (blk_mq_run_hw_queues with
-// async false runs inline only the hctxs of the kworker's CPU).
+// at a time, run on the CPU that queued it (kblockd_schedule_work on a per-CPU
+// workqueue); it runs scsi_run_queue (single-LUN siblings, the host's starved list,
+// then this LUN), whose blk_mq_run_hw_queues(q, false) dispatches inline the hctxs
+// whose cpumask holds the kworker's CPU and punts the others to kblockd.
 type requeueWork struct {
 	d       *Device
 	cpu     int
@@ -188,7 +189,7 @@ func (w *requeueWork) Fire(sim.Time) {
 	run := h.bhost.RunQueue(w.d.sdev)
 	for s, ok := run.Next(); ok; s, ok = run.Next() {
 		if d := h.byDevice[s]; d != nil {
-			d.q.RunHwQueues(w.cpu, true)
+			d.q.RunHwQueues(w.cpu, false)
 		}
 	}
 }
@@ -261,19 +262,21 @@ func (l *lldDone) Complete(cmd *device.Command, _ sim.Time) {
 // Complete is scsi_complete → scsi_finish_command → scsi_end_request, called by the
 // block layer (blk_mq_complete_request) on the completion CPU: unbusy the LUN, target
 // and host, clear the blocked countdowns, end the request, then scsi_run_queue_async.
-// The budget-map hint and the restart runs are those of the submitting CPU (rq's
-// ctx), as the model has always charged them.
-func (d *Device) Complete(rq *dispatch.Request, _ int) {
-	sub := rq.CPU()
+// Everything here runs on cpu, the completing CPU: scsi_device_unbusy frees the budget
+// with sbitmap_put, which stores the freed token in the running CPU's alloc_hint
+// (raw_cpu_ptr, include/linux/sbitmap.h), not the submitter's; the restart runs and the
+// requeue work are issued from cpu too (blk_mq_run_hw_queues picks the single-queue
+// hctx of the running CPU; kblockd_schedule_work queues on it).
+func (d *Device) Complete(rq *dispatch.Request, cpu int) {
 	h := d.dh
 	h.Charge(h.Costs().Completion)
 	token := rq.BudgetToken()
 	d.chargeBudget(token, false)
-	d.sdev.Unbusy(token, &d.hints[sub])
+	d.sdev.Unbusy(token, &d.hints[cpu])
 	d.sdev.FinishCommand() // scsi_finish_command: clear the blocked countdowns
 	rq.SetBudgetToken(-1)
 	d.q.EndRequest(rq)
-	d.applyAction(d.sdev.EndRequest(), sub)
+	d.applyAction(d.sdev.EndRequest(), cpu)
 }
 
 // DriverWait reports the LUN's and host's limits for hang reports.

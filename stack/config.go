@@ -123,6 +123,12 @@ type Host struct {
 	Driver Driver
 	// NullBlk are null_blk's module parameters beyond the tag set (DriverNullBlk).
 	NullBlk NullBlk
+	// Legacy is scsi_mod.use_blk_mq=0 (v4.x; the legacy path was removed in v5.0): the
+	// host's LUN uses the single-queue request path (package legacy: blk_queue_bio,
+	// the "deadline" or "noop" elevator, request_fn with legacy tags) instead of
+	// blk-mq; NrHwQueues and HostTagset are then unused. Needs DriverSCSI, a 4.x
+	// Kernel and one LUN (stack/legacy.go).
+	Legacy bool
 }
 
 // Driver names the block driver of a host.
@@ -252,7 +258,9 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("stack: LUNs[%d].QueueDepth %d out of range [0 (= cmd_per_lun), %d]", i, l.QueueDepth, maxQD)
 		case l.NrRequests < 0 || l.NrRequests > 2048:
 			return fmt.Errorf("stack: LUNs[%d].NrRequests %d out of range [0 (= default), 2048]", i, l.NrRequests)
-		case l.Scheduler != "" && l.Scheduler != "none" && l.Scheduler != "mq-deadline":
+		case legacyLUNScheduler(c, l, i) != nil:
+			return legacyLUNScheduler(c, l, i)
+		case !c.hostAt(l.Host).Legacy && l.Scheduler != "" && l.Scheduler != "none" && l.Scheduler != "mq-deadline":
 			return fmt.Errorf("stack: LUNs[%d].Scheduler %q not one of \"\", \"none\", \"mq-deadline\"", i, l.Scheduler)
 		case l.MaxSectorsKB != 0 && (l.MaxSectorsKB < 4 || l.MaxSectorsKB > 32767):
 			return fmt.Errorf("stack: LUNs[%d].MaxSectorsKB %d out of range [4, 32767] or 0", i, l.MaxSectorsKB)
@@ -262,6 +270,9 @@ func (c *Config) Validate() error {
 		if _, err := dispatch.Kernel(c.Kernel); err != nil {
 			return fmt.Errorf("stack: Kernel: %w", err)
 		}
+	}
+	if err := c.validateLegacy(); err != nil {
+		return err
 	}
 	if r := c.Placement.Rule; r > PlaceSelectIdle {
 		return fmt.Errorf("stack: Placement.Rule %d out of range [%d, %d] (PlaceRandom, PlaceSelectIdle)", r, PlaceRandom, PlaceSelectIdle)

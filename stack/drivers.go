@@ -10,7 +10,9 @@ import (
 )
 
 // assemble builds each host's tag set (sharing the machine's CPUs) and driver, and
-// one request queue per LUN on its host.
+// one request queue per LUN on its host: a blk-mq queue of the host's driver, or on a
+// Legacy host the single-queue path of package legacy (stack/legacy.go), whose
+// dispatch host serves only for the CPUs.
 func (r *runner) assemble() error {
 	cfg := &r.cfg
 	hosts := make([]*dispatch.Host, cfg.nrHosts())
@@ -25,7 +27,7 @@ func (r *runner) assemble() error {
 		if err != nil {
 			return fmt.Errorf("stack: %w", err)
 		}
-		if h := cfg.hostAt(i); h.Driver == DriverSCSI {
+		if h := cfg.hostAt(i); h.Driver == DriverSCSI && !h.Legacy {
 			if scsiHosts[i], err = scsi.NewHost(hosts[i], h.Completion); err != nil {
 				return fmt.Errorf("stack: %w", err)
 			}
@@ -38,6 +40,15 @@ func (r *runner) assemble() error {
 			return fmt.Errorf("stack: LUNs[%d].Device: %w", i, err)
 		}
 		h := cfg.hostAt(l.Host)
+		if h.Legacy {
+			ll, err := newLegacyLUN(hosts[l.Host], dev, cfg.legacyConfig(l, hosts[l.Host]))
+			if err != nil {
+				return fmt.Errorf("stack: LUNs[%d]: %w", i, err)
+			}
+			r.queues = append(r.queues, ll)
+			r.hasBudgetMap = append(r.hasBudgetMap, false)
+			continue
+		}
 		lc := dispatch.LUNConfig{NrRequests: l.NrRequests, Elevator: l.Scheduler, MaxSectorsKB: l.MaxSectorsKB}
 		var q *dispatch.Queue
 		budgetMap := false

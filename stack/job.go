@@ -77,7 +77,7 @@ func (w *waitSums) mean() WaitBreakdown {
 type job struct {
 	r       *runner
 	spec    fio.Spec
-	q       *dispatch.Queue
+	q       blockQueue
 	cpu     int // the CPU the thread started on (reported)
 	runCPU  int // the CPU it runs on now (Placement moves it)
 	allowed []int
@@ -195,7 +195,7 @@ type startEvent struct{ j *job }
 // Fire starts the job's thread.
 func (e *startEvent) Fire(now sim.Time) { e.j.run(now) }
 
-func newJob(r *runner, s fio.Spec, q *dispatch.Queue, cpu int, allowed []int, region, size int64, salt uint64) *job {
+func newJob(r *runner, s fio.Spec, q blockQueue, cpu int, allowed []int, region, size int64, salt uint64) *job {
 	j := &job{r: r, spec: s, q: q, cpu: cpu, runCPU: cpu, allowed: allowed, region: region, size: size,
 		rnd: sim.NewRand(workloadSeed(r.cfg.Seed, &s) + salt + 1), coll: fio.NewCollector(&s), nextDir: -1}
 	j.reapEv.j = j

@@ -97,7 +97,7 @@ type runner struct {
 	eng    *sim.Engine
 	host   *dispatch.Host   // host 0; its CPUs are every host's
 	hosts  []*dispatch.Host // every host (tag set), index as LUN.Host
-	queues []*dispatch.Queue
+	queues []blockQueue     // per LUN: *dispatch.Queue, or *legacyLUN on a Legacy host
 	// hasBudgetMap tells, per LUN, whether its driver keeps a budget map.
 	hasBudgetMap []bool
 	jobs         []*job
@@ -164,7 +164,7 @@ func Run(cfg Config, specs []fio.Spec) (*Result, error) {
 func (r *runner) placeJobs(specs []fio.Spec) error {
 	load := make([]int, r.cfg.NrCPUs)
 	type placed struct {
-		q    *dispatch.Queue
+		q    blockQueue
 		cpu  int
 		size int64
 		key  fileKey
@@ -200,7 +200,7 @@ func (r *runner) placeJobs(specs []fio.Spec) error {
 		extent[k] = max(extent[k], jobOffset(s)+size)
 		ps[i] = placed{q, cpu, size, k}
 	}
-	regionStart := map[*dispatch.Queue]int64{} // next free byte of each LUN
+	regionStart := map[blockQueue]int64{} // next free byte of each LUN
 	base := map[fileKey]int64{}
 	for _, k := range order {
 		base[k] = regionStart[k.q]
@@ -222,13 +222,13 @@ func (r *runner) placeJobs(specs []fio.Spec) error {
 // name on the same LUN is the same file), or, for a job whose file fio names after the
 // job (no filename=), the job itself.
 type fileKey struct {
-	q    *dispatch.Queue
+	q    blockQueue
 	name string
 	job  int // index of the spec when name is ""
 }
 
 // jobFile returns the file of spec i (fio's filename=, split on ':' for the first file).
-func jobFile(q *dispatch.Queue, s *fio.Spec, i int) fileKey {
+func jobFile(q blockQueue, s *fio.Spec, i int) fileKey {
 	if s.Filename == "" {
 		return fileKey{q: q, job: i}
 	}
@@ -267,7 +267,7 @@ func (r *runner) allCPUs() []int {
 	return all
 }
 
-func (r *runner) lunFor(s *fio.Spec) (*dispatch.Queue, error) {
+func (r *runner) lunFor(s *fio.Spec) (blockQueue, error) {
 	if len(r.queues) == 1 {
 		return r.queues[0], nil
 	}
@@ -282,10 +282,18 @@ func (r *runner) lunFor(s *fio.Spec) (*dispatch.Queue, error) {
 func (r *runner) result(end sim.Time) *Result {
 	res := &Result{End: end, Events: r.eng.Fired(), CPUBusy: r.host.CPUBusy(), LineTransfers: r.host.LineTransfers(), Contention: r.host.Contention(),
 		Interrupted: r.interrupted}
-	for _, q := range r.queues {
+	for _, bq := range r.queues {
+		res.HasBudgetMap = append(res.HasBudgetMap, r.hasBudgetMap[len(res.HasBudgetMap)])
+		q, ok := bq.(*dispatch.Queue)
+		if !ok { // a legacy LUN: no hctx
+			l := bq.(*legacyLUN)
+			res.Queues = append(res.Queues, l.stats())
+			res.Schedulers = append(res.Schedulers, l.q.Elevator().Name())
+			res.Hctxs = append(res.Hctxs, nil)
+			continue
+		}
 		res.Queues = append(res.Queues, q.Stats())
 		res.Schedulers = append(res.Schedulers, q.ElevatorName())
-		res.HasBudgetMap = append(res.HasBudgetMap, r.hasBudgetMap[len(res.HasBudgetMap)])
 		var hs []dispatch.HctxStats
 		for _, h := range q.Hctxs() {
 			hs = append(hs, h.Stats())

@@ -132,6 +132,9 @@ func (c *Config) lunQueueDepth(l LUN) int {
 // default of elevator_get_default (mq-deadline on a single hardware queue, or with
 // host-wide tags in the eras that count them as one), "" meaning none.
 func (c *Config) elevatorOf(l LUN) string {
+	if onLegacy, _ := c.legacyScheduler(l); onLegacy {
+		return l.Scheduler // the legacy elevator ("deadline", "noop")
+	}
 	switch l.Scheduler {
 	case "none":
 		return ""
@@ -173,6 +176,9 @@ func (c *Config) checkSpecs(specs []fio.Spec) error {
 			if lun < 0 {
 				return configErrorf(field+".Target", "job %s: target %q matches no LUN name", s.Instance(), s.Target)
 			}
+		}
+		if err := c.checkLegacyJob(lun, s, i); err != nil {
+			return err
 		}
 		size := s.Size
 		if size == 0 {

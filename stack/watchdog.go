@@ -195,7 +195,7 @@ func (r *runner) describeWait(u *ioU, now sim.Time) string {
 }
 
 // lunName returns the LUN's Name, or its index in Config.LUNs when it has none.
-func (r *runner) lunName(q *dispatch.Queue) string {
+func (r *runner) lunName(q blockQueue) string {
 	for i, x := range r.queues {
 		if x == q {
 			if n := r.cfg.LUNs[i].Name; n != "" {

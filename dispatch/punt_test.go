@@ -1,0 +1,114 @@
+package dispatch_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/blkmq/blkmq/device"
+	"github.com/blkmq/blkmq/dispatch"
+	"github.com/blkmq/blkmq/sim"
+)
+
+// refuseTwice is a budget-less driver that answers BLK_STS_DEV_RESOURCE to its first
+// two queue_rq calls (the direct issue, then the run it makes inline: the request is
+// parked on hctx->dispatch with SCHED_RESTART set, waiting for
+// a restart: no rerun is armed) and accepts every later one,
+// recording the CPU and time of each accepted queue_rq. It never completes a command.
+type refuseTwice struct {
+	eng     *sim.Engine
+	refused int
+	cpus    []int
+	at      []sim.Time
+}
+
+func (d *refuseTwice) QueueRQ(_ *dispatch.Hctx, _ *dispatch.Request, _ bool, cpu int) dispatch.Status {
+	if d.refused < 2 {
+		d.refused++
+		return dispatch.BlkStsDevResource
+	}
+	d.cpus = append(d.cpus, cpu)
+	d.at = append(d.at, d.eng.Now())
+	return dispatch.BlkStsOK
+}
+func (d *refuseTwice) CommitRQs(*dispatch.Hctx, int)                    {}
+func (d *refuseTwice) Complete(*dispatch.Request, int)                  {}
+func (d *refuseTwice) Timeout(*dispatch.Request) dispatch.TimeoutAction { return dispatch.BlkEHDone }
+func (d *refuseTwice) InitHctx(*dispatch.Hctx) error                    { return nil }
+func (d *refuseTwice) EndBio(*dispatch.Bio, sim.Time, error)            {}
+
+var _ dispatch.Ops = (*refuseTwice)(nil)
+
+// TestSyncRunOutsideCPUMaskPunts: a synchronous blk_mq_run_hw_queues issued from a CPU
+// outside an hctx's cpumask does not dispatch that hctx inline; v6.1's
+// __blk_mq_delay_run_hw_queue queues its kblockd work on blk_mq_hctx_next_cpu, so the
+// parked request is sent later, by a CPU of the hctx. Issued from a CPU of the hctx the
+// same run dispatches at once on that CPU. A BLK_MQ_F_BLOCKING tag set never runs
+// inline, so it is not counted as a punt.
+func TestSyncRunOutsideCPUMaskPunts(t *testing.T) {
+	tests := []struct {
+		name       string
+		fromHctx   bool // the run is issued from a CPU of the request's hctx
+		flags      dispatch.TagSetFlags
+		wantPunted uint64
+		inline     bool
+	}{
+		{"outside-cpumask/punted", false, 0, 1, false},
+		{"inside-cpumask/inline", true, 0, 0, true},
+		{"blocking/always-kblockd", true, dispatch.BlkMqFBlocking, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			eng := sim.NewEngine()
+			h, err := dispatch.NewHost(eng, dispatch.HostConfig{NrCPUs: 4, NrHwQueues: 2, CanQueue: 8, Flags: tt.flags})
+			if err != nil {
+				t.Fatal(err)
+			}
+			drv := &refuseTwice{eng: eng}
+			q, err := h.AddLUN(dispatch.LUNConfig{Ops: drv, Elevator: "none"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			const sub = 2
+			hx := q.HctxOf(sub)
+			from := sub
+			if !tt.fromHctx {
+				for c := range 4 {
+					if q.HctxOf(c) != hx {
+						from = c
+						break
+					}
+				}
+			}
+			b := dispatch.Bio{Op: device.OpRead, Length: 4096, Sync: true, End: drv}
+			q.SubmitBio(&b, sub, true, nil)
+			eng.RunUntil(sim.Millisecond) // refused: parked on hctx->dispatch
+			if hx.DispatchLen() != 1 || len(drv.cpus) != 0 {
+				t.Fatalf("after the refusal: dispatch list %d, accepted %d; want 1, 0", hx.DispatchLen(), len(drv.cpus))
+			}
+			h.OnCPU(from)
+			q.RunHwQueues(from, false)
+			ranInline := len(drv.cpus) == 1
+			eng.RunUntil(2 * sim.Millisecond)
+			if got := hx.Stats().Punted; got != tt.wantPunted {
+				t.Errorf("Punted = %d, want %d", got, tt.wantPunted)
+			}
+			if ranInline != tt.inline {
+				t.Errorf("dispatched inline = %v, want %v", ranInline, tt.inline)
+			}
+			if len(drv.cpus) != 1 {
+				t.Fatalf("accepted %d commands by 2 ms, want 1", len(drv.cpus))
+			}
+			if q.HctxOf(drv.cpus[0]) != hx {
+				t.Errorf("queue_rq ran on CPU %d, outside the hctx's CPUs %v", drv.cpus[0], hx.CPUs())
+			}
+			if !tt.inline {
+				if d := drv.at[0] - sim.Millisecond; d <= 0 || d > 30*sim.Microsecond+sim.Microsecond {
+					t.Errorf("kblockd run %v after the request, want within the kblockd delay (5-30 us)", d)
+				}
+			} else if diff := cmp.Diff([]int{from}, drv.cpus); diff != "" {
+				t.Errorf("inline run CPU (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
