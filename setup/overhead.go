@@ -49,23 +49,18 @@ func init() {
 }
 
 // WithEmulationSlowdown returns cfg with every CPU cost multiplied by factor
-// (dispatch.CPUCosts.Emulated): a guest whose CPU runs under an instruction-set emulator
+// (stack.Config.Emulated: dispatch.CPUCosts and the io-wq worker's step): a guest whose CPU runs under an instruction-set emulator
 // (QEMU TCG) executes the kernel's and fio's code factor times slower than the native
 // CPU the cost table describes, so a path that takes 2 µs natively keeps the guest's
 // CPU busy for 2 µs × factor, and a CPU that saturates under emulation saturates in the
 // model too. Like WithEmulationOverhead it is an instrument correction, not a
-// block-layer mechanism. factor <= 1 or CPU costs off return cfg unchanged; a factor
+// block-layer mechanism. factor <= 1 returns cfg unchanged; a factor
 // above dispatch.MaxEmulationSlowdown is an error naming the range.
 func WithEmulationSlowdown(cfg stack.Config, factor float64) (stack.Config, error) {
-	if factor <= 1 || cfg.CPU.Off {
+	if factor <= 1 {
 		return cfg, nil
 	}
-	c, err := cfg.CPU.Costs.Emulated(factor)
-	if err != nil {
-		return cfg, err
-	}
-	cfg.CPU.Costs = c
-	return cfg, nil
+	return cfg.Emulated(factor)
 }
 
 // withEmulation applies the state's emulation corrections (slowdown, then the

@@ -38,3 +38,18 @@ func TestEmulationSlowdownKey(t *testing.T) {
 		}
 	}
 }
+
+// TestEmulationSlowdownWorkerStep: the io-wq worker's step (CPU work the model keeps as
+// a delay) scales with the CPU costs; the wake-up latencies do not.
+func TestEmulationSlowdownWorkerStep(t *testing.T) {
+	r, err := Description{Devices: []string{"null_blk"}, Set: []string{"system/emulation_slowdown=10"}}.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Config.Submit.WorkerStep; got != 20000 {
+		t.Errorf("WorkerStep %v, want 10 × the 2 µs default", got)
+	}
+	if got := r.Config.Submit.ReapMax; got != 30000 {
+		t.Errorf("ReapMax %v, want the 30 µs default unscaled", got)
+	}
+}
