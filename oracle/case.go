@@ -40,6 +40,9 @@ type Case struct {
 	CPUs int `json:"cpus,omitempty"`
 	// Notes says what the configuration exercises.
 	Notes string `json:"notes,omitempty"`
+	// CPUBound marks a case meant to saturate the guest's CPU (the emulation
+	// slowdown's calibration, SlowdownJob); every other case must stay device-bound.
+	CPUBound bool `json:"cpu_bound,omitempty"`
 	// KnownMisses are comparison rows the model is known to miss, with the
 	// measured model value and the mechanism believed missing; tests skip them.
 	KnownMisses []KnownMiss `json:"known_misses,omitempty"`

@@ -25,7 +25,12 @@
 // 4 ms at HZ=250; ndelay in ns; null_blk completion_nsec with irqmode=2). Even then
 // each command costs the guest a few hundred microseconds of emulated CPU; the model
 // side adds that as a fixed per-command delay calibrated at queue depth 1
-// (CalibrationJob, EmulationOverhead, Index.Overhead).
+// (CalibrationJob, EmulationOverhead, Index.Overhead). The emulated CPU is also tens of
+// times slower than a native one, so a guest CPU that handles a few thousand commands a
+// second saturates: the model side multiplies every CPU cost by the emulation slowdown,
+// the guest's marginal CPU time per command over the model's, measured on a pinned
+// null_blk reader at iodepth 4 and 32 (SlowdownJob, EmulationSlowdown, Index.Slowdown);
+// the overhead is calibrated with the slowdown applied.
 //
 // # Scripts (embedded, also usable by hand)
 //

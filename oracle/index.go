@@ -21,14 +21,25 @@ type Index struct {
 	// Calibration names, per driver (scsi_debug, null_blk), the case whose kernel
 	// figures calibrate the emulation overhead (see EmulationOverhead).
 	Calibration map[string]string `json:"calibration,omitempty"`
+	// SlowdownCalibration names the two cases whose kernel runs calibrate the
+	// emulation slowdown for every case (EmulationSlowdown): the same pinned reader at
+	// low load, then CPU-bound (SlowdownJob on SlowdownDevice); empty = no slowdown.
+	SlowdownCalibration []string `json:"slowdown_calibration,omitempty"`
 	// Cases are the configurations, in order.
 	Cases []Case `json:"cases"`
 	// Effects are policy comparisons between pairs of cases (CompareEffect).
 	Effects []Effect `json:"effects,omitempty"`
 
 	dir      string
-	overhead map[string]time.Duration
+	overhead map[overheadKey]time.Duration
+	slowdown float64 // 0 = not calibrated yet
 	cache    map[string]cachedRun
+}
+
+// overheadKey is one calibrated overhead: per driver and emulation slowdown.
+type overheadKey struct {
+	driver   string
+	slowdown float64
 }
 
 // LoadIndex reads an index file (testdata/kernel/configs.json). It returns an error
@@ -63,6 +74,9 @@ func LoadIndex(path string) (*Index, error) {
 			return nil, fmt.Errorf("oracle: %s: effect %d %q: cases %q and %q must exist", path, i, e.Name, e.A, e.B)
 		}
 	}
+	if n := ix.SlowdownCalibration; len(n) != 0 && (len(n) != 2 || ix.Find(n[0]) == nil || ix.Find(n[1]) == nil) {
+		return nil, fmt.Errorf("oracle: %s: slowdown_calibration %q: want two existing cases (low load, CPU-bound)", path, n)
+	}
 	for drv, name := range ix.Calibration {
 		if c := ix.Find(name); c == nil || c.Driver() != drv {
 			return nil, fmt.Errorf("oracle: %s: calibration %s: case %q missing or not a %s case", path, drv, name, drv)
@@ -71,16 +85,68 @@ func LoadIndex(path string) (*Index, error) {
 	return &ix, nil
 }
 
+// Slowdown returns the emulation slowdown calibrated from the committed runs of the
+// two SlowdownCalibration cases (1 when the index names none): the guest's marginal
+// CPU time per command over the model's at native costs (EmulationSlowdown). It
+// returns an error when the cases' results are missing or unusable.
+func (ix *Index) Slowdown() (float64, error) {
+	if len(ix.SlowdownCalibration) == 0 {
+		return 1, nil
+	}
+	if ix.slowdown != 0 {
+		return ix.slowdown, nil
+	}
+	var runs [2][]*Facts
+	for i, name := range ix.SlowdownCalibration {
+		c := ix.Find(name)
+		_, facts, err := ix.Reference(c)
+		if err != nil {
+			return 0, err
+		}
+		_, more, err := ix.Reruns(c)
+		if err != nil {
+			return 0, err
+		}
+		runs[i] = append([]*Facts{facts}, more...)
+	}
+	hi := ix.Find(ix.SlowdownCalibration[1])
+	m, err := RunModel(hi, ix.JobPath(hi), ModelOptions{Seed: 1, EmulationSlowdown: -1, EmulationOverhead: -1})
+	if err != nil {
+		return 0, err
+	}
+	f, err := EmulationSlowdown(runs[0], runs[1], m, SlowdownCPU)
+	if err != nil {
+		return 0, fmt.Errorf("oracle: slowdown calibration cases %v: %w", ix.SlowdownCalibration, err)
+	}
+	ix.slowdown = f
+	return f, nil
+}
+
 // Overhead returns the emulation overhead calibrated for the case's driver from the
-// committed results (0 when the index names no calibration case for it). It
-// returns an error when the calibration case's results are missing or unusable.
+// committed results (0 when the index names no calibration case for it), with the
+// calibrated emulation slowdown applied to the model side (Slowdown), as
+// CompareReference uses it. It returns an error when the calibration cases' results
+// are missing or unusable.
 func (ix *Index) Overhead(c *Case) (time.Duration, error) {
+	f, err := ix.Slowdown()
+	if err != nil {
+		return 0, err
+	}
+	return ix.OverheadAt(c, f)
+}
+
+// OverheadAt is Overhead with the model side of the calibration run at emulation
+// slowdown slowdown (<= 1: none): the per-command overhead is what the queue-depth-1
+// latency leaves once the slowed CPU path is charged.
+func (ix *Index) OverheadAt(c *Case, slowdown float64) (time.Duration, error) {
 	drv := c.Driver()
 	name, ok := ix.Calibration[drv]
 	if !ok {
 		return 0, nil
 	}
-	if d, ok := ix.overhead[drv]; ok {
+	slowdown = max(slowdown, 1)
+	k := overheadKey{drv, slowdown}
+	if d, ok := ix.overhead[k]; ok {
 		return d, nil
 	}
 	cal := ix.Find(name)
@@ -92,7 +158,7 @@ func (ix *Index) Overhead(c *Case) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	m, err := RunModel(cal, ix.JobPath(cal), ModelOptions{Seed: 1})
+	m, err := RunModel(cal, ix.JobPath(cal), ModelOptions{Seed: 1, EmulationSlowdown: slowdown})
 	if err != nil {
 		return 0, err
 	}
@@ -101,9 +167,9 @@ func (ix *Index) Overhead(c *Case) (time.Duration, error) {
 		return 0, fmt.Errorf("oracle: calibration case %s: %w", name, err)
 	}
 	if ix.overhead == nil {
-		ix.overhead = map[string]time.Duration{}
+		ix.overhead = map[overheadKey]time.Duration{}
 	}
-	ix.overhead[drv] = d
+	ix.overhead[k] = d
 	return d, nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/blkmq/blkmq/dispatch"
 	"github.com/blkmq/blkmq/fio"
 	"github.com/blkmq/blkmq/setup"
+	"github.com/blkmq/blkmq/sim"
 	"github.com/blkmq/blkmq/stack"
 )
 
@@ -29,6 +30,11 @@ type ModelOptions struct {
 	// RunModel (Index.CompareReference then uses the calibrated value); negative =
 	// none in both.
 	EmulationOverhead time.Duration
+	// EmulationSlowdown multiplies every CPU cost of the model (see SlowdownJob): the
+	// guest's CPU under TCG runs that many times slower than the native CPU the cost
+	// table describes. 0 = none for RunModel (Index.CompareReference then uses the
+	// calibrated value); negative or 1 = none in both; else in [1, 1000].
+	EmulationSlowdown float64
 }
 
 // ModelRun is the model side of one Case.
@@ -40,6 +46,8 @@ type ModelRun struct {
 	Schedulers []string
 	// Resolved is the machine the description resolved to.
 	Resolved *setup.Resolved
+	// CPUBusy is the CPU time (ns) the model charged on each CPU over the whole run.
+	CPUBusy []sim.Time
 }
 
 // Figures returns the model run's Figures: requests are the commands the devices
@@ -101,7 +109,11 @@ func RunModel(c *Case, jobPath string, o ModelOptions) (*ModelRun, error) {
 	if seed == 0 {
 		seed = 1
 	}
-	out, err := stack.Run(withOverhead(res.WithSeed(seed, 0), o.EmulationOverhead), specs)
+	cfg, err := setup.WithEmulationSlowdown(res.WithSeed(seed, 0), o.EmulationSlowdown)
+	if err != nil {
+		return nil, fmt.Errorf("oracle: %w", err)
+	}
+	out, err := stack.Run(withOverhead(cfg, o.EmulationOverhead), specs)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +129,7 @@ func RunModel(c *Case, jobPath string, o ModelOptions) (*ModelRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &ModelRun{Fio: fj, Queues: out.Queues, Schedulers: out.Schedulers, Resolved: res}, nil
+	return &ModelRun{Fio: fj, Queues: out.Queues, Schedulers: out.Schedulers, Resolved: res, CPUBusy: out.CPUBusy}, nil
 }
 
 // substituteDevs replaces ${DEV} (the first disk) and ${DEVn} (the n-th, from 1) by

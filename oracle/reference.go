@@ -33,8 +33,13 @@ func (ix *Index) CompareReference(c *Case, o ModelOptions) (*Comparison, *ModelR
 	if o.Kernel == "" {
 		o.Kernel = facts.Kernel // the profile of the kernel the results were measured on
 	}
+	if o.EmulationSlowdown == 0 {
+		if o.EmulationSlowdown, err = ix.Slowdown(); err != nil {
+			return nil, nil, err
+		}
+	}
 	if o.EmulationOverhead == 0 {
-		if o.EmulationOverhead, err = ix.Overhead(c); err != nil {
+		if o.EmulationOverhead, err = ix.OverheadAt(c, o.EmulationSlowdown); err != nil {
 			return nil, nil, err
 		}
 	}

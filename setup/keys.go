@@ -35,6 +35,7 @@ type state struct {
 	opts dispatch.Options
 
 	emulationOverhead time.Duration // system/emulation_overhead (overhead.go)
+	emulationSlowdown float64       // system/emulation_slowdown (overhead.go); 0 = 1
 
 	luns  []lun
 	src   map[string]string // key -> source

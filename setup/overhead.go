@@ -1,9 +1,11 @@
 package setup
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/blkmq/blkmq/device"
+	"github.com/blkmq/blkmq/dispatch"
 	"github.com/blkmq/blkmq/sim"
 	"github.com/blkmq/blkmq/stack"
 )
@@ -27,6 +29,47 @@ func init() {
 			return nil
 		},
 		get: func(s *state) string { return s.emulationOverhead.String() }})
+	addKey(&key{name: "system/emulation_slowdown",
+		doc:     "factor by which an emulated guest's CPU (QEMU TCG) is slower than the native CPU the cost table describes: every CPU cost of the submission and completion paths is multiplied by it, 1 = native",
+		allowed: "a number in [1, 1000], e.g. 74",
+		set: func(s *state, v string) error {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || !(f >= 1 && f <= dispatch.MaxEmulationSlowdown) {
+				return errRange{"a number in [1, 1000], e.g. 74"}
+			}
+			s.emulationSlowdown = f
+			return nil
+		},
+		get: func(s *state) string {
+			if s.emulationSlowdown == 0 {
+				return "1"
+			}
+			return strconv.FormatFloat(s.emulationSlowdown, 'g', -1, 64)
+		}})
+}
+
+// WithEmulationSlowdown returns cfg with every CPU cost multiplied by factor
+// (stack.Config.Emulated: dispatch.CPUCosts and the io-wq worker's step): a guest whose CPU runs under an instruction-set emulator
+// (QEMU TCG) executes the kernel's and fio's code factor times slower than the native
+// CPU the cost table describes, so a path that takes 2 µs natively keeps the guest's
+// CPU busy for 2 µs × factor, and a CPU that saturates under emulation saturates in the
+// model too. Like WithEmulationOverhead it is an instrument correction, not a
+// block-layer mechanism. factor <= 1 returns cfg unchanged; a factor
+// above dispatch.MaxEmulationSlowdown is an error naming the range.
+func WithEmulationSlowdown(cfg stack.Config, factor float64) (stack.Config, error) {
+	if factor <= 1 {
+		return cfg, nil
+	}
+	return cfg.Emulated(factor)
+}
+
+// withEmulation applies the state's emulation corrections (slowdown, then the
+// per-command overhead) to cfg; the slowdown's range was checked when it was set.
+func withEmulation(cfg stack.Config, s *state) stack.Config {
+	if c, err := WithEmulationSlowdown(cfg, s.emulationSlowdown); err == nil {
+		cfg = c
+	}
+	return WithEmulationOverhead(cfg, s.emulationOverhead)
 }
 
 // WithEmulationOverhead returns cfg with every LUN's device wrapped so that each

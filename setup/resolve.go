@@ -244,7 +244,7 @@ func (s *state) resolved() (*Resolved, error) {
 	if err := stack.Check(cfg, nil); err != nil {
 		return nil, userError(err)
 	}
-	r.Config = WithEmulationOverhead(cfg, s.emulationOverhead)
+	r.Config = withEmulation(cfg, s) // emulation slowdown and overhead (overhead.go)
 	if s.scheduler != "" {
 		delete(s.notes, "queue/scheduler") // the poll_queues note explains the default only
 	}

@@ -146,6 +146,7 @@ func newRunCmd() *cobra.Command {
 		minimal  bool
 		explain  bool
 		overhead time.Duration
+		slowdown float64
 		replicas int
 		eta      string
 	)
@@ -164,7 +165,10 @@ host, device, config file, flags) and exits without running.
 --emulation-overhead DUR adds DUR to every device command's completion: the per-command
 cost of a guest under QEMU TCG (blkmq validate measures it at queue depth 1, about
 0.27 ms for scsi_debug and 0.24 ms for null_blk on a 2-core host), so the model can be
-compared with a kernel you ran under emulation.
+compared with a kernel you ran under emulation. --emulation-slowdown F multiplies every
+CPU cost of the model by F: an emulated guest's CPU runs the kernel's code F times slower
+(blkmq validate measures it on a CPU-bound null_blk job, about 74 on a 2-core host), so
+a CPU that saturates in the guest saturates in the model too.
 
 Exit status 2 on a bad job file, flag or setting (the message names the file, line, key
 and the allowed values); 1 if the model fails (e.g. a modelled hang caught by the watchdog).
@@ -216,6 +220,9 @@ exits at once (130). --eta always shows progress even when stderr is not a termi
 			var extra []string
 			if cmd.Flags().Changed("emulation-overhead") {
 				extra = append(extra, fmt.Sprintf("system/emulation_overhead=%v", overhead))
+			}
+			if cmd.Flags().Changed("emulation-slowdown") {
+				extra = append(extra, fmt.Sprintf("system/emulation_slowdown=%v", slowdown))
 			}
 			layers, err := m.layers(extra...)
 			if err != nil {
@@ -330,6 +337,7 @@ exits at once (130). --eta always shows progress even when stderr is not a termi
 	cmd.Flags().StringVar(&outPath, "output", "", "write the output to this file instead of stdout (fio --output)")
 	cmd.Flags().BoolVar(&explain, "explain", false, "print every resolved setting and its source, then exit without running")
 	cmd.Flags().DurationVar(&overhead, "emulation-overhead", 0, "add this delay to every device command's completion, as blkmq validate does, to compare with your own\nQEMU (TCG) runs, e.g. 270us, in [0, 1s] (the same as --set system/emulation_overhead=DUR, also in a TOML set list)")
+	cmd.Flags().Float64Var(&slowdown, "emulation-slowdown", 1, "multiply every CPU cost by this factor, as blkmq validate does, to compare with your own\nQEMU (TCG) runs, e.g. 74, in [1, 1000] (the same as --set system/emulation_slowdown=F, also in a TOML set list)")
 	cmd.Flags().IntVar(&replicas, "replicas", 1, "run the jobs with N model-jitter seeds (1..N) in parallel and report each figure's mean and 95% interval\n(JSON: under a \"blkmq\" key; text: after fio's output); the fio output shown is seed 1's, [1, 1000]")
 	return cmd
 }

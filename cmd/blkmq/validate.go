@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/blkmq/blkmq/oracle"
@@ -23,6 +24,7 @@ type validateFlags struct {
 	runtime    time.Duration
 	format     string
 	overhead   string
+	slowdown   string
 	rt         int
 	timeout    time.Duration
 	cache      string
@@ -57,6 +59,12 @@ VM and in the model alike.
 Under TCG each command costs the guest a few hundred microseconds of emulated CPU.
 --emulation-overhead=auto (default) first runs a queue-depth-1 calibration job in the VM
 and adds the measured per-command overhead to the model's device; 0 turns that off.
+The emulated CPU is also tens of times slower than a native one, so a guest CPU that
+submits a few thousand commands a second saturates: --emulation-slowdown=auto (default)
+first runs two calibration jobs in the VM (one pinned 4k reader at iodepth 4, then 32,
+CPU-bound, on a 2 ms null_blk) and multiplies every CPU cost of the model by the guest's
+marginal CPU time per command over the model's (about 74 on a 2-core host); 1 turns that off. With both on,
+the overhead is calibrated with the slowdown applied.
 
 --reference testdata/kernel/configs.json compares the model with committed kernel
 results instead (no VM). --build-guest builds the VM image (apt-get; needs root).
@@ -82,6 +90,7 @@ harness (the message names the install command).`,
 	f.DurationVar(&v.runtime, "runtime", 0, "override every job's runtime on both sides, whole seconds (0 = the job file's)")
 	f.StringVar(&v.format, "output-format", "text", "text or json")
 	f.StringVar(&v.overhead, "emulation-overhead", "auto", "per-command TCG overhead added to the model: auto (calibrate in the VM), 0, or a duration such as 300us")
+	f.StringVar(&v.slowdown, "emulation-slowdown", "auto", "factor by which the model's CPU costs are multiplied for the emulated guest CPU: auto (calibrate in the VM), 1 (none), or a number in [1, 1000]")
 	f.IntVar(&v.rt, "rt-priority", 0, "run the VM at SCHED_FIFO priority N (root; steadier timing on a busy host)")
 	f.DurationVar(&v.timeout, "timeout", 5*time.Minute, "wall-clock limit of one VM run")
 	f.StringVar(&v.cache, "cache", "", "guest image directory (default $BLKMQ_ORACLE_CACHE, $XDG_CACHE_HOME/blkmq-oracle or ~/.cache/blkmq-oracle)")
@@ -132,11 +141,15 @@ func (v *validateFlags) run(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return usageError(err)
 	}
+	slowdown, autoSlow, err := parseSlowdown(v.slowdown)
+	if err != nil {
+		return usageError(err)
+	}
 	if _, err := os.Stat(args[0]); err != nil {
 		return usageError(err)
 	}
 	// Model first: a job file the model rejects is reported before booting a VM.
-	mo := oracle.ModelOptions{Seed: v.seed, Runtime: v.runtime, EmulationOverhead: overhead}
+	mo := oracle.ModelOptions{Seed: v.seed, Runtime: v.runtime, EmulationOverhead: overhead, EmulationSlowdown: slowdown}
 	if _, err := oracle.RunModel(c, args[0], mo); err != nil {
 		return usageError(err)
 	}
@@ -150,9 +163,16 @@ func (v *validateFlags) run(cmd *cobra.Command, args []string) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	if autoSlow {
+		fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: calibrating the emulation slowdown (a CPU-bound null_blk reader in the VM)...")
+		if slowdown, err = calibrateSlowdown(ctx, h, c, v.seed); err != nil {
+			return &exitError{1, err}
+		}
+		mo.EmulationSlowdown = slowdown
+	}
 	if auto {
 		fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: calibrating the emulation overhead (queue depth 1 in the VM)...")
-		if overhead, err = calibrate(ctx, h, c, v.seed); err != nil {
+		if overhead, err = calibrate(ctx, h, c, v.seed, slowdown); err != nil {
 			return &exitError{1, err}
 		}
 		mo.EmulationOverhead = overhead
@@ -171,7 +191,56 @@ func (v *validateFlags) run(cmd *cobra.Command, args []string) error {
 		return usageError(err)
 	}
 	cmp := oracle.Compare(c.Name, kf, m.Figures(), nil)
-	return v.report(cmd.OutOrStdout(), []result{{cmp, overhead, k.Facts}})
+	return v.report(cmd.OutOrStdout(), []result{{cmp, overhead, max(slowdown, 1), k.Facts}})
+}
+
+// parseSlowdown reads --emulation-slowdown: auto, or a factor in [1, 1000] (1 = none;
+// returned as -1, "none" for oracle.ModelOptions).
+func parseSlowdown(s string) (f float64, auto bool, err error) {
+	if s == "auto" {
+		return 0, true, nil
+	}
+	f, err = strconv.ParseFloat(s, 64)
+	if err != nil || !(f >= 1 && f <= 1000) {
+		return 0, false, fmt.Errorf("--emulation-slowdown %q: allowed: auto, or a number in [1, 1000] (1 = none, e.g. 82)", s)
+	}
+	if f == 1 {
+		return -1, false, nil
+	}
+	return f, false, nil
+}
+
+// calibrateSlowdown runs oracle.SlowdownLowJob and oracle.SlowdownJob on
+// oracle.SlowdownDevice in the VM and the latter on the model (native costs), and
+// returns the emulation slowdown.
+func calibrateSlowdown(ctx context.Context, h *oracle.Harness, c *oracle.Case, seed uint64) (float64, error) {
+	dir, err := os.MkdirTemp("", "blkmq-calibrate")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(dir)
+	hc := *h
+	hc.FioArgs, hc.Keep = "", ""
+	var runs [2]*oracle.Facts
+	var cal oracle.Case
+	var job string
+	for i, text := range []string{oracle.SlowdownLowJob, oracle.SlowdownJob} {
+		job = filepath.Join(dir, fmt.Sprintf("slowdown%d.fio", i))
+		if err := os.WriteFile(job, []byte(text), 0o644); err != nil {
+			return 0, err
+		}
+		cal = oracle.Case{Name: "slowdown", Job: job, Device: oracle.SlowdownDevice, Set: []string{"queue/scheduler=none"}, CPUs: c.CPUs}
+		k, err := hc.Run(ctx, &cal, job)
+		if err != nil {
+			return 0, fmt.Errorf("slowdown calibration: %w", err)
+		}
+		runs[i] = k.Facts
+	}
+	m, err := oracle.RunModel(&cal, job, oracle.ModelOptions{Seed: seed, EmulationSlowdown: -1, EmulationOverhead: -1})
+	if err != nil {
+		return 0, err
+	}
+	return oracle.EmulationSlowdown(runs[:1], runs[1:], m, oracle.SlowdownCPU)
 }
 
 // parseOverhead reads --emulation-overhead: auto, 0 or a duration.
@@ -190,8 +259,8 @@ func parseOverhead(s string) (d time.Duration, auto bool, err error) {
 }
 
 // calibrate runs oracle.CalibrationJob on the case's device in the VM and on the
-// model, and returns the per-command overhead.
-func calibrate(ctx context.Context, h *oracle.Harness, c *oracle.Case, seed uint64) (time.Duration, error) {
+// model (at emulation slowdown slowdown), and returns the per-command overhead.
+func calibrate(ctx context.Context, h *oracle.Harness, c *oracle.Case, seed uint64, slowdown float64) (time.Duration, error) {
 	dir, err := os.MkdirTemp("", "blkmq-calibrate")
 	if err != nil {
 		return 0, err
@@ -213,7 +282,7 @@ func calibrate(ctx context.Context, h *oracle.Harness, c *oracle.Case, seed uint
 	if err != nil {
 		return 0, err
 	}
-	m, err := oracle.RunModel(&cal, job, oracle.ModelOptions{Seed: seed})
+	m, err := oracle.RunModel(&cal, job, oracle.ModelOptions{Seed: seed, EmulationSlowdown: slowdown})
 	if err != nil {
 		return 0, err
 	}
@@ -224,6 +293,7 @@ func calibrate(ctx context.Context, h *oracle.Harness, c *oracle.Case, seed uint
 type result struct {
 	cmp      *oracle.Comparison
 	overhead time.Duration
+	slowdown float64
 	facts    *oracle.Facts
 }
 
@@ -239,6 +309,16 @@ func (v *validateFlags) runReference(cmd *cobra.Command) error {
 			continue
 		}
 		o := oracle.ModelOptions{Seed: v.seed, Runtime: v.runtime}
+		switch f, auto, err := parseSlowdown(v.slowdown); {
+		case err != nil:
+			return usageError(err)
+		case auto:
+			if o.EmulationSlowdown, err = ix.Slowdown(); err != nil {
+				return &exitError{1, err}
+			}
+		default:
+			o.EmulationSlowdown = f
+		}
 		switch ov, auto, err := parseOverhead(v.overhead); {
 		case err != nil:
 			return usageError(err)
@@ -249,7 +329,7 @@ func (v *validateFlags) runReference(cmd *cobra.Command) error {
 			}
 		}
 		if o.EmulationOverhead == 0 {
-			if o.EmulationOverhead, err = ix.Overhead(c); err != nil {
+			if o.EmulationOverhead, err = ix.OverheadAt(c, o.EmulationSlowdown); err != nil {
 				return &exitError{1, err}
 			}
 		}
@@ -258,7 +338,7 @@ func (v *validateFlags) runReference(cmd *cobra.Command) error {
 			return &exitError{1, err}
 		}
 		_, facts, _ := ix.Reference(c)
-		rs = append(rs, result{cmp, max(o.EmulationOverhead, 0), facts})
+		rs = append(rs, result{cmp, max(o.EmulationOverhead, 0), max(o.EmulationSlowdown, 1), facts})
 	}
 	if len(rs) == 0 {
 		return usageError(fmt.Errorf("--case %q: no such case in %s", v.only, v.reference))
@@ -277,6 +357,7 @@ func (v *validateFlags) report(w io.Writer, rs []result) error {
 		type out struct {
 			*oracle.Comparison
 			EmulationOverheadNs int64         `json:"emulation_overhead_ns"`
+			EmulationSlowdown   float64       `json:"emulation_slowdown"`
 			Facts               *oracle.Facts `json:"kernel_facts,omitempty"`
 		}
 		doc := struct {
@@ -284,7 +365,7 @@ func (v *validateFlags) report(w io.Writer, rs []result) error {
 			Failed      int   `json:"failed_rows"`
 		}{Failed: failed}
 		for _, r := range rs {
-			doc.Comparisons = append(doc.Comparisons, out{r.cmp, r.overhead.Nanoseconds(), r.facts})
+			doc.Comparisons = append(doc.Comparisons, out{r.cmp, r.overhead.Nanoseconds(), r.slowdown, r.facts})
 		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -299,7 +380,7 @@ func (v *validateFlags) report(w io.Writer, rs []result) error {
 			if err := r.cmp.WriteText(w); err != nil {
 				return err
 			}
-			fmt.Fprintf(w, "  (model adds %v per command for the emulation overhead)\n", r.overhead)
+			fmt.Fprintf(w, "  (model adds %v per command for the emulation overhead and multiplies its CPU costs by %.1f for the emulation slowdown)\n", r.overhead, r.slowdown)
 			if r.facts != nil {
 				for _, d := range r.facts.Disks {
 					fmt.Fprintf(w, "  kernel %s: scheduler %s, nr_requests %d, queue_depth %d, inflight mean %.1f max %d\n",

@@ -23,6 +23,7 @@ func TestValidateBadInput(t *testing.T) {
 		{"format", []string{"validate", job, "--device", "null_blk", "--output-format", "xml"}, `--output-format "xml"`},
 		{"runtime", []string{"validate", job, "--device", "null_blk", "--runtime", "1500ms"}, "whole seconds"},
 		{"overhead", []string{"validate", job, "--device", "null_blk", "--emulation-overhead", "soon"}, "--emulation-overhead \"soon\""},
+		{"slowdown", []string{"validate", job, "--device", "null_blk", "--emulation-slowdown", "0.5"}, "--emulation-slowdown \"0.5\": allowed: auto, or a number in [1, 1000]"},
 		{"case-alone", []string{"validate", job, "--device", "null_blk", "--case", "x"}, "--case needs --reference"},
 		{"reference-and-job", []string{"validate", job, "--reference", refIndex}, "--reference takes no job file"},
 		{"unknown-case", []string{"validate", "--reference", refIndex, "--case", "nope"}, `--case "nope": no such case`},
@@ -57,7 +58,7 @@ func TestValidateReference(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	for _, want := range []string{"rr read IOPS", "clat mean (ms)", "device commands/s", "emulation overhead", "kernel nullb0: scheduler none"} {
+	for _, want := range []string{"rr read IOPS", "clat mean (ms)", "device commands/s", "emulation overhead", "emulation slowdown", "kernel nullb0: scheduler none"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -68,8 +69,9 @@ func TestValidateReference(t *testing.T) {
 	}
 	var doc struct {
 		Comparisons []struct {
-			Case     string `json:"case"`
-			Overhead int64  `json:"emulation_overhead_ns"`
+			Case     string  `json:"case"`
+			Overhead int64   `json:"emulation_overhead_ns"`
+			Slowdown float64 `json:"emulation_slowdown"`
 			Rows     []struct {
 				Key       string   `json:"key"`
 				RelErr    *float64 `json:"rel_err"`
@@ -81,7 +83,8 @@ func TestValidateReference(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("JSON: %v\n%s", err, out)
 	}
-	if len(doc.Comparisons) != 1 || doc.Comparisons[0].Case != "000-small-none" || doc.Failed != 0 || doc.Comparisons[0].Overhead <= 0 {
+	if len(doc.Comparisons) != 1 || doc.Comparisons[0].Case != "000-small-none" || doc.Failed != 0 || doc.Comparisons[0].Overhead <= 0 ||
+		doc.Comparisons[0].Slowdown <= 1 {
 		t.Fatalf("unexpected document: %+v", doc)
 	}
 	misses := 0

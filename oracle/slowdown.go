@@ -1,0 +1,132 @@
+package oracle
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/blkmq/blkmq/dispatch"
+	"github.com/blkmq/blkmq/sim"
+)
+
+// Under TCG the guest's CPU runs the kernel's and fio's code tens of times slower
+// than the host would natively: a vCPU that submits and completes a few thousand
+// commands a second is saturated (the issue-14 family's pinned readers keep their
+// CPU 83-93 % busy). The per-command emulation overhead (EmulationOverhead, a
+// completion delay calibrated at queue depth 1) adds latency but no CPU time, so it
+// cannot make a CPU saturate. The emulation slowdown is the other half of the
+// instrument correction: every CPU cost of the model (dispatch.CPUCosts) multiplied
+// by one factor, measured on the guest: the same pinned reader run twice, at iodepth 4
+// (not CPU-bound) and at iodepth 32 (SlowdownJob, CPU-bound), and the difference of
+// the busy time of the CPU it is pinned to (cpu_busy × the run's seconds) over the
+// difference of the commands — the marginal CPU time per command, with fio's start-up
+// and the guest's housekeeping cancelled out — divided by the model's CPU time per
+// command on that CPU at native costs. The submission, the timer completion and its
+// softirq all run on that CPU; the other CPU holds the guest's own housekeeping (the
+// result sampler). The overhead is then calibrated with the slowdown applied, so that
+// the two together reproduce both the queue-depth-1 latency and the saturated rate.
+
+// SlowdownJob is the fio job that measures the emulation slowdown: one 4k random
+// reader at iodepth 32 pinned to CPU 1 of a 2 ms device, far more than one emulated
+// CPU can submit and complete, so the CPU is saturated and its time per I/O is the
+// cost of the whole path. It is committed as testdata/kernel/jobs/cpucal-qd32.fio.
+const SlowdownJob = `; blkmq oracle calibration: a CPU-bound reader (emulation slowdown)
+[global]
+ioengine=libaio
+direct=1
+time_based=1
+runtime=4
+ramp_time=1
+
+[cal]
+filename=${DEV}
+rw=randread
+bs=4k
+iodepth=32
+cpus_allowed=1
+`
+
+// SlowdownLowJob is SlowdownJob at iodepth 4: the low-load run of the pair (about 40 %
+// of one emulated CPU), committed as testdata/kernel/jobs/cpucal-qd4.fio.
+var SlowdownLowJob = strings.Replace(SlowdownJob, "iodepth=32", "iodepth=4", 1)
+
+// SlowdownCPU is the CPU SlowdownJob pins its reader to (cpus_allowed=1).
+const SlowdownCPU = 1
+
+// SlowdownDevice is the device SlowdownJob runs on: null_blk with 2 ms timer
+// completions and 64 tags, so neither the device nor the tags bind.
+const SlowdownDevice = "null_blk irqmode=2 completion_nsec=2000000 submit_queues=2 hw_queue_depth=64"
+
+// kernelBusy returns a run's busy time of cpu (ns: cpu's busy share times the run's
+// seconds) and its commands, as means over the runs given. It returns an error when
+// a run's facts lack cpu's busy share or completed no command.
+func kernelBusy(runs []*Facts, cpu int) (busy, cmds float64, err error) {
+	if len(runs) == 0 {
+		return 0, 0, fmt.Errorf("oracle: slowdown calibration: no kernel run")
+	}
+	for _, f := range runs {
+		if cpu < 0 || cpu >= len(f.CPUBusy) || f.Seconds <= 0 {
+			return 0, 0, fmt.Errorf("oracle: slowdown calibration: the kernel facts have no cpu_busy of CPU %d or no seconds", cpu)
+		}
+		var n int64
+		for _, d := range f.Disks {
+			n += d.ReadIOs + d.WriteIOs
+		}
+		if n <= 0 {
+			return 0, 0, fmt.Errorf("oracle: slowdown calibration: the kernel completed no command")
+		}
+		busy += f.CPUBusy[cpu] * f.Seconds * 1e9 / float64(len(runs))
+		cmds += float64(n) / float64(len(runs))
+	}
+	return busy, cmds, nil
+}
+
+// modelCPUPerIO returns the model's CPU time on cpu per command accepted by the
+// devices (ns) over the whole run.
+func modelCPUPerIO(m *ModelRun, cpu int) (float64, error) {
+	var n uint64
+	for _, q := range m.Queues {
+		n += q.Dispatched
+	}
+	var busy sim.Time
+	if cpu >= 0 && cpu < len(m.CPUBusy) {
+		busy = m.CPUBusy[cpu]
+	}
+	if n == 0 || busy <= 0 {
+		return 0, fmt.Errorf("oracle: slowdown calibration: the model completed no command or charged no CPU time")
+	}
+	return float64(busy) / float64(n), nil
+}
+
+// EmulationSlowdown derives the emulation slowdown from two calibration cases that
+// differ in load only: the guest's marginal CPU time on cpu per command between the
+// low-load runs lo and the CPU-bound runs hi (busy time and commands as means over
+// each case's runs) over the model's CPU time per command on the same CPU (model: the
+// hi case run at native costs, without slowdown). It returns an error when the facts
+// lack cpu's busy share, a side completed nothing, hi has no more commands than lo, or
+// the factor falls outside [1, dispatch.MaxEmulationSlowdown] (the model slower than
+// the guest means the cost table or the device presets disagree).
+func EmulationSlowdown(lo, hi []*Facts, model *ModelRun, cpu int) (float64, error) {
+	bl, nl, err := kernelBusy(lo, cpu)
+	if err != nil {
+		return 0, err
+	}
+	bh, nh, err := kernelBusy(hi, cpu)
+	if err != nil {
+		return 0, err
+	}
+	if nh <= nl {
+		return 0, fmt.Errorf("oracle: slowdown calibration: the high-load runs completed %.0f commands, the low-load runs %.0f: want more", nh, nl)
+	}
+	k := (bh - bl) / (nh - nl)
+	m, err := modelCPUPerIO(model, cpu)
+	if err != nil {
+		return 0, err
+	}
+	f := k / m
+	if math.IsNaN(f) || f < 1 || f > dispatch.MaxEmulationSlowdown {
+		return 0, fmt.Errorf("oracle: slowdown calibration: guest %.1f µs of CPU per command, model %.2f µs: factor %.3g out of range [1, %d]",
+			k/1e3, m/1e3, f, dispatch.MaxEmulationSlowdown)
+	}
+	return f, nil
+}

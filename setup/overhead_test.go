@@ -1,0 +1,55 @@
+package setup
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/blkmq/blkmq/dispatch"
+)
+
+// TestEmulationSlowdownKey: system/emulation_slowdown multiplies every CPU cost of the
+// resolved machine; 1 and the default leave the table alone; out-of-range values are
+// errors naming the range.
+func TestEmulationSlowdownKey(t *testing.T) {
+	dev := []string{"null_blk irqmode=2 completion_nsec=2000000"}
+	for _, tc := range []struct {
+		name   string
+		set    []string
+		submit int64 // resolved CPU cost Submit, ns (0 = the zero table: defaults)
+	}{
+		{"default", nil, 0},
+		{"native", []string{"system/emulation_slowdown=1"}, 0},
+		{"tcg", []string{"system/emulation_slowdown=74"}, 74 * int64(dispatch.DefaultCPUCosts().Submit)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Description{Devices: dev, Set: tc.set}.Resolve()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := int64(r.Config.CPU.Costs.Submit); got != tc.submit {
+				t.Errorf("Submit cost %d ns, want %d", got, tc.submit)
+			}
+		})
+	}
+	for _, v := range []string{"0.5", "1001", "fast", "NaN"} {
+		_, err := Description{Devices: dev, Set: []string{"system/emulation_slowdown=" + v}}.Resolve()
+		if err == nil || !strings.Contains(err.Error(), "allowed: a number in [1, 1000]") {
+			t.Errorf("emulation_slowdown=%s: error %v, want the allowed range", v, err)
+		}
+	}
+}
+
+// TestEmulationSlowdownWorkerStep: the io-wq worker's step (CPU work the model keeps as
+// a delay) scales with the CPU costs; the wake-up latencies do not.
+func TestEmulationSlowdownWorkerStep(t *testing.T) {
+	r, err := Description{Devices: []string{"null_blk"}, Set: []string{"system/emulation_slowdown=10"}}.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Config.Submit.WorkerStep; got != 20000 {
+		t.Errorf("WorkerStep %v, want 10 × the 2 µs default", got)
+	}
+	if got := r.Config.Submit.ReapMax; got != 30000 {
+		t.Errorf("ReapMax %v, want the 30 µs default unscaled", got)
+	}
+}
