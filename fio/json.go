@@ -196,6 +196,8 @@ type OutputOptions struct {
 	// iodepth_submit and iodepth_complete (summed over a group_reporting
 	// entry).
 	Depths []*DepthStats
+	// DiskUtil, when set, is written as the top-level "disk_util" (diskutil.go).
+	DiskUtil []DiskUtil
 }
 
 // Output returns the report as fio's JSON structure.
@@ -212,6 +214,7 @@ func (r *Report) Output(o OutputOptions) *Output {
 		GlobalOptions: o.GlobalOptions,
 		Jobs:          make([]JobOutput, 0, len(r.Jobs)),
 		Blkmq:         o.Blkmq,
+		DiskUtil:      diskUtilJSON(o.DiskUtil),
 	}
 	if out.FioVersion == "" {
 		out.FioVersion = DefaultFioVersion

@@ -27,6 +27,9 @@ type TextOptions struct {
 	// (as OutputOptions.Depths): each entry gets fio's "IO depths",
 	// "submit" and "complete" lines.
 	Depths []*DepthStats
+	// DiskUtil, when set, is written as fio's "Disk stats (read/write):" block
+	// after the run status groups (diskutil.go).
+	DiskUtil []DiskUtil
 }
 
 // WriteTextWith is WriteText with o's additions.
@@ -55,6 +58,7 @@ func (r *Report) WriteTextWith(w io.Writer, o TextOptions) error {
 	for _, g := range r.Groups {
 		writeGroupText(bw, g)
 	}
+	writeDiskUtilText(bw, o.DiskUtil)
 	return bw.Flush()
 }
 

@@ -71,7 +71,8 @@ type Resolved struct {
 
 func newState() *state {
 	return &state{cpus: DefaultCPUs, hz: DefaultHZ, canQueue: 256, nrHwQueues: 1, cmdPerLun: 64,
-		maxSectorsKB: 1280, src: map[string]string{}, notes: map[string]string{}}
+		maxSectors: 2 * blkDefMaxSectorsKB, maxHwSectors: 2 * scsiDefaultMaxSectorsKB, maxSegments: sgAll,
+		maxSegmentSize: blkMaxSegmentSize, logicalBS: 512, src: map[string]string{}, notes: map[string]string{}}
 }
 
 // Resolve turns a single description into a stack.Config; see ResolveLayers.
@@ -204,6 +205,9 @@ func (s *state) resolved() (*Resolved, error) {
 		!strings.HasPrefix(src, "device ") && !strings.HasPrefix(src, "host ") {
 		s.warn = append(s.warn, fmt.Sprintf("host/cmd_per_lun %d > host/can_queue %d: the LUN queue_depth is capped at %d, as the SCSI midlayer does", s.cmdPerLun, s.canQueue, s.canQueue))
 	}
+	if err := s.checkLimits(); err != nil {
+		return nil, err
+	}
 	qd := s.effectiveQueueDepth()
 	if qd > min(s.canQueue, 10000) {
 		return nil, fmt.Errorf("setup: device/queue_depth=%d: allowed: [1, min(host/can_queue %d, 10000)]", qd, s.canQueue)
@@ -235,7 +239,7 @@ func (s *state) resolved() (*Resolved, error) {
 	}
 	for _, l := range s.luns {
 		cfg.LUNs = append(cfg.LUNs, stack.LUN{Name: l.name, Device: l.build, QueueDepth: s.queueDepth,
-			NrRequests: s.nrRequests, Scheduler: sched, MaxSectorsKB: s.maxSectorsKB})
+			NrRequests: s.nrRequests, Scheduler: sched, MaxSectorsKB: min(s.maxSectors/2, 32767), Limits: s.queueLimits()})
 		r.LUNs = append(r.LUNs, l.name)
 		r.Capacity = append(r.Capacity, l.capacity)
 		r.bounded = append(r.bounded, l.bounded)

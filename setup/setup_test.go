@@ -65,11 +65,11 @@ func TestResolveGood(t *testing.T) {
 		{"null_blk/shared", Description{CPUs: 8, Devices: []string{"null_blk completion_nsec=200000 irqmode=2 hw_queue_depth=32 submit_queues=4 shared_tags=1 nr_devices=2 shared_tag_bitmap=1 no_sched=1 max_sectors=256"}},
 			hostOf{CPUs: 8, Host: stack.Host{CanQueue: 32, NrHwQueues: 4, CmdPerLun: 32, HostTagset: true, Driver: stack.DriverNullBlk, NullBlk: stack.NullBlk{IRQMode: nullblk.IRQTimer, NoSched: true}}, Scheduler: "none", MaxSectors: 128, LUNs: []string{"/dev/nullb0", "/dev/nullb1"}}},
 		{"storvsc/000", Description{Kernel: "5.17", CPUs: 16, Devices: []string{"cloud"}, Set: []string{"queue/nr_requests=56", "device/queue_depth=15"}},
-			hostOf{CPUs: 16, Host: stack.Host{CanQueue: 1024, NrHwQueues: 16, CmdPerLun: 2048}, QueueDepth: 15, NrRequests: 56, MaxSectors: 1280, LUNs: []string{"/dev/sda"}, Kernel: "5.17"}},
+			hostOf{CPUs: 16, Host: stack.Host{CanQueue: 1024, NrHwQueues: 16, CmdPerLun: 2048}, QueueDepth: 15, NrRequests: 56, MaxSectors: 512, LUNs: []string{"/dev/sda"}, Kernel: "5.17"}},
 		{"storvsc/tags=shared", Description{CPUs: 16, Devices: []string{"cloud iops=5000 mbps=200"}, Set: []string{"tags=shared", "queue/scheduler=mq-deadline", "queue/max_sectors_kb=512"}},
 			hostOf{CPUs: 16, Host: stack.Host{CanQueue: 1024, NrHwQueues: 16, CmdPerLun: 2048, HostTagset: true}, Scheduler: "mq-deadline", MaxSectors: 512, LUNs: []string{"/dev/sda"}}},
 		{"generic/hdd+ssd", Description{Host: "generic can_queue=128 nr_hw_queues=2", Devices: []string{"hdd model=cheetah-15k3 tcq=1 aging_ms=250", "ssd parallel_units=8"}, Set: []string{"host/host_tagset=1", "host/cmd_per_lun=32"}},
-			hostOf{CPUs: 4, Host: stack.Host{CanQueue: 128, NrHwQueues: 2, CmdPerLun: 32, HostTagset: true}, MaxSectors: 1280, LUNs: []string{"/dev/sda", "/dev/sdb"}}},
+			hostOf{CPUs: 4, Host: stack.Host{CanQueue: 128, NrHwQueues: 2, CmdPerLun: 32, HostTagset: true}, MaxSectors: 512, LUNs: []string{"/dev/sda", "/dev/sdb"}}},
 		{"set/overrides-device", Description{Devices: []string{"scsi_debug max_queue=100"}, Set: []string{"host/can_queue=50", "system/nr_cpus=3"}},
 			hostOf{CPUs: 3, Host: stack.Host{CanQueue: 50, NrHwQueues: 1, CmdPerLun: 192, Completion: scsi.CompleteOnIssueCPU}, MaxSectors: 512, LUNs: []string{"/dev/sda"}}},
 	}
@@ -93,7 +93,7 @@ func TestResolveBad(t *testing.T) {
 		want string
 	}{
 		{"unknown-key", Description{Set: []string{"queue/nr_reqs=56"}},
-			`setup: flags: unknown key "queue/nr_reqs"; allowed: device/queue_depth, era/budget_map_skip, era/default_elevator, era/dev_resource, era/device_busy_counter, era/host_busy_check, era/map_queues, era/max_plug_requests, era/no_budget_rerun, era/no_sched_batch, era/no_tag_wait_barrier, era/run_all_hctxs_with_sq_sched, era/scsi_restart, era/sw_queue_dequeue, host/can_queue, host/cmd_per_lun, host/host_tagset, host/nr_hw_queues, kernel, queue/max_sectors_kb, queue/nr_requests, queue/scheduler, system/emulation_overhead, system/hz, system/nr_cpus, tags`},
+			`setup: flags: unknown key "queue/nr_reqs"; allowed: device/queue_depth, era/budget_map_skip, era/default_elevator, era/dev_resource, era/device_busy_counter, era/host_busy_check, era/map_queues, era/max_plug_requests, era/no_budget_rerun, era/no_sched_batch, era/no_tag_wait_barrier, era/run_all_hctxs_with_sq_sched, era/scsi_restart, era/sw_queue_dequeue, host/can_queue, host/cmd_per_lun, host/host_tagset, host/nr_hw_queues, kernel, queue/max_hw_sectors_kb, queue/max_sectors_kb, queue/max_segment_size, queue/max_segments, queue/nr_requests, queue/scheduler, system/emulation_overhead, system/hz, system/nr_cpus, tags`},
 		{"no-equals", Description{Set: []string{"queue/nr_requests"}},
 			`setup: flags: "queue/nr_requests": want key=value (e.g. queue/nr_requests=56)`},
 		{"nr_requests-range", Description{Set: []string{"queue/nr_requests=5000"}},
@@ -106,8 +106,8 @@ func TestResolveBad(t *testing.T) {
 			`setup: flags: kernel=4.14: allowed: MAJOR.MINOR in [4.15, 6.19] (the blk-mq SCSI budget era), or current`},
 		{"era-enum", Description{Set: []string{"era/scsi_restart=sometimes"}},
 			`setup: flags: era/scsi_restart=sometimes: allowed: counter, every-completion`},
-		{"device-kind", Description{Devices: []string{"nvme queues=4"}},
-			`setup: flags: --device "nvme queues=4": unknown device kind "nvme"; allowed: cloud, hdd, null_blk, scsi_debug, ssd`},
+		{"device-kind", Description{Devices: []string{"virtio queues=4"}},
+			`setup: flags: --device "virtio queues=4": unknown device kind "virtio"; allowed: cloud, hdd, null_blk, nvme, scsi_debug, ssd`},
 		{"scsi_debug-unknown", Description{Devices: []string{"scsi_debug maxqueue=64"}},
 			`setup: flags: --device "scsi_debug maxqueue=64": unknown scsi_debug parameter "maxqueue"; allowed: dev_size_mb, virtual_gb, delay, ndelay, max_queue, host_max_queue, submit_queues, max_luns, num_tgts, add_host, random, every_nth, opt_blks, sector_size`},
 		{"scsi_debug-range", Description{Devices: []string{"scsi_debug max_queue=500"}},

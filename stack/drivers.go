@@ -38,7 +38,7 @@ func (r *runner) assemble() error {
 			return fmt.Errorf("stack: LUNs[%d].Device: %w", i, err)
 		}
 		h := cfg.hostAt(l.Host)
-		lc := dispatch.LUNConfig{NrRequests: l.NrRequests, Elevator: l.Scheduler, MaxSectorsKB: l.MaxSectorsKB}
+		lc := dispatch.LUNConfig{NrRequests: l.NrRequests, Elevator: l.Scheduler, MaxSectorsKB: l.MaxSectorsKB, Limits: l.Limits}
 		var q *dispatch.Queue
 		budgetMap := false
 		switch h.Driver {

@@ -35,6 +35,10 @@ type Result struct {
 	// HasBudgetMap tells, per LUN, whether the LUN has a budget map (false in the
 	// device_busy era and when the budget-map skip of seed 003 applies).
 	HasBudgetMap []bool
+	// Disks holds, per LUN, its disk statistics at End (/proc/diskstats counters,
+	// dispatch.DiskStats); DiskNames the LUNs' names (stack/diskutil.go).
+	Disks     []dispatch.DiskStats
+	DiskNames []string
 }
 
 // JobResult is one job instance's fio result plus where its I/Os waited.
@@ -277,6 +281,8 @@ func (r *runner) result(end sim.Time) *Result {
 			hs = append(hs, h.Stats())
 		}
 		res.Hctxs = append(res.Hctxs, hs)
+		res.Disks = append(res.Disks, q.DiskStats())
+		res.DiskNames = append(res.DiskNames, r.cfg.LUNs[len(res.DiskNames)].Name)
 	}
 	for _, j := range r.jobs {
 		wEnd := int64(j.stopAt)

@@ -280,9 +280,9 @@ and the allowed values); 1 if the model fails (e.g. a modelled hang caught by th
 					return rep.WriteTerse(w, depthsOf(out))
 				case "json", "json+":
 					return rep.WriteJSON(w, fio.OutputOptions{Plus: f == "json+", GlobalOptions: fio.GlobalOptionMap(specs), Blkmq: bk,
-						Depths: depthsOf(out)})
+						Depths: depthsOf(out), DiskUtil: out.DiskUtil()})
 				}
-				return rep.WriteTextWith(w, fio.TextOptions{Specs: specs, Depths: depthsOf(out)})
+				return rep.WriteTextWith(w, fio.TextOptions{Specs: specs, Depths: depthsOf(out), DiskUtil: out.DiskUtil()})
 			})
 		},
 	}
