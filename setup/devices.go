@@ -20,8 +20,10 @@ type lun struct {
 	build func(eng *sim.Engine) (device.Device, error)
 	// capacity is the device size (bytes) fio's size=0 covers; 0 = unknown.
 	capacity int64
-	// bounded: the device model rejects (panics on) I/O beyond capacity (device.HDD).
-	bounded bool
+	// bounded: the device model rejects (panics on) I/O beyond capacity (device.HDD);
+	// capacityNote: where the capacity comes from, for errors.
+	bounded      bool
+	capacityNote string
 	// driver is the block driver of the LUN's host, nullBlk its null_blk parameters,
 	// completion where a SCSI LLD completes (scsi_debug: its hrtimer on the issuing
 	// CPU).
@@ -167,15 +169,16 @@ func parseScsiDebug(s *state, pairs [][2]string, where, source string) error {
 	if delay < 0 && ndelay == 0 {
 		s.warn = append(s.warn, fmt.Sprintf("scsi_debug: delay=%d (tiny delay) modelled as an immediate completion", delay))
 	}
-	capacity := int64(devSizeMB) << 20
+	// sdebug_capacity: virtual_gb when set (the dev_size_mb store wraps), else dev_size_mb
+	capacity, capNote := int64(devSizeMB)<<20, fmt.Sprintf("scsi_debug dev_size_mb=%d", devSizeMB)
 	if virtualGB > 0 {
-		capacity = int64(virtualGB) << 30
+		capacity, capNote = int64(virtualGB)<<30, fmt.Sprintf("scsi_debug virtual_gb=%d", virtualGB)
 	}
 	p := device.NullParams{CompletionNsec: compl, MaxQueue: canQueue * subQ, HostBusyWhenFull: true}
 	for range numTgts * maxLuns {
 		q := p
 		q.Name = sdName(len(s.luns))
-		s.luns = append(s.luns, lun{name: q.Name, kind: "scsi_debug", capacity: capacity, completion: scsi.CompleteOnIssueCPU,
+		s.luns = append(s.luns, lun{name: q.Name, kind: "scsi_debug", capacity: capacity, capacityNote: capNote, completion: scsi.CompleteOnIssueCPU,
 			build: func(eng *sim.Engine) (device.Device, error) { return device.NewNull(eng, q) }})
 	}
 	return nil
@@ -283,7 +286,7 @@ func parseNullBlk(s *state, pairs [][2]string, where, source string) error {
 	nb := stack.NullBlk{IRQMode: nullblk.IRQMode(irq), Blocking: blocking, NoSched: noSched}
 	for range nrDev {
 		p := device.NullParams{Name: fmt.Sprintf("/dev/nullb%d", len(s.luns)), CompletionNsec: delay, MBps: int64(mbps)}
-		s.luns = append(s.luns, lun{name: p.Name, kind: "null_blk", capacity: int64(gb) << 30,
+		s.luns = append(s.luns, lun{name: p.Name, kind: "null_blk", capacity: int64(gb) << 30, capacityNote: fmt.Sprintf("null_blk gb=%d", gb),
 			driver: stack.DriverNullBlk, nullBlk: nb, ownTagSet: !sharedTags,
 			build: func(eng *sim.Engine) (device.Device, error) { return device.NewNull(eng, p) }})
 	}
@@ -335,7 +338,7 @@ func parseCloud(s *state, pairs [][2]string, where, source string) error {
 	if err := p.Validate(); err != nil {
 		return fmt.Errorf("%s: %w", where, err)
 	}
-	s.luns = append(s.luns, lun{name: p.Name, kind: "cloud", capacity: int64(capGiB * (1 << 30)),
+	s.luns = append(s.luns, lun{name: p.Name, kind: "cloud", capacity: int64(capGiB*(1<<30)) &^ 511, capacityNote: fmt.Sprintf("cloud capacity_gib=%g", capGiB),
 		build: func(eng *sim.Engine) (device.Device, error) { return device.NewThrottled(eng, p) }})
 	return nil
 }
@@ -361,7 +364,7 @@ func parseSSD(s *state, pairs [][2]string, where, source string) error {
 	if err := p.Validate(); err != nil {
 		return fmt.Errorf("%s: %w", where, err)
 	}
-	s.luns = append(s.luns, lun{name: p.Name, kind: "ssd", capacity: int64(capGB * 1e9),
+	s.luns = append(s.luns, lun{name: p.Name, kind: "ssd", capacity: int64(capGB*1e9) &^ 511, capacityNote: fmt.Sprintf("ssd capacity_gb=%g", capGB),
 		build: func(eng *sim.Engine) (device.Device, error) { return device.NewSSD(eng, p) }})
 	return nil
 }
@@ -414,7 +417,7 @@ func parseHDD(s *state, pairs [][2]string, where, source string) error {
 	if err := p.Validate(); err != nil {
 		return fmt.Errorf("%s: %w", where, err)
 	}
-	s.luns = append(s.luns, lun{name: p.Name, kind: "hdd", capacity: p.CapacityBytes, bounded: true,
+	s.luns = append(s.luns, lun{name: p.Name, kind: "hdd", capacity: p.CapacityBytes, bounded: true, capacityNote: fmt.Sprintf("hdd capacity_gb=%g", capGB),
 		build: func(eng *sim.Engine) (device.Device, error) { return device.NewHDD(eng, p) }})
 	return nil
 }
@@ -573,7 +576,7 @@ func parseNVMe(s *state, pairs [][2]string, where, source string) error {
 	for n := range nsCount {
 		q := p
 		q.Name = fmt.Sprintf("/dev/nvme0n%d", n+1)
-		s.luns = append(s.luns, lun{name: q.Name, kind: "nvme", capacity: int64(capGB*1e9) &^ 511, driver: stack.DriverNVMe,
+		s.luns = append(s.luns, lun{name: q.Name, kind: "nvme", capacity: int64(capGB*1e9) &^ 511, capacityNote: fmt.Sprintf("nvme capacity_gb=%g", capGB), driver: stack.DriverNVMe,
 			build: func(eng *sim.Engine) (device.Device, error) { return device.NewSSD(eng, q) }})
 	}
 	return nil
