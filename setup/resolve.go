@@ -164,7 +164,7 @@ func (s *state) applyDevices(d Description, hostFrom, devFrom string) error {
 			return fmt.Errorf("setup: %s: unknown device kind %q; allowed: %s", where, clip(kind), kindNames(deviceKinds))
 		}
 		if k.driver && len(devs) > 1 {
-			return fmt.Errorf("setup: %s: %s is its own host driver and must be the only --device (use its max_luns/nr_devices for more LUNs)", where, kind)
+			return fmt.Errorf("setup: %s: %s is its own host driver and must be the only --device (more LUNs: scsi_debug max_luns= or num_tgts=, null_blk nr_devices=, nvme namespaces=; several driver kinds in one run are not modelled)", where, kind)
 		}
 		kinds, names, pairsOf = append(kinds, k), append(names, kind), append(pairsOf, pairs)
 	}

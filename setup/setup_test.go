@@ -121,7 +121,7 @@ func TestResolveBad(t *testing.T) {
 		{"null_blk-zoned", Description{Devices: []string{"null_blk nr_devices=2 zoned=1"}},
 			`setup: flags: --device "null_blk nr_devices=2 zoned=1": null_blk parameter zoned=1: not modelled; allowed: 0`},
 		{"driver-not-alone", Description{Devices: []string{"scsi_debug", "cloud"}},
-			`setup: flags: --device "scsi_debug": scsi_debug is its own host driver and must be the only --device (use its max_luns/nr_devices for more LUNs)`},
+			`setup: flags: --device "scsi_debug": scsi_debug is its own host driver and must be the only --device (more LUNs: scsi_debug max_luns= or num_tgts=, null_blk nr_devices=, nvme namespaces=; several driver kinds in one run are not modelled)`},
 		{"driver-with-host", Description{Host: "storvsc", Devices: []string{"null_blk"}},
 			`setup: flags: --host "storvsc": null_blk is its own host; describe it with its module parameters or --set host/...`},
 		{"host-kind", Description{Host: "megaraid", Devices: []string{"hdd"}},

@@ -39,6 +39,9 @@ type Result struct {
 	// dispatch.DiskStats); DiskNames the LUNs' names (stack/diskutil.go).
 	Disks     []dispatch.DiskStats
 	DiskNames []string
+	// LastFinish is when the last job finished (ns; 0 if one did not): the end of
+	// the run for fio's disk statistics when the jobs end before End.
+	LastFinish sim.Time
 }
 
 // JobResult is one job instance's fio result plus where its I/Os waited.
@@ -272,6 +275,9 @@ func (r *runner) lunFor(s *fio.Spec) (*dispatch.Queue, error) {
 
 func (r *runner) result(end sim.Time) *Result {
 	res := &Result{End: end, Events: r.eng.Fired(), CPUBusy: r.host.CPUBusy(), LineTransfers: r.host.LineTransfers(), Contention: r.host.Contention()}
+	if r.allFinished() {
+		res.LastFinish = r.lastFinish
+	}
 	for _, q := range r.queues {
 		res.Queues = append(res.Queues, q.Stats())
 		res.Schedulers = append(res.Schedulers, q.ElevatorName())
