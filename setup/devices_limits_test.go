@@ -85,3 +85,36 @@ func TestNVMeDevice(t *testing.T) {
 		}
 	}
 }
+
+// TestSeveralDriverKinds: null_blk, nvme and scsi_debug in one run are three hosts
+// with their own drivers and limits; SCSI disks are named in --device order.
+func TestSeveralDriverKinds(t *testing.T) {
+	r, err := Description{Devices: []string{"ssd", "null_blk", "nvme", "scsi_debug max_luns=2"}}.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := r.Config
+	var drivers []stack.Driver
+	for i := range 1 + len(c.Hosts) {
+		h := c.Host
+		if i > 0 {
+			h = c.Hosts[i-1]
+		}
+		drivers = append(drivers, h.Driver)
+	}
+	var hostOf, maxSectors []int
+	for _, l := range c.LUNs {
+		hostOf, maxSectors = append(hostOf, l.Host), append(maxSectors, l.Limits.MaxSectors)
+	}
+	got := []any{r.LUNs, drivers, hostOf, maxSectors}
+	want := []any{[]string{"/dev/sda", "/dev/nullb0", "/dev/nvme0n1", "/dev/sdb", "/dev/sdc"},
+		[]stack.Driver{stack.DriverSCSI, stack.DriverNullBlk, stack.DriverNVMe, stack.DriverSCSI},
+		[]int{0, 1, 2, 3, 3}, []int{1024, 255, 2560, 1024, 1024}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("[LUNs, host drivers, LUN hosts, max_sectors] (-want +got):\n%s", d)
+	}
+	_, err = Description{Devices: []string{"null_blk", "null_blk nr_devices=2"}}.Resolve()
+	if err == nil || !strings.Contains(err.Error(), "null_blk is one module, loaded once") {
+		t.Errorf("null_blk twice: err = %v", err)
+	}
+}

@@ -88,6 +88,14 @@ func (d Description) Resolve() (*Resolved, error) {
 // descriptions (which set the host/ keys of their driver); then every Set entry in
 // layer order. Errors name the layer, the key or parameter and the allowed values.
 func ResolveLayers(layers ...Layer) (*Resolved, error) {
+	if groups, at := driverGroups(layers); groups != nil {
+		return resolveGroups(layers, groups, at) // several driver kinds (multidev.go)
+	}
+	return resolveOne(layers)
+}
+
+// resolveOne is ResolveLayers for one host driver's devices.
+func resolveOne(layers []Layer) (*Resolved, error) {
 	s := newState()
 	var merged Description
 	hostFrom, devFrom := "", ""
@@ -164,7 +172,7 @@ func (s *state) applyDevices(d Description, hostFrom, devFrom string) error {
 			return fmt.Errorf("setup: %s: unknown device kind %q; allowed: %s", where, clip(kind), kindNames(deviceKinds))
 		}
 		if k.driver && len(devs) > 1 {
-			return fmt.Errorf("setup: %s: %s is its own host driver and must be the only --device (more LUNs: scsi_debug max_luns= or num_tgts=, null_blk nr_devices=, nvme namespaces=; several driver kinds in one run are not modelled)", where, kind)
+			return fmt.Errorf("setup: %s: %s is its own host driver and must be the only --device of its host (more LUNs: scsi_debug max_luns= or num_tgts=, null_blk nr_devices=, nvme namespaces=)", where, kind)
 		}
 		kinds, names, pairsOf = append(kinds, k), append(names, kind), append(pairsOf, pairs)
 	}
