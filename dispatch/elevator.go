@@ -36,6 +36,7 @@ type Elevator interface {
 // put, waking waiters.
 func (q *Queue) FreeMergedRequest(rq *Request) {
 	q.stats.Merges++
+	q.disk.mergedAway(rq, q.eng.Now()) // blk_account_io_merge_request (dispatch/diskstats.go)
 	q.freeRequest(rq)
 }
 

@@ -182,6 +182,10 @@ type LUNConfig struct {
 	// MaxSectorsKB is max_sectors_kb: the largest merged request (KiB), [4, 32767];
 	// 0 = 1280 (the default since v4.3).
 	MaxSectorsKB int
+	// Limits are the queue's other request-size limits (max_hw_sectors,
+	// max_segments, block sizes; dispatch/split.go); Limits.MaxSectors, when set,
+	// replaces MaxSectorsKB. The zero value limits requests by MaxSectorsKB only.
+	Limits QueueLimits
 	// NewElevator, when non-nil, attaches a custom scheduler built on the queue
 	// (scheduler tags are allocated as for mq-deadline) and overrides Elevator.
 	NewElevator func(q *Queue) Elevator

@@ -243,6 +243,7 @@ func (q *Queue) EndRequest(rq *Request) {
 // endBios completes every bio of rq (blk_update_request).
 func (q *Queue) endBios(rq *Request, now sim.Time) {
 	q.stats.Completed++
+	q.disk.done(rq, now) // blk_account_io_done (dispatch/diskstats.go)
 	for b := rq.bios; b != nil; {
 		next := b.next
 		b.next, b.rq = nil, nil

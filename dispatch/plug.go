@@ -110,6 +110,7 @@ func (p *Plug) merge(q *Queue, b *Bio) bool {
 		return false
 	}
 	q.stats.Merges++
+	q.disk.merge(b.Op) // blk_account_io_merge_bio (dispatch/diskstats.go)
 	b.AllocatedAt = q.eng.Now()
 	return true
 }

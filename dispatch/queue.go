@@ -29,6 +29,16 @@ type Queue struct {
 	nowaitAlloc tagset.TagAlloc      // scratch for REQ_NOWAIT allocations
 
 	stats QueueStats
+
+	// bio splitting (dispatch/split.go): the limits, the longest I/O that never
+	// needs a split, and pools of parts and split states
+	limits    QueueLimits
+	splitFree int64
+	partPool  []*Bio
+	splitPool []*splitState
+	partEnd   splitEnd
+
+	disk diskAcct // disk statistics (dispatch/diskstats.go)
 }
 
 // QueueStats are counters of one request queue since creation.
@@ -46,6 +56,9 @@ type QueueStats struct {
 	AsyncRuns       uint64 // kblockd runs queued
 	DelayedRuns     uint64 // 3 ms delayed runs armed
 	CompletionRerun uint64 // completions whose driver re-ran the queue's hctxs
+	SplitIOs        uint64 // I/Os cut into several bios (dispatch/split.go)
+	SplitParts      uint64 // bios those I/Os became
+	SplitNowait     uint64 // REQ_NOWAIT I/Os refused with -EAGAIN because they needed a split
 }
 
 // AddLUN adds a request queue on the tag set (blk_mq_init_queue), served by cfg.Ops;
@@ -69,7 +82,13 @@ func (h *Host) AddLUN(cfg LUNConfig) (*Queue, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dispatch: lun %d: %w", len(h.queues), err)
 	}
-	q := &Queue{host: h, eng: h.eng, opts: h.opts, id: len(h.queues), cfg: cfg, maxBytes: int64(cfg.MaxSectorsKB) << 10}
+	lim := cfg.Limits.withDefaults(cfg.MaxSectorsKB)
+	if err := lim.validate(); err != nil {
+		return nil, fmt.Errorf("dispatch: lun %d: %w", len(h.queues), err)
+	}
+	q := &Queue{host: h, eng: h.eng, opts: h.opts, id: len(h.queues), cfg: cfg, maxBytes: lim.mergeBytes(), limits: lim}
+	q.splitFree = min(dioBioBytes, q.maxBytes-int64(lim.PhysicalBlockSize-sectorSize))
+	q.partEnd.q = q
 	q.budget, _ = cfg.Ops.(BudgetOps)
 	q.timeout.q = q
 	if err := q.initTags(q.opts.schedNrRequests(cfg.NrRequests, elv != ""), elv != ""); err != nil {

@@ -36,7 +36,12 @@ type Bio struct {
 	// never did): from then on it waited for budget, a driver tag or the device.
 	DispatchListAt sim.Time
 
-	next   *Bio       // chain inside a request
+	next *Bio // chain inside a request
+	// split I/O (dispatch/split.go): parent is the I/O a part belongs to, split the
+	// progress of an I/O cut into parts, nextPart the parts-in-flight list
+	parent, nextPart *Bio
+	split            *splitState
+
 	rq     *Request   // the request holding the bio, nil before allocation and after completion
 	waiter *TagWaiter // the task's tag waiter of the last blocking submission (valid while it sleeps on this bio)
 }

@@ -92,6 +92,14 @@ func (q *Queue) SubmitBioPlug(b *Bio, cpu int, nowait bool, tw *TagWaiter, plug 
 	if cpu < 0 || cpu >= len(q.ctxs) {
 		panic(fmt.Sprintf("dispatch: SubmitBio on cpu %d, want [0, %d)", cpu, len(q.ctxs)))
 	}
+	if q.needsSplit(b) { // more than one bio or request (dispatch/split.go)
+		return q.submitSplit(b, cpu, nowait, tw, plug)
+	}
+	return q.submitOne(b, cpu, nowait, tw, plug)
+}
+
+// submitOne is blk_mq_submit_bio for one bio that fits the queue limits.
+func (q *Queue) submitOne(b *Bio, cpu int, nowait bool, tw *TagWaiter, plug *Plug) SubmitResult {
 	q.stats.Bios++
 	h := q.host
 	h.onCPU(cpu)
@@ -126,6 +134,7 @@ func (q *Queue) bioMerge(b *Bio, cpu int) bool {
 		q.elevatorLock()
 		if q.elevator.BioMerge(b, q.maxBytes) {
 			q.stats.Merges++
+			q.disk.merge(b.Op)
 			b.AllocatedAt = q.eng.Now()
 			return true
 		}
@@ -135,6 +144,7 @@ func (q *Queue) bioMerge(b *Bio, cpu int) bool {
 	if ctxBioMerge(&c.rqList, b, q.maxBytes) {
 		c.nrMerges++
 		q.stats.Merges++
+		q.disk.merge(b.Op)
 		b.AllocatedAt = q.eng.Now()
 		return true
 	}
@@ -246,10 +256,17 @@ func (tw *TagWaiter) Fire(now sim.Time) {
 	}
 	b := tw.bio
 	tw.bio = nil
+	cpu, parent := rq.ctx.cpu, b.parent // rq and a part may be freed by a synchronous completion
 	if tw.Plug.Active() {
-		tw.Plug.add(rq, rq.ctx.cpu)
+		tw.Plug.add(rq, cpu)
 	} else {
-		q.queueNewRequest(rq, b, rq.ctx.cpu)
+		q.queueNewRequest(rq, b, cpu)
+	}
+	if parent != nil && q.continueSplit(parent, cpu, tw, tw.Plug) == Sleeping {
+		return // the next part of the split I/O sleeps (dispatch/split.go)
+	}
+	if parent != nil {
+		b = parent
 	}
 	tw.S.Unblocked(b, now)
 }
@@ -266,6 +283,7 @@ func (q *Queue) initRequest(h *Hctx, cpu, tag int, b *Bio) *Request {
 	}
 	rq.initFromBio(b)
 	b.AllocatedAt = rq.allocTime
+	q.disk.start(rq.allocTime) // blk_account_io_start
 	if q.elevator != nil {
 		q.chargeTag(h.th.SchedTags(), tag, true)
 	} else {

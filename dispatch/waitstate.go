@@ -104,6 +104,7 @@ type BioWait struct {
 // and for what. It scans q's lists (O(queued requests)): meant for hang reports, not
 // for every event. A bio that q does not hold gives In == WaitNone.
 func (q *Queue) BioWait(b *Bio) BioWait {
+	b = splitWait(b) // a split I/O waits where its oldest part does
 	w := BioWait{Hctx: -1, CPU: -1, Tag: noTag, SchedTag: noTag}
 	if dw, ok := q.cfg.Ops.(DriverWaiter); ok {
 		d := dw.DriverWait()

@@ -204,6 +204,8 @@ type OutputOptions struct {
 	// ss=), written as the "steadystate" object; a group_reporting entry
 	// takes its last job's, as fio keeps the group's in its last job.
 	SteadyState []*SteadyStateResult
+	// DiskUtil, when set, is written as the top-level "disk_util" (diskutil.go).
+	DiskUtil []DiskUtil
 }
 
 // Output returns the report as fio's JSON structure.
@@ -220,6 +222,7 @@ func (r *Report) Output(o OutputOptions) *Output {
 		GlobalOptions: o.GlobalOptions,
 		Jobs:          make([]JobOutput, 0, len(r.Jobs)),
 		Blkmq:         o.Blkmq,
+		DiskUtil:      diskUtilJSON(o.DiskUtil),
 	}
 	if out.FioVersion == "" {
 		out.FioVersion = DefaultFioVersion

@@ -31,6 +31,9 @@ type TextOptions struct {
 	// results (as OutputOptions.SteadyState): a job with ss= gets fio's
 	// "steadystate  :" line.
 	SteadyState []*SteadyStateResult
+	// DiskUtil, when set, is written as fio's "Disk stats (read/write):" block
+	// after the run status groups (diskutil.go).
+	DiskUtil []DiskUtil
 }
 
 // WriteTextWith is WriteText with o's additions.
@@ -70,6 +73,7 @@ func (r *Report) WriteTextWith(w io.Writer, o TextOptions) error {
 	for _, g := range r.Groups {
 		writeGroupText(bw, g)
 	}
+	writeDiskUtilText(bw, o.DiskUtil)
 	return bw.Flush()
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/blkmq/blkmq/device"
 	"github.com/blkmq/blkmq/nullblk"
+	"github.com/blkmq/blkmq/nvme"
 	"github.com/blkmq/blkmq/scsi"
 	"github.com/blkmq/blkmq/sim"
 	"github.com/blkmq/blkmq/stack"
@@ -19,8 +20,10 @@ type lun struct {
 	build func(eng *sim.Engine) (device.Device, error)
 	// capacity is the device size (bytes) fio's size=0 covers; 0 = unknown.
 	capacity int64
-	// bounded: the device model rejects (panics on) I/O beyond capacity (device.HDD).
-	bounded bool
+	// bounded: the device model rejects (panics on) I/O beyond capacity (device.HDD);
+	// capacityNote: where the capacity comes from, for errors.
+	bounded      bool
+	capacityNote string
 	// driver is the block driver of the LUN's host, nullBlk its null_blk parameters,
 	// completion where a SCSI LLD completes (scsi_debug: its hrtimer on the issuing
 	// CPU).
@@ -63,6 +66,7 @@ type deviceKind struct {
 var deviceKinds = map[string]deviceKind{
 	"scsi_debug": {doc: "scsi_debug RAM disk (drivers/scsi/scsi_debug.c)", driver: true, parse: parseScsiDebug},
 	"null_blk":   {doc: "null_blk (drivers/block/null_blk)", driver: true, parse: parseNullBlk},
+	"nvme":       {doc: "NVMe PCIe controller and its namespaces (drivers/nvme/host/pci.c; media as device.SSD)", driver: true, parse: parseNVMe},
 	"cloud":      {doc: "throttled cloud disk (device.Throttled; default the seed-000 Azure P30)", host: "storvsc", parse: parseCloud},
 	"ssd":        {doc: "SSD / storage target (device.SSD; default the seed-002 SRP target)", host: "generic", parse: parseSSD},
 	"hdd":        {doc: "hard disk (device.HDD; model=cheetah-15k7 default, or cheetah-15k3)", host: "generic", parse: parseHDD},
@@ -149,6 +153,10 @@ func parseScsiDebug(s *state, pairs [][2]string, where, source string) error {
 	s.setDerived("host/can_queue", canQueue, source)
 	s.setDerived("host/nr_hw_queues", tpl.NrHwQueues, source)
 	s.setDerived("host/cmd_per_lun", tpl.CmdPerLun, source)
+	// sdebug_driver_template: max_sectors -1U, sg_tablesize SG_MAX_SEGMENTS,
+	// max_segment_size -1U (sysfs: max_hw_sectors_kb 2147483647, max_segments 2048)
+	s.setHwLimits(uintMaxSectors, sgMaxSegments, uintMaxSectors, source+" (sdebug_driver_template)")
+	s.logicalBS = sectorSize
 	if optKB := optBlks * sectorSize >> 10; optKB >= 4 {
 		s.setDerived("queue/max_sectors_kb", min(optKB, 32767), source+" (sd: opt_blks × sector_size)")
 	} else {
@@ -161,15 +169,16 @@ func parseScsiDebug(s *state, pairs [][2]string, where, source string) error {
 	if delay < 0 && ndelay == 0 {
 		s.warn = append(s.warn, fmt.Sprintf("scsi_debug: delay=%d (tiny delay) modelled as an immediate completion", delay))
 	}
-	capacity := int64(devSizeMB) << 20
+	// sdebug_capacity: virtual_gb when set (the dev_size_mb store wraps), else dev_size_mb
+	capacity, capNote := int64(devSizeMB)<<20, fmt.Sprintf("scsi_debug dev_size_mb=%d", devSizeMB)
 	if virtualGB > 0 {
-		capacity = int64(virtualGB) << 30
+		capacity, capNote = int64(virtualGB)<<30, fmt.Sprintf("scsi_debug virtual_gb=%d", virtualGB)
 	}
 	p := device.NullParams{CompletionNsec: compl, MaxQueue: canQueue * subQ, HostBusyWhenFull: true}
 	for range numTgts * maxLuns {
 		q := p
 		q.Name = sdName(len(s.luns))
-		s.luns = append(s.luns, lun{name: q.Name, kind: "scsi_debug", capacity: capacity, completion: scsi.CompleteOnIssueCPU,
+		s.luns = append(s.luns, lun{name: q.Name, kind: "scsi_debug", capacity: capacity, capacityNote: capNote, completion: scsi.CompleteOnIssueCPU,
 			build: func(eng *sim.Engine) (device.Device, error) { return device.NewNull(eng, q) }})
 	}
 	return nil
@@ -262,18 +271,22 @@ func parseNullBlk(s *state, pairs [][2]string, where, source string) error {
 		_ = keys["queue/scheduler"].set(s, "none")
 		s.src["queue/scheduler"] = source + " (no_sched)"
 	}
+	// null_add_dev: max_sectors (default queue_max_hw_sectors, BLK_SAFE_MAX_SECTORS)
+	// capped at BLK_DEF_MAX_SECTORS becomes max_hw_sectors and max_sectors;
+	// max_segments and max_segment_size keep blk_set_default_limits's.
+	sectors, why := 2*blkSafeMaxSectorsKB+1, " (no max_sectors: BLK_SAFE_MAX_SECTORS, 255 sectors)"
 	if maxSectors > 0 {
 		if maxSectors < 8 {
 			s.warn = append(s.warn, fmt.Sprintf("null_blk: max_sectors %d below one 4 KiB page: raised to 8 sectors (queue/max_sectors_kb 4), as blk_queue_max_hw_sectors does", maxSectors))
 		}
-		s.setDerived("queue/max_sectors_kb", min(max(maxSectors/2, 4), blkDefMaxSectorsKB), source+" (max_sectors, at most BLK_DEF_MAX_SECTORS)")
-	} else {
-		s.setDerived("queue/max_sectors_kb", blkSafeMaxSectorsKB, source+" (no max_sectors: BLK_SAFE_MAX_SECTORS)")
+		sectors, why = min(max(maxSectors, 8), 2*blkDefMaxSectorsKB), " (max_sectors, at most BLK_DEF_MAX_SECTORS)"
 	}
+	s.setHwLimits(int64(sectors), blkMaxSegments, blkMaxSegmentSize, source+why)
+	s.setMaxSectors(sectors, source+why)
 	nb := stack.NullBlk{IRQMode: nullblk.IRQMode(irq), Blocking: blocking, NoSched: noSched}
 	for range nrDev {
 		p := device.NullParams{Name: fmt.Sprintf("/dev/nullb%d", len(s.luns)), CompletionNsec: delay, MBps: int64(mbps)}
-		s.luns = append(s.luns, lun{name: p.Name, kind: "null_blk", capacity: int64(gb) << 30,
+		s.luns = append(s.luns, lun{name: p.Name, kind: "null_blk", capacity: int64(gb) << 30, capacityNote: fmt.Sprintf("null_blk gb=%d", gb),
 			driver: stack.DriverNullBlk, nullBlk: nb, ownTagSet: !sharedTags,
 			build: func(eng *sim.Engine) (device.Device, error) { return device.NewNull(eng, p) }})
 	}
@@ -325,7 +338,7 @@ func parseCloud(s *state, pairs [][2]string, where, source string) error {
 	if err := p.Validate(); err != nil {
 		return fmt.Errorf("%s: %w", where, err)
 	}
-	s.luns = append(s.luns, lun{name: p.Name, kind: "cloud", capacity: int64(capGiB * (1 << 30)),
+	s.luns = append(s.luns, lun{name: p.Name, kind: "cloud", capacity: int64(capGiB*(1<<30)) &^ 511, capacityNote: fmt.Sprintf("cloud capacity_gib=%g", capGiB),
 		build: func(eng *sim.Engine) (device.Device, error) { return device.NewThrottled(eng, p) }})
 	return nil
 }
@@ -351,7 +364,7 @@ func parseSSD(s *state, pairs [][2]string, where, source string) error {
 	if err := p.Validate(); err != nil {
 		return fmt.Errorf("%s: %w", where, err)
 	}
-	s.luns = append(s.luns, lun{name: p.Name, kind: "ssd", capacity: int64(capGB * 1e9),
+	s.luns = append(s.luns, lun{name: p.Name, kind: "ssd", capacity: int64(capGB*1e9) &^ 511, capacityNote: fmt.Sprintf("ssd capacity_gb=%g", capGB),
 		build: func(eng *sim.Engine) (device.Device, error) { return device.NewSSD(eng, p) }})
 	return nil
 }
@@ -404,7 +417,7 @@ func parseHDD(s *state, pairs [][2]string, where, source string) error {
 	if err := p.Validate(); err != nil {
 		return fmt.Errorf("%s: %w", where, err)
 	}
-	s.luns = append(s.luns, lun{name: p.Name, kind: "hdd", capacity: p.CapacityBytes, bounded: true,
+	s.luns = append(s.luns, lun{name: p.Name, kind: "hdd", capacity: p.CapacityBytes, bounded: true, capacityNote: fmt.Sprintf("hdd capacity_gb=%g", capGB),
 		build: func(eng *sim.Engine) (device.Device, error) { return device.NewHDD(eng, p) }})
 	return nil
 }
@@ -436,7 +449,9 @@ func HostKinds() []string {
 // 2048; per-hctx tags (upstream has no host_tagset).
 func parseStorvsc(s *state, pairs [][2]string, where, source string) error {
 	maxHW, perSub, ring, low, logLevel := 0, 4, 128*1024, 10, 0
+	maxXferKB := storvscDefaultMaxTransferKB
 	ps := &paramSet{kind: "storvsc"}
+	ps.intP("max_transfer_kb", 4, 1<<20, &maxXferKB) // the host's max_transfer_bytes, not a module parameter
 	ps.intP("storvsc_max_hw_queues", 0, 4096, &maxHW)
 	ps.intP("storvsc_vcpus_per_sub_channel", 1, 4096, &perSub)
 	ps.intP("storvsc_ringbuffer_size", 4096, 1<<30, &ring)
@@ -455,10 +470,25 @@ func parseStorvsc(s *state, pairs [][2]string, where, source string) error {
 	}
 	s.setDerived("host/can_queue", tpl.CanQueue, source+fmt.Sprintf(" (assumed %d per channel)", scsi.StorvscPerChannel))
 	s.setDerived("host/cmd_per_lun", tpl.CmdPerLun, source)
+	// storvsc_probe: max_sectors = max_transfer_bytes >> 9, sg_tablesize =
+	// max_transfer_bytes / 4 KiB + 1; the template's virt_boundary_mask makes
+	// max_segment_size UINT_MAX (blk_queue_virt_boundary)
+	xfer := int64(maxXferKB) &^ 3 // round_down to HV_HYP_PAGE_SIZE
+	why := source + " (storvsc_probe: max_transfer_bytes)"
+	if !has(pairs, "max_transfer_kb") {
+		why = source + fmt.Sprintf(" (storvsc_probe from max_transfer_bytes, assumed %d KiB)", storvscDefaultMaxTransferKB)
+	}
+	s.setHwLimits(2*xfer, int(xfer/4+1), uintMaxSectors, why)
+	s.sdRwMax(why)
 	return nil
 }
 
-// parseGenericHost sets the Scsi_Host fields directly.
+// parseGenericHost sets the Scsi_Host fields directly; max_sectors, sg_tablesize
+// and max_segment_size are the template's request limits (scsi_host_alloc defaults:
+// SCSI_DEFAULT_MAX_SECTORS, BLK_MAX_SEGMENT_SIZE; sg_tablesize assumed SG_ALL), which
+// __scsi_init_queue makes the queue's max_hw_sectors, max_segments and
+// max_segment_size; sd then sets max_sectors to min(max_hw_sectors,
+// BLK_DEF_MAX_SECTORS).
 func parseGenericHost(s *state, pairs [][2]string, where, source string) error {
 	ps := &paramSet{kind: "generic"}
 	for _, name := range []string{"can_queue", "nr_hw_queues", "cmd_per_lun", "host_tagset"} {
@@ -471,7 +501,16 @@ func parseGenericHost(s *state, pairs [][2]string, where, source string) error {
 			return nil
 		})
 	}
-	return ps.apply(pairs, s, where, source)
+	maxSectors, sgTable, segSize := 2*scsiDefaultMaxSectorsKB, sgAll, blkMaxSegmentSize
+	ps.intP("max_sectors", 8, 1<<30, &maxSectors)
+	ps.intP("sg_tablesize", 1, sgMaxSegments, &sgTable)
+	ps.intP("max_segment_size", 4096, 1<<30, &segSize)
+	if err := ps.apply(pairs, s, where, source); err != nil {
+		return err
+	}
+	s.setHwLimits(int64(maxSectors), sgTable, int64(segSize), source+" (Scsi_Host max_sectors, sg_tablesize, max_segment_size)")
+	s.sdRwMax(source)
+	return nil
 }
 
 func kindNames[T any](m map[string]T) string {
@@ -481,4 +520,64 @@ func kindNames[T any](m map[string]T) string {
 	}
 	sort.Strings(out)
 	return strings.Join(out, ", ")
+}
+
+// parseNVMe models an NVMe PCIe controller (package nvme) with namespaces LUNs
+// /dev/nvme0n1 … : the module parameter io_queue_depth and the controller's CAP.MQES
+// give the tag set depth (min(io_queue_depth, MQES+1) − 1, nvme.Controller); one I/O
+// queue per CPU unless the controller grants fewer (max_queues, its Number of Queues
+// answer); no budget; completions on the queue's interrupt CPU. write_queues and
+// poll_queues (module parameters, default 0) add queue maps the model does not
+// simulate, so only 0 is allowed. The limits are nvme_set_queue_limits's:
+// max_hw_sectors = min(NVME_MAX_KB_SZ, MDTS), max_segments = min(max_hw_sectors /
+// 8 + 1, NVME_MAX_SEGS), max_segment_size UINT_MAX (virt boundary), max_sectors =
+// min(max_hw_sectors, BLK_DEF_MAX_SECTORS). The media is device.SSD with the ssd
+// kind's parameters (default device.ExampleSSDParams); capacity_gb defaults to an
+// assumed 1000 GB drive.
+func parseNVMe(s *state, pairs [][2]string, where, source string) error {
+	p := device.ExampleSSDParams()
+	qdepth, writeQ, pollQ, maxQueues, mqes, mdts, nsCount := nvme.DefaultIOQueueDepth, 0, 0, 0, 1023, 0, 1
+	capGB := 1000.0
+	ps := &paramSet{kind: "nvme", inert: []string{"use_threaded_interrupts", "use_cmb_sqes", "max_host_mem_size_mb", "sgl_threshold", "noacpi", "admin_timeout", "io_timeout", "shutdown_timeout", "max_retries", "multipath", "default_ps_max_latency_us", "force_apst", "streams", "iod_mempool"}}
+	ps.intP("io_queue_depth", 2, 65535, &qdepth)
+	ps.intP("write_queues", 0, 0, &writeQ)
+	ps.intP("poll_queues", 0, 0, &pollQ)
+	ps.intP("max_queues", 0, 65535, &maxQueues)
+	ps.intP("mqes", 1, 65535, &mqes)
+	ps.intP("mdts", 0, 20, &mdts)
+	ps.intP("namespaces", 1, 1024, &nsCount)
+	ps.floatP("capacity_gb", 0, 1e6, 1, &capGB)
+	ps.intP("parallel_units", 1, 1<<16, &p.ParallelUnits)
+	ps.timeP("controller_us", 0, 1e6, sim.Microsecond, &p.ControllerOverhead)
+	ps.timeP("read_us", 0, 1e7, sim.Microsecond, &p.ReadLatency)
+	ps.timeP("write_us", 0, 1e7, sim.Microsecond, &p.WriteLatency)
+	ps.int64P("chunk_kb", 1, 1<<20, 1024, &p.ChunkBytes)
+	ps.floatP("internal_mbps", 0.001, 1e7, 1e6, &p.InternalBytesPerSec)
+	ps.floatP("link_mbps", 0.001, 1e7, 1e6, &p.LinkBytesPerSec)
+	if err := ps.apply(pairs, s, where, source); err != nil {
+		return err
+	}
+	tpl := nvme.Controller(s.cpus, maxQueues, mqes, qdepth)
+	s.setDerived("host/can_queue", tpl.QueueDepth, source+" (min(io_queue_depth, MQES+1) - 1)")
+	s.setDerived("host/nr_hw_queues", tpl.NrHwQueues, source)
+	s.setDerived("host/cmd_per_lun", tpl.QueueDepth, source+" (unused: nvme has no budget)")
+	s.notes["device/queue_depth"] = "nvme has no budget: only the controller's tag set limits a namespace"
+	hw := int64(nvmeMaxKBSize * 2)
+	if mdts > 0 {
+		hw = min(hw, int64(nvmeCtrlPageSize/512)<<mdts)
+	}
+	segs := min(int(hw/(nvmeCtrlPageSize/512))+1, nvmeMaxSegs)
+	why := source + " (nvme_set_queue_limits: NVME_MAX_KB_SZ, MDTS, NVME_MAX_SEGS)"
+	s.setHwLimits(hw, segs, uintMaxSectors, why)
+	s.setMaxSectors(int(min(hw, 2*blkDefMaxSectorsKB)), why)
+	if err := p.Validate(); err != nil {
+		return fmt.Errorf("%s: %w", where, err)
+	}
+	for n := range nsCount {
+		q := p
+		q.Name = fmt.Sprintf("/dev/nvme0n%d", n+1)
+		s.luns = append(s.luns, lun{name: q.Name, kind: "nvme", capacity: int64(capGB*1e9) &^ 511, capacityNote: fmt.Sprintf("nvme capacity_gb=%g", capGB), driver: stack.DriverNVMe,
+			build: func(eng *sim.Engine) (device.Device, error) { return device.NewSSD(eng, q) }})
+	}
+	return nil
 }

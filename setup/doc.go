@@ -24,6 +24,7 @@
 //     can_queue); opt_blks × sector_size (default 512 KiB) is queue/max_sectors_kb
 //     (sd's optimal transfer length). The other modinfo parameters (no_rwlock, dif, ...) are accepted
 //     and change nothing the model simulates (it holds no data).
+//
 //   - null_blk (drivers/block/null_blk, queue_mode=2 only): completion_nsec (used
 //     only with irqmode=2, as the driver does; irqmode 0/1 complete at once),
 //     hw_queue_depth (tag set depth), submit_queues, shared_tag_bitmap (host-wide
@@ -37,6 +38,26 @@
 //     shared_tag_bitmap and with submit_queues > 1 the model under-counts what the
 //     kernel keeps in flight; --explain notes it on device/queue_depth (lifting it
 //     needs a LUN without budget in stack).
+//
+//   - nvme (drivers/nvme/host/pci.c, package nvme): io_queue_depth (module
+//     parameter, default 1024) and the controller's mqes (CAP.MQES, default 1023)
+//     give can_queue = min(io_queue_depth, mqes+1) − 1; one I/O queue per CPU unless
+//     max_queues (the controller's grant) is lower; write_queues and poll_queues 0
+//     only; mdts (0 = none) bounds max_hw_sectors; namespaces (LUNs /dev/nvme0n1,
+//     …); capacity_gb (default an assumed 1000) and the ssd kind's media
+//     parameters. No budget; completions on the queue's interrupt CPU.
+//
+// Several driver kinds may be given together (one host each, with the same kernel,
+// CPUs and --set keys; each kind once, as a module loads once); SCSI disks are then
+// named in --device order across scsi_debug and the disk kinds (multidev.go).
+//
+// Each driver sets its request-size limits as 6.1 does (limits.go):
+// queue/max_sectors_kb, queue/max_hw_sectors_kb, queue/max_segments,
+// queue/max_segment_size. An I/O larger than they allow is split into several
+// requests (dispatch/split.go); max_sectors_kb above max_hw_sectors_kb is an error,
+// as queue_max_sectors_store's EINVAL. A job on a block device whose region runs past
+// the device's capacity (dev_size_mb/virtual_gb, gb, capacity_*) is an error
+// (Resolved.CheckFit).
 //
 // Disk kinds sit behind a host (--host, default in parentheses), one LUN each:
 //
@@ -54,8 +75,12 @@
 // Hosts (--host "KIND key=value ..."): storvsc (storvsc_max_hw_queues,
 // storvsc_vcpus_per_sub_channel, ...: nr_hw_queues = the CPUs, can_queue = 256 per
 // VMBus channel — an assumption, the kernel derives it from the ring size —
-// cmd_per_lun 2048) and generic (can_queue, nr_hw_queues, cmd_per_lun,
-// host_tagset; defaults 256, 1, 64, 0 — assumptions).
+// cmd_per_lun 2048; max_transfer_kb, the host's max_transfer_bytes, assumed 512,
+// gives max_hw_sectors_kb and max_segments) and generic (can_queue, nr_hw_queues,
+// cmd_per_lun, host_tagset; defaults 256, 1, 64, 0 — assumptions; max_sectors,
+// sg_tablesize, max_segment_size: SCSI_DEFAULT_MAX_SECTORS, SG_ALL (assumed),
+// BLK_MAX_SEGMENT_SIZE). Disks behind either get sd's max_sectors = min(max_hw_sectors,
+// BLK_DEF_MAX_SECTORS).
 //
 // An unknown kind or parameter is an error naming it and listing the allowed ones.
 //

@@ -27,10 +27,16 @@ type state struct {
 	// so the model does not simulate them.
 	pollQueues int
 
-	queueDepth   int // 0 = cmd_per_lun
-	nrRequests   int // 0 = kernel default
-	scheduler    string
-	maxSectorsKB int
+	queueDepth int // 0 = cmd_per_lun
+	nrRequests int // 0 = kernel default
+	scheduler  string
+	// request-size limits (struct queue_limits; dispatch.QueueLimits): the
+	// driver's, then queue/max_sectors_kb (limits.go)
+	maxSectors     int   // max_sectors (512-byte sectors)
+	maxHwSectors   int   // max_hw_sectors (sectors)
+	maxSegments    int   // max_segments
+	maxSegmentSize int64 // max_segment_size (bytes)
+	logicalBS      int   // logical_block_size (bytes)
 
 	opts dispatch.Options
 
@@ -241,8 +247,7 @@ func init() {
 			}
 			return s.scheduler
 		}})
-	addKey(intKey("queue/max_sectors_kb", "largest merged request (KiB)", 4, 32767, false,
-		func(s *state) *int { return &s.maxSectorsKB }))
+	addLimitKeys() // queue/max_sectors_kb and the driver's limits (limits.go)
 	addEraKeys()
 }
 

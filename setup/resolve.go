@@ -65,13 +65,16 @@ type Resolved struct {
 	// Capacity is each LUN's size in bytes (0 = unknown), in LUNs order: what a fio
 	// job without size= covers (see SizeJobs).
 	Capacity []int64
-	// bounded marks, in LUNs order, the LUNs whose model rejects I/O beyond Capacity.
-	bounded []bool
+	// bounded marks, in LUNs order, the LUNs whose model rejects I/O beyond Capacity;
+	// capacityNote says where each capacity comes from ("scsi_debug dev_size_mb=8").
+	bounded      []bool
+	capacityNote []string
 }
 
 func newState() *state {
 	return &state{cpus: DefaultCPUs, hz: DefaultHZ, canQueue: 256, nrHwQueues: 1, cmdPerLun: 64,
-		maxSectorsKB: 1280, src: map[string]string{}, notes: map[string]string{}}
+		maxSectors: 2 * blkDefMaxSectorsKB, maxHwSectors: 2 * scsiDefaultMaxSectorsKB, maxSegments: sgAll,
+		maxSegmentSize: blkMaxSegmentSize, logicalBS: 512, src: map[string]string{}, notes: map[string]string{}}
 }
 
 // Resolve turns a single description into a stack.Config; see ResolveLayers.
@@ -85,6 +88,14 @@ func (d Description) Resolve() (*Resolved, error) {
 // descriptions (which set the host/ keys of their driver); then every Set entry in
 // layer order. Errors name the layer, the key or parameter and the allowed values.
 func ResolveLayers(layers ...Layer) (*Resolved, error) {
+	if groups, at := driverGroups(layers); groups != nil {
+		return resolveGroups(layers, groups, at) // several driver kinds (multidev.go)
+	}
+	return resolveOne(layers)
+}
+
+// resolveOne is ResolveLayers for one host driver's devices.
+func resolveOne(layers []Layer) (*Resolved, error) {
 	s := newState()
 	var merged Description
 	hostFrom, devFrom := "", ""
@@ -161,7 +172,7 @@ func (s *state) applyDevices(d Description, hostFrom, devFrom string) error {
 			return fmt.Errorf("setup: %s: unknown device kind %q; allowed: %s", where, clip(kind), kindNames(deviceKinds))
 		}
 		if k.driver && len(devs) > 1 {
-			return fmt.Errorf("setup: %s: %s is its own host driver and must be the only --device (use its max_luns/nr_devices for more LUNs)", where, kind)
+			return fmt.Errorf("setup: %s: %s is its own host driver and must be the only --device of its host (more LUNs: scsi_debug max_luns= or num_tgts=, null_blk nr_devices=, nvme namespaces=)", where, kind)
 		}
 		kinds, names, pairsOf = append(kinds, k), append(names, kind), append(pairsOf, pairs)
 	}
@@ -204,6 +215,9 @@ func (s *state) resolved() (*Resolved, error) {
 		!strings.HasPrefix(src, "device ") && !strings.HasPrefix(src, "host ") {
 		s.warn = append(s.warn, fmt.Sprintf("host/cmd_per_lun %d > host/can_queue %d: the LUN queue_depth is capped at %d, as the SCSI midlayer does", s.cmdPerLun, s.canQueue, s.canQueue))
 	}
+	if err := s.checkLimits(); err != nil {
+		return nil, err
+	}
 	qd := s.effectiveQueueDepth()
 	if qd > min(s.canQueue, 10000) {
 		return nil, fmt.Errorf("setup: device/queue_depth=%d: allowed: [1, min(host/can_queue %d, 10000)]", qd, s.canQueue)
@@ -235,10 +249,11 @@ func (s *state) resolved() (*Resolved, error) {
 	}
 	for _, l := range s.luns {
 		cfg.LUNs = append(cfg.LUNs, stack.LUN{Name: l.name, Device: l.build, QueueDepth: s.queueDepth,
-			NrRequests: s.nrRequests, Scheduler: sched, MaxSectorsKB: s.maxSectorsKB})
+			NrRequests: s.nrRequests, Scheduler: sched, MaxSectorsKB: min(s.maxSectors/2, 32767), Limits: s.queueLimits()})
 		r.LUNs = append(r.LUNs, l.name)
 		r.Capacity = append(r.Capacity, l.capacity)
 		r.bounded = append(r.bounded, l.bounded)
+		r.capacityNote = append(r.capacityNote, l.capacityNote)
 	}
 	s.applyDrivers(&cfg) // drivers and per-device tag sets (setup/devices.go)
 	if err := stack.Check(cfg, nil); err != nil {
@@ -334,7 +349,9 @@ func (r *Resolved) SizeJobs(specs []fio.Spec) []string {
 		if li < 0 {
 			continue
 		}
-		c := r.Capacity[li] - s.Offset
+		// fio: io_size = real_file_size - file_offset, the offset of this clone
+		// (offset + N × offset_increment)
+		c := r.Capacity[li] - s.Offset - int64(s.Index)*s.OffsetIncrement
 		if r.bounded[li] {
 			c = share[li]
 		}
@@ -408,10 +425,19 @@ func (r *Resolved) boundedShares(specs []fio.Spec) []int64 {
 	return share
 }
 
-// CheckFit returns an error naming the first job whose region, as stack.Run lays the
-// regions out (one after the other, 1 MiB aligned, 1 GiB for a job without size), ends
-// beyond the capacity of a LUN whose model rejects such I/O (hdd). Call it after
-// SizeJobs.
+// CheckFit returns an error naming the first job that would do I/O past the end of
+// its LUN, when the LUN's capacity is known (scsi_debug dev_size_mb or virtual_gb,
+// null_blk gb, the nvme, ssd, cloud and hdd models' sizes). Call it after SizeJobs.
+//
+// A job on a block device (its target is the LUN's /dev name) covers [offset +
+// N × offset_increment, that + size) of it, size= defaulting to the device's size
+// (SizeJobs). fio refuses an offset at or past the device's end ("offset extends
+// end"); a region that runs past it would have fio issue I/O the kernel refuses
+// (blkdev_write_iter fails a write past the end with ENOSPC, blkdev_read_iter returns
+// 0 bytes), so it is an error here rather than a silent run on bytes that do not
+// exist. On a LUN whose model rejects such I/O (hdd) the regions stack.Run lays out
+// for jobs that do not name the device (one after the other, 1 MiB aligned, 1 GiB for
+// a job without size) must fit too.
 func (r *Resolved) CheckFit(specs []fio.Spec) error {
 	start := int64(0)
 	for i := range specs {
@@ -422,6 +448,19 @@ func (r *Resolved) CheckFit(specs []fio.Spec) error {
 		}
 		size -= size % s.BlockSize
 		li := r.lunIndex(s.Target)
+		if li >= 0 && r.Capacity[li] > 0 && s.Target == r.LUNs[li] {
+			c := r.Capacity[li]
+			off := s.Offset + int64(s.Index)*s.OffsetIncrement
+			if off >= c {
+				return fmt.Errorf("setup: %s:%d: job %s: offset %d is at or past the end of %s (%d bytes, %s): fio stops with \"%s: offset extends end (%d > %d)\"; lower offset= or offset_increment=",
+					s.File, s.Line, s.Instance(), off, r.LUNs[li], c, r.capacityNote[li], s.Name, off, c)
+			}
+			if off+size > c {
+				return fmt.Errorf("setup: %s:%d: job %s: I/O region [%d, %d) runs past the end of %s (%d bytes, %s): the kernel fails writes past the end (ENOSPC) and reads there return nothing; lower size= (at most %d here) or enlarge the device",
+					s.File, s.Line, s.Instance(), off, off+size, r.LUNs[li], c, r.capacityNote[li], c-off)
+			}
+			continue
+		}
 		if end := start + s.Offset + size; li >= 0 && r.bounded[li] && end > r.Capacity[li] {
 			return fmt.Errorf("setup: job %s: offset+size end at byte %d of %s, beyond its capacity %d (jobs get consecutive regions; lower size= or numjobs)",
 				s.Instance(), end, r.LUNs[li], r.Capacity[li])

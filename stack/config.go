@@ -201,6 +201,10 @@ type LUN struct {
 	Scheduler string
 	// MaxSectorsKB is max_sectors_kb; 0 = 1280.
 	MaxSectorsKB int
+	// Limits are the queue's other request-size limits (dispatch.QueueLimits:
+	// max_hw_sectors, max_segments, block sizes; MaxSectors replaces MaxSectorsKB
+	// when set): an I/O larger than they allow is split into several requests.
+	Limits dispatch.QueueLimits
 }
 
 // SubmitTiming holds the submitter latencies (ns). Zero fields take the defaults in
@@ -264,6 +268,9 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("stack: LUNs[%d].Scheduler %q not one of \"\", \"none\", \"mq-deadline\"", i, l.Scheduler)
 		case l.MaxSectorsKB != 0 && (l.MaxSectorsKB < 4 || l.MaxSectorsKB > 32767):
 			return fmt.Errorf("stack: LUNs[%d].MaxSectorsKB %d out of range [4, 32767] or 0", i, l.MaxSectorsKB)
+		}
+		if err := l.Limits.Validate(l.MaxSectorsKB); err != nil {
+			return fmt.Errorf("stack: LUNs[%d].Limits: %w", i, err)
 		}
 	}
 	if c.Kernel != "" {

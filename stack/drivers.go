@@ -49,7 +49,7 @@ func (r *runner) assemble() error {
 			r.hasBudgetMap = append(r.hasBudgetMap, false)
 			continue
 		}
-		lc := dispatch.LUNConfig{NrRequests: l.NrRequests, Elevator: l.Scheduler, MaxSectorsKB: l.MaxSectorsKB}
+		lc := dispatch.LUNConfig{NrRequests: l.NrRequests, Elevator: l.Scheduler, MaxSectorsKB: l.MaxSectorsKB, Limits: l.Limits}
 		var q *dispatch.Queue
 		budgetMap := false
 		switch h.Driver {

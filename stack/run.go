@@ -39,6 +39,13 @@ type Result struct {
 	// Interrupted is set when Limits.Interrupt ended the run at End: the
 	// unfinished jobs' windows end there (fio's runtime after SIGINT).
 	Interrupted bool
+	// Disks holds, per LUN, its disk statistics at End (/proc/diskstats counters,
+	// dispatch.DiskStats); DiskNames the LUNs' names (stack/diskutil.go).
+	Disks     []dispatch.DiskStats
+	DiskNames []string
+	// LastFinish is when the last job finished (ns; 0 if one did not): the end of
+	// the run for fio's disk statistics when the jobs end before End.
+	LastFinish sim.Time
 }
 
 // JobResult is one job instance's fio result plus where its I/Os waited.
@@ -282,10 +289,13 @@ func (r *runner) lunFor(s *fio.Spec) (blockQueue, error) {
 func (r *runner) result(end sim.Time) *Result {
 	res := &Result{End: end, Events: r.eng.Fired(), CPUBusy: r.host.CPUBusy(), LineTransfers: r.host.LineTransfers(), Contention: r.host.Contention(),
 		Interrupted: r.interrupted}
-	for _, bq := range r.queues {
+	if r.allFinished() {
+		res.LastFinish = r.lastFinish
+	}
+	for i, bq := range r.queues {
 		res.HasBudgetMap = append(res.HasBudgetMap, r.hasBudgetMap[len(res.HasBudgetMap)])
 		q, ok := bq.(*dispatch.Queue)
-		if !ok { // a legacy LUN: no hctx
+		if !ok { // a legacy LUN: no hctx, and no disk statistics modelled (no disk_util entry)
 			l := bq.(*legacyLUN)
 			res.Queues = append(res.Queues, l.stats())
 			res.Schedulers = append(res.Schedulers, l.q.Elevator().Name())
@@ -299,6 +309,8 @@ func (r *runner) result(end sim.Time) *Result {
 			hs = append(hs, h.Stats())
 		}
 		res.Hctxs = append(res.Hctxs, hs)
+		res.Disks = append(res.Disks, q.DiskStats())
+		res.DiskNames = append(res.DiskNames, r.cfg.LUNs[i].Name)
 	}
 	for _, j := range r.jobs {
 		wEnd := int64(j.stopAt)

@@ -100,13 +100,13 @@ func (c *Config) check() error {
 			}
 			names[l.Name] = i
 		}
-		if qd, maxQD := c.lunQueueDepth(l), min(c.Host.CanQueue, budget.MaxQueueDepth); qd < 1 || qd > maxQD {
+		if qd, maxQD := c.lunQueueDepth(l), min(c.hostAt(l.Host).CanQueue, budget.MaxQueueDepth); qd < 1 || qd > maxQD {
 			return configErrorf(fmt.Sprintf("LUNs[%d].QueueDepth", i), "LUNs[%d]: queue_depth %d out of range [1, %d]", i, qd, maxQD)
 		}
-		if l.NrRequests > 0 && c.elevatorOf(l) == "" && l.NrRequests > c.Host.CanQueue {
+		if cq := c.hostAt(l.Host).CanQueue; l.NrRequests > 0 && c.elevatorOf(l) == "" && l.NrRequests > cq {
 			return configErrorf(fmt.Sprintf("LUNs[%d].NrRequests", i),
 				"LUNs[%d].NrRequests %d out of range [0 (= default), %d]: without an I/O scheduler nr_requests only shrinks the driver tags (Host.CanQueue %d)",
-				i, l.NrRequests, c.Host.CanQueue, c.Host.CanQueue)
+				i, l.NrRequests, cq, cq)
 		}
 	}
 	return c.Limits.validate()

@@ -320,9 +320,9 @@ exits at once (130). --eta always shows progress even when stderr is not a termi
 					return rep.WriteTerse(w, depthsOf(out))
 				case "json", "json+":
 					return rep.WriteJSON(w, fio.OutputOptions{Plus: f == "json+", GlobalOptions: fio.GlobalOptionMap(specs), Blkmq: bk,
-						Depths: depthsOf(out), SteadyState: steadyOf(out)})
+						Depths: depthsOf(out), SteadyState: steadyOf(out), DiskUtil: out.DiskUtil()})
 				}
-				return rep.WriteTextWith(w, fio.TextOptions{Specs: specs, Depths: depthsOf(out), SteadyState: steadyOf(out)})
+				return rep.WriteTextWith(w, fio.TextOptions{Specs: specs, Depths: depthsOf(out), SteadyState: steadyOf(out), DiskUtil: out.DiskUtil()})
 			})
 			if err == nil && out.Interrupted {
 				return interruptedError("run interrupted by signal %d at model time %v: the results above are up to there", sig.Signal(), out.End)
