@@ -99,6 +99,7 @@ type runner struct {
 	// lastFinish is when the last job finished (stack/groups.go)
 	lastFinish sim.Time
 	runq       []*runQueue // io-wq workers waiting for each CPU (stack/iowq.go)
+	cpuSched   cpuSched    // the scheduler's view of the CPUs (stack/placement.go)
 }
 
 // Run runs the fio jobs on the modelled machine in virtual time and returns the
