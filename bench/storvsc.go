@@ -137,6 +137,10 @@ func init() {
 		Run:      runStorvsc, RunScaled: runStorvscWith, Params: StorvscParams()})
 }
 
+// ParamWakeMigrate is the name of stack's deprecated free migration rate
+// (stack.PlaceRandom), still used by the smartpqi scenario.
+const ParamWakeMigrate = "stack.wake-migrate"
+
 // ParamSchedTick is the name of stack's scheduler tick (stack.DefaultSchedTick, when
 // the idle-load balancer can pull a waiting fio thread), an assumption shared by every
 // scenario with unpinned fio threads.
