@@ -34,7 +34,8 @@ type state struct {
 
 	opts dispatch.Options
 
-	emulationOverhead time.Duration // system/emulation_overhead (overhead.go)
+	emulationOverhead time.Duration       // system/emulation_overhead (overhead.go)
+	placement         stack.PlacementRule // system/sched_placement (placement.go)
 
 	luns  []lun
 	src   map[string]string // key -> source

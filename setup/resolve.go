@@ -241,6 +241,7 @@ func (s *state) resolved() (*Resolved, error) {
 		r.bounded = append(r.bounded, l.bounded)
 	}
 	s.applyDrivers(&cfg) // drivers and per-device tag sets (setup/devices.go)
+	cfg.Placement.Rule = s.placement
 	if err := stack.Check(cfg, nil); err != nil {
 		return nil, userError(err)
 	}
