@@ -50,7 +50,8 @@ func StorvscSpecs(runtime time.Duration) ([]fio.Spec, error) {
 // The jobs' directory= puts their files on a file system, so stack's v5.17 file-system
 // rules apply (stack.FSOptions zero value: io_uring's inline submission sleeps in
 // blk_mq_get_tag, iomap's per-dio plug; XFS), and the fio threads are unpinned
-// (stack.Placement zero value: they move on 2 % of wake-ups, an assumption).
+// (stack.Placement zero value, PlaceFair: 6.1's select_task_rq_fair at each wake-up
+// and idle balance of a thread waiting for its CPU; the source does not pin its jobs).
 func StorvscConfig(shared bool, nrRequests int, seed uint64) stack.Config {
 	return storvscConfig(shared, nrRequests, seed, nil)
 }
@@ -74,9 +75,7 @@ func storvscConfig(shared bool, nrRequests int, seed uint64, sc Scale) stack.Con
 		Kernel: StorvscKernel,
 		Seed:   seed,
 	}
-	if f := sc.Of(ParamWakeMigrate); f != 1 {
-		cfg.Placement.WakeMigrate = min(1, stack.DefaultWakeMigrate*f)
-	}
+	applyPlacementScale(&cfg, sc)
 	return cfg
 }
 
@@ -138,9 +137,28 @@ func init() {
 		Run:      runStorvsc, RunScaled: runStorvscWith, Params: StorvscParams()})
 }
 
-// ParamWakeMigrate is the name of stack's thread-migration rate (an assumption shared
-// by every scenario with unpinned fio threads).
+// ParamWakeMigrate is the name of stack's deprecated free migration rate
+// (stack.PlaceRandom), still used by the smartpqi scenario.
 const ParamWakeMigrate = "stack.wake-migrate"
+
+// ParamSchedTick is the name of stack's scheduler tick (stack.DefaultSchedTick, when
+// the idle-load balancer can pull a waiting fio thread), an assumption shared by every
+// scenario with unpinned fio threads.
+const ParamSchedTick = "stack.sched-tick"
+
+// schedTickParam is ParamSchedTick with its basis.
+func schedTickParam() Param {
+	return Param{Name: ParamSchedTick, Value: float64(stack.DefaultSchedTick) / 1e6, Unit: "ms", Basis: BasisAssumed, Scalable: true,
+		Ref: "1/HZ, CONFIG_HZ=250 as in Debian's and Ubuntu's x86 kernels; the sources do not give their kernel configuration. " +
+			"Unpinned fio threads are placed by stack.PlaceFair (6.1 select_task_rq_fair, idle balance after the sourced 0.5 ms sysctl_sched_migration_cost)"}
+}
+
+// applyPlacementScale applies a scaled ParamSchedTick to cfg.
+func applyPlacementScale(cfg *stack.Config, sc Scale) {
+	if f := sc.Of(ParamSchedTick); f != 1 {
+		cfg.Placement.Tick = max(1, sim.Time(float64(stack.DefaultSchedTick)*f))
+	}
+}
 
 // StorvscParams are the parameters of the storvsc scenarios with their basis.
 func StorvscParams() []Param {
@@ -158,8 +176,7 @@ func StorvscParams() []Param {
 			Ref: "token-bucket depth (20 ms of rate): a smoothing window for a disk without credit bursting"},
 		{Name: "storvsc.can_queue", Value: StorvscCanQueue, Unit: "", Basis: BasisAssumed,
 			Ref: "storvsc derives can_queue from its VMBus ring size; any value >= nr_requests gives the same figures (the LUN budget of 15 binds first)"},
-		{Name: ParamWakeMigrate, Value: stack.DefaultWakeMigrate, Unit: "of wake-ups", Basis: BasisAssumed, Scalable: true,
-			Ref: "unpinned fio threads move to another CPU on this fraction of wake-ups (stack.Placement zero value); no source; the pinned variants show the placement's weight"},
+		schedTickParam(),
 		{Name: "storvsc.kernel", Value: 5.17, Unit: "", Basis: BasisSourced, Ref: "the RFC was posted in Feb 2022 against v5.17-rc"},
 	}
 }

@@ -63,6 +63,7 @@ type TagWaiter struct {
 	q        *Queue
 	bio      *Bio
 	sleeping bool
+	wakerCPU int // the CPU that ran the last wake-up (try_to_wake_up's this_cpu)
 
 	// callbacks bound once (no allocation per wait)
 	runHctx     func(*tagset.Hctx)
@@ -72,6 +73,11 @@ type TagWaiter struct {
 
 // Sleeping reports whether the task sleeps in blk_mq_get_tag.
 func (t *TagWaiter) Sleeping() bool { return t.sleeping }
+
+// WakerCPU returns the CPU that ran the task's last wake-up from blk_mq_get_tag (the
+// CPU that freed the tag and called try_to_wake_up: the scheduler's this_cpu in
+// select_task_rq_fair), for the Sleeper's WakeCPU to place the task.
+func (t *TagWaiter) WakerCPU() int { return t.wakerCPU }
 
 // SubmitBio is blk_mq_submit_bio for a task on cpu (§5.1): merge into a queued request
 // (ctx list or elevator), else allocate a request — failing with WouldBlock when nowait,
@@ -224,6 +230,7 @@ func (tw *TagWaiter) bind(q *Queue, b *Bio) {
 	// the task becomes runnable and runs after the wake-up latency (try_to_wake_up
 	// charged on the waking CPU)
 	tw.woken = func(*tagset.TagAlloc) {
+		tw.wakerCPU = q.host.cpu.cur
 		q.host.charge(q.host.cpu.c.Wakeup)
 		q.eng.After(q.host.wakeupDelay(), tw)
 	}

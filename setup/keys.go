@@ -40,8 +40,9 @@ type state struct {
 
 	opts dispatch.Options
 
-	emulationOverhead time.Duration // system/emulation_overhead (overhead.go)
-	emulationSlowdown float64       // system/emulation_slowdown (overhead.go); 0 = 1
+	emulationOverhead time.Duration       // system/emulation_overhead (overhead.go)
+	emulationSlowdown float64             // system/emulation_slowdown (overhead.go); 0 = 1
+	placement         stack.PlacementRule // system/sched_placement (placement.go)
 
 	luns  []lun
 	src   map[string]string // key -> source

@@ -256,6 +256,7 @@ func (s *state) resolved() (*Resolved, error) {
 		r.capacityNote = append(r.capacityNote, l.capacityNote)
 	}
 	s.applyDrivers(&cfg) // drivers and per-device tag sets (setup/devices.go)
+	cfg.Placement.Rule = s.placement
 	if err := stack.Check(cfg, nil); err != nil {
 		return nil, userError(err)
 	}

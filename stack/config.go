@@ -43,18 +43,19 @@ type Config struct {
 	// (fio directory=, or a filename not under /dev/): see FSOptions (stack/fs.go).
 	// The zero value is v5.17 on XFS.
 	FS FSOptions
-	// Placement is where the scheduler runs an unpinned fio thread after a wake-up
-	// (stack/placement.go); the zero value moves it on DefaultWakeMigrate of wake-ups.
+	// Placement is where the scheduler runs an unpinned fio thread or io-wq worker
+	// (stack/placement.go); the zero value is PlaceFair, 6.1's select_task_rq_fair
+	// and idle balance.
 	Placement Placement
 	// Seed seeds the workload's random draws only: fio's random offsets and rwmix
 	// directions (fio's randseed), per job. A job set without random draws gives the
 	// same result for every Seed.
 	Seed uint64
 	// JitterSeed seeds the model's own random draws, which are not part of the
-	// workload: kblockd, wake-up and reap delays (Timing, Submit), io-wq worker CPUs
-	// and the tag sets' initial allocation hints; 0 = DefaultJitterSeed. Placement
-	// draws use a fixed stream of their own (placementSeed) and device models their
-	// own parameters (e.g. device.NullParams.Seed).
+	// workload: kblockd, wake-up and reap delays (Timing, Submit) and the tag sets'
+	// initial allocation hints; 0 = DefaultJitterSeed. PlaceFair draws nothing;
+	// the deprecated PlaceRandom uses a fixed stream of its own (placementSeed), and
+	// device models their own parameters (e.g. device.NullParams.Seed).
 	JitterSeed uint64
 	// Watchdog reports a modelled hang instead of waiting on it (stack/watchdog.go),
 	// in model time (ns); 0 = 1 hour. A run with a job that is not time-bound (size
@@ -281,11 +282,14 @@ func (c *Config) Validate() error {
 	if err := c.validateLegacy(); err != nil {
 		return err
 	}
-	if r := c.Placement.Rule; r > PlaceSelectIdle {
-		return fmt.Errorf("stack: Placement.Rule %d out of range [%d, %d] (PlaceRandom, PlaceSelectIdle)", r, PlaceRandom, PlaceSelectIdle)
+	if r := c.Placement.Rule; r > PlaceRandom {
+		return fmt.Errorf("stack: Placement.Rule %d out of range [%d, %d] (PlaceFair, PlaceRandom)", r, PlaceFair, PlaceRandom)
 	}
 	if p := c.Placement.WakeMigrate; p > 1 || p != p {
 		return fmt.Errorf("stack: Placement.WakeMigrate %v out of range [0, 1] (0 = default, negative = never)", p)
+	}
+	if p := c.Placement; p.MigrationCost < 0 || p.MigrationCost > sim.Second || p.Tick < 0 || p.Tick > sim.Second {
+		return fmt.Errorf("stack: Placement.MigrationCost %d / Tick %d ns out of range [0, 1e9] (0 = default)", p.MigrationCost, p.Tick)
 	}
 	t := c.Submit
 	if t.ReapMin < 0 || t.ReapMax < t.ReapMin || t.WorkerStep < 0 {

@@ -52,22 +52,28 @@ func TestIOUringTarget(t *testing.T) {
 	}
 }
 
-// TestPlacement: an unpinned fio thread moves on some wake-ups (stack.Placement) and so
-// submits through several hctxs; a thread pinned to one CPU uses that CPU's hctx only.
+// TestPlacement: a lone unpinned fio thread on an idle machine stays on its CPU
+// (PlaceFair: select_idle_sibling keeps a woken task on its idle previous CPU) and so
+// submits through one hctx, as a pinned one does; under the deprecated PlaceRandom it
+// moves on some wake-ups and submits through several.
 func TestPlacement(t *testing.T) {
 	tests := []struct {
 		name      string
 		pin       string
+		place     stack.Placement
 		wantHctxs func(n int) bool
 		want      string
 	}{
-		{"000/unpinned-thread-spreads-over-hctxs", "", func(n int) bool { return n > 1 }, "more than 1"},
-		{"000/pinned-thread-stays-on-its-hctx", "cpus_allowed=2\n", func(n int) bool { return n == 1 }, "exactly 1"},
+		{"000/unpinned-thread-stays-on-its-idle-cpu", "", stack.Placement{}, func(n int) bool { return n == 1 }, "exactly 1"},
+		{"000/unpinned-thread-spreads-under-place-random", "", stack.Placement{Rule: stack.PlaceRandom}, func(n int) bool { return n > 1 }, "more than 1"},
+		{"000/pinned-thread-stays-on-its-hctx", "cpus_allowed=2\n", stack.Placement{}, func(n int) bool { return n == 1 }, "exactly 1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			job := "[j]\nioengine=libaio\nrw=randread\nbs=4k\ndirect=1\niodepth=8\ntime_based\nruntime=50ms\nsize=64M\n" + tt.pin
-			res, err := stack.Run(baseConfig(), parse(t, job))
+			cfg := baseConfig()
+			cfg.Placement = tt.place
+			res, err := stack.Run(cfg, parse(t, job))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -138,12 +144,12 @@ func TestConfigFSAndPlacement(t *testing.T) {
 	}
 }
 
-// TestPlaceSelectIdle: with the select_task_rq_fair rule three unpinned threads are
+// TestPlaceFair: with the select_task_rq_fair rule (the default) three unpinned threads are
 // placed without random draws (two runs give identical I/O counts, every job does
 // I/O), and Validate rejects an unknown rule.
-func TestPlaceSelectIdle(t *testing.T) {
+func TestPlaceFair(t *testing.T) {
 	cfg := baseConfig()
-	cfg.Placement.Rule = stack.PlaceSelectIdle
+	cfg.Placement.Rule = stack.PlaceFair
 	specs := parse(t, "[global]\nioengine=libaio\nrw=randread\nbs=4k\ndirect=1\niodepth=8\ntime_based\nruntime=50ms\nsize=64M\n[j]\nnumjobs=3\n")
 	a, err := stack.Run(cfg, specs)
 	if err != nil {

@@ -47,18 +47,10 @@ func (j *job) activateWorker() {
 		return
 	}
 	if w.busy = true; !j.r.sub.StickyWorkers || !w.placed {
-		w.cpu, w.placed = j.workerCPU(), true
+		w.cpu = j.placeWorker(w, j.runCPU, true, !w.placed)
+		w.placed = true
 	}
 	j.r.eng.After(j.r.rnd.Uniform(j.r.sub.ReapMin, j.r.sub.ReapMax), &w.step)
-}
-
-// workerCPU picks the CPU a worker runs on: uniform over all CPUs (io-wq workers carry
-// no affinity of their own; the placement is the scheduler's; assumption).
-func (j *job) workerCPU() int {
-	if j.r.sub.WorkersOnOwnerCPU {
-		return j.runCPU
-	}
-	return j.r.rnd.IntN(j.r.cfg.NrCPUs)
 }
 
 // run processes the next work item, once the worker's CPU has finished the work
@@ -83,6 +75,7 @@ func (w *worker) run(now sim.Time) {
 	switch j.q.SubmitBioPlug(&u.bio, w.cpu, false, &w.tw, &w.plug) {
 	case dispatch.Sleeping:
 		w.sleeping = true
+		j.r.taskRan(w.cpu)
 		j.sleep()
 		if !j.backlog.empty() {
 			j.activateWorker() // io_wq_worker_sleeping: keep the pool busy
@@ -92,6 +85,7 @@ func (w *worker) run(now sim.Time) {
 		j.wait.merged++
 	}
 	w.finishPlug()
+	j.r.taskRan(w.cpu) // the worker ran on its CPU (PlaceFair's idle test)
 	j.r.eng.After(j.r.sub.WorkerStep, &w.step)
 }
 
@@ -161,7 +155,7 @@ func (w *worker) finishPlug() {
 // WakeCPU: a woken worker runs on a CPU the scheduler picks.
 func (w *worker) WakeCPU(sim.Time) int {
 	if !w.j.r.sub.StickyWorkers {
-		w.cpu = w.j.workerCPU()
+		w.cpu = w.j.placeWorker(w, w.tw.WakerCPU(), false, false)
 	}
 	return w.cpu
 }

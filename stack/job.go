@@ -131,7 +131,13 @@ type job struct {
 	fsOpts  FSOptions
 	dioPlug bool
 	place   Placement
-	placeRn *sim.Rand // placement draws (see Placement)
+	placeRn *sim.Rand // PlaceRandom's draws (see Placement)
+	// PlaceFair: the thread waits for its CPU (runnable) since waitSince, its turn
+	// comes at turnAt (stack/placement.go); reapWaker is the CPU whose completion
+	// woke it to reap
+	cpuWait, contended bool
+	waitSince, turnAt  sim.Time
+	reapWaker          int
 
 	// tasks asleep in blk_mq_get_tag now, and the most seen
 	sleepers, maxSleepers int
@@ -173,7 +179,7 @@ func (e *reapEvent) Fire(now sim.Time) {
 		return
 	}
 	j.inGetevents = false
-	j.wakePlacement()
+	j.wakePlacement(j.reapWaker)
 	if j.getevents(now) {
 		j.run(now)
 	}
@@ -183,11 +189,24 @@ func (e *reapEvent) Fire(now sim.Time) {
 // charged before the thread waited for it.
 type fillEvent struct{ j *job }
 
-// Fire resumes the job loop where it waited for the CPU: the thread has its turn.
+// Fire resumes the job loop where it waited for the CPU: the thread has its turn, or
+// an idle CPU pulls it (PlaceFair's idle balance, before its turn).
 func (e *fillEvent) Fire(now sim.Time) {
-	e.j.fillWait = false
-	e.j.cpuTurn = true
-	e.j.run(now)
+	j := e.j
+	if now < j.turnAt {
+		c := j.balancePull(now)
+		if c < 0 {
+			j.r.eng.At(j.nextBalance(now), &j.fillEv)
+			return
+		}
+		j.endCPUWait()
+		j.runCPU = c
+	} else {
+		j.endCPUWait()
+	}
+	j.fillWait = false
+	j.cpuTurn = true
+	j.run(now)
 }
 
 type startEvent struct{ j *job }
@@ -394,9 +413,7 @@ func (j *job) cpuBusy(now sim.Time, turn bool) bool {
 	if t <= now {
 		return false
 	}
-	j.fillWait = true
-	j.r.eng.At(t, &j.fillEv)
-	return true
+	return j.waitCPU(now, t) || j.cpuBusy(now, false)
 }
 
 // submitReturned is the return of the submitting syscall (io_submit, io_uring_enter):
@@ -473,7 +490,7 @@ type jobSleeper job
 
 // WakeCPU: the job thread runs where the scheduler places it (Placement).
 func (s *jobSleeper) WakeCPU(sim.Time) int {
-	(*job)(s).wakePlacement()
+	(*job)(s).wakePlacement(s.tw.WakerCPU())
 	return s.runCPU
 }
 
@@ -510,6 +527,7 @@ func (j *job) EndBio(b *dispatch.Bio, now sim.Time, _ error) {
 	// (all that are in flight if fewer) are there
 	if j.inGetevents && !j.reapPending && j.reapReady() {
 		j.reapPending = true
+		j.reapWaker = j.q.Host().CurrentCPU()
 		j.r.eng.After(j.r.rnd.Uniform(j.r.sub.ReapMin, j.r.sub.ReapMax), &j.reapEv)
 	}
 }
@@ -559,6 +577,12 @@ func (j *job) account(u *ioU, now sim.Time) {
 // submission (Unblocked resumes it) or in getevents (reapEvent resumes it), or the
 // job has finished.
 func (j *job) run(now sim.Time) {
+	j.runLoop(now)
+	j.r.taskRan(j.runCPU) // the thread ran on its CPU (PlaceFair's idle test)
+}
+
+// runLoop is run's loop.
+func (j *job) runLoop(now sim.Time) {
 	for {
 		j.fill(now)
 		if j.blocked || j.fillWait || j.pace.sleeping {

@@ -2,69 +2,121 @@ package stack
 
 import "github.com/blkmq/blkmq/sim"
 
-// DefaultWakeMigrate is PlaceRandom's rate when Placement.WakeMigrate is 0: 2 % of wake-ups
-// move an unpinned fio thread. Source: an assumption, not a measurement — the share of
-// wake-ups that find the previous CPU busy, taken as the per-CPU busy time of a 16-vCPU
-// VM at 5000 IOPS: interrupt handling on the channel CPUs, kblockd queue runs on every
-// CPU, fio's own per-I/O work (a few % each; the dispatch CPU cost model alone charges
-// 0.1–0.4 %, it has no interrupt or fio cost). Results that depend on it say so: seed
-// 000's per-hctx wal gives 113 / 107 / 73 / 76 / 45 IOPS at 0.5 / 1 / 2 / 5 / 20 %
-// (BENCHMARKS.md, storvsc sensitivity).
+// DefaultWakeMigrate is PlaceRandom's rate when Placement.WakeMigrate is 0: 2 % of
+// wake-ups move an unpinned fio thread to a uniformly drawn CPU.
+//
+// Deprecated: the rate has no source; it was the model's placement before PlaceFair
+// (the default now), which derives every move from the scheduler's rules. It is kept
+// only for PlaceRandom, to reproduce earlier figures.
 const DefaultWakeMigrate = 0.02
 
-// Placement models where the scheduler runs an unpinned fio thread when it wakes up
-// (kernel/sched/fair.c select_task_rq_fair). A thread pinned to one CPU
+// Scheduler constants of PlaceFair. Each states its source.
+const (
+	// DefaultMigrationCost is sysctl_sched_migration_cost (kernel/sched/fair.c, 6.1:
+	// 500000 ns): task_hot treats a task that ran less than this long ago as cache-hot
+	// and can_migrate_task refuses to pull it; newidle_balance also gives up when the
+	// CPU's average idle period is shorter. Sourced (the kernel's default).
+	DefaultMigrationCost = 500 * sim.Microsecond
+	// DefaultSchedTick is the scheduler tick, 1/HZ: scheduler_tick →
+	// trigger_load_balance → nohz_balancer_kick is where a busy CPU asks an idle CPU
+	// to pull its waiting task. 4 ms is CONFIG_HZ=250, the value of Debian's and
+	// Ubuntu's x86 kernels of the 5.x/6.1 era; an assumption for a VM whose
+	// configuration the source does not give (sensitivity ×0.5 / ×2 in bench).
+	DefaultSchedTick = 4 * sim.Millisecond
+	// wakeAffineImbalancePct is the LLC (MC) domain's imbalance_pct, 117 (sd_init in
+	// kernel/sched/topology.c); wake_affine_weight biases prev_cpu by half the
+	// excess: 100 + (117 − 100) / 2 = 108 against the waker's 100 (WA_BIAS). Sourced.
+	wakeAffineImbalancePct = 117
+)
+
+// Placement models where the scheduler runs an unpinned fio thread or io-wq worker
+// when it wakes up and while it waits for its CPU. A thread pinned to one CPU
 // (cpus_allowed) never moves. The submitting CPU picks the ctx and hctx (and, with
-// per-hctx tags, the tag pool) a request uses, so a moving thread leaves requests on
-// several hctxs and shares hctxs with others. Two rules:
+// per-hctx tags, the tag pool) a request uses, so where threads run decides which
+// hctxs they share.
 //
-//   - PlaceRandom (the zero value): at each wake-up, with probability WakeMigrate,
-//     the thread moves to a CPU drawn uniformly from its allowed CPUs. The rate is
-//     an assumption (DefaultWakeMigrate).
-//   - PlaceSelectIdle: the decision of 6.1's select_task_rq_fair for a wake-up
-//     (WF_TTWU) in one last-level-cache domain, evaluated on the model's CPU state.
-//     The woken task keeps its previous CPU when that CPU is idle
-//     (select_idle_sibling: available_idle_cpu(prev) returns prev; wake_affine_idle
-//     returns prev when prev is idle); otherwise it goes to the first idle allowed
-//     CPU after prev, wrapping (select_idle_cpu's for_each_cpu_wrap from target + 1).
-//     When no CPU is idle, select_idle_sibling leaves it on prev, but the first CPU
-//     to go idle pulls a runnable task from a busy one (newidle_balance); the model
-//     folds that in by placing the thread on the allowed CPU whose work ends first
-//     (prev on a tie). A CPU is idle when the model has no work charged to it at the wake-up instant
-//     (dispatch.Host.CPUFreeAt): the model charges block-layer and driver CPU costs,
-//     not fio's user-space time or interrupt entry, so it sees CPUs idle more often
-//     than the kernel does, and threads move less. wake_wide (a waker flipping
-//     between many wakees) and the load-based wake_affine_weight are not modelled:
-//     the wakers here are completion contexts, for which want_affine holds and the
-//     idle checks decide. Periodic load balancing is not modelled.
+// PlaceFair (the zero value) follows 6.1's kernel/sched/fair.c for one last-level-cache
+// domain (every modelled CPU shares the LLC, as the vCPUs of a cloud VM do):
 //
-// PlaceSelectIdle is not the default yet: a thread that waits for its busy CPU
-// without sleeping (the model's CPU turn) is never re-placed, because the
-// newidle_balance pull happens only at its next wake-up; with four unpinned jobs
-// on a zero-latency null_blk the job that shares the interrupt CPU then gets 12 %
-// of the others' I/O (stack's TestSubmitterTakesItsCPUTurn), where the kernel's
-// idle balance would move it.
+//   - Wake-up, select_task_rq_fair(WF_TTWU, not sync): the waker's CPU is the CPU that
+//     ran try_to_wake_up — the completion that freed the tag (blk_mq_get_tag sleep),
+//     the completion that posted the event (io_getevents / io_uring_enter wait), or the
+//     submitting thread (an idle io-wq worker woken by io_wqe_activate_free_worker).
+//     want_affine holds (wake_wide needs the wakee to flip between more than the LLC's
+//     size of wakees; these tasks wake one or two) and the waker CPU is allowed, so
+//     when waker ≠ prev, wake_affine picks the target: wake_affine_idle — the waker CPU
+//     is idle (an interrupt that came in on an idle CPU: available_idle_cpu checks the
+//     run queue, not interrupt work) → prev if prev is idle, else the waker CPU;
+//     otherwise wake_affine_weight — the waker CPU if (load(waker) + 1) × 100 <
+//     load(prev without the task) × 108, else prev. Then select_idle_sibling(prev,
+//     target): target if idle; prev if idle; else the first idle allowed CPU after
+//     target, wrapping (select_idle_cpu's for_each_cpu_wrap from target + 1); else
+//     target.
+//   - A new io-wq worker (create_io_worker → wake_up_new_task, WF_FORK →
+//     find_idlest_cpu): the first idle CPU after its creator's, wrapping; the
+//     creator's CPU if none is idle.
+//   - Idle balance of a thread that waits for its busy CPU (runnable, not running):
+//     can_migrate_task refuses it while task_hot, i.e. until it has waited
+//     DefaultMigrationCost. After that an idle CPU pulls it — at the waiting CPU's
+//     next scheduler tick (nohz_balancer_kick: a CPU with a runnable CFS task whose
+//     capacity interrupts reduce, or with two tasks, kicks the idle-load balancer,
+//     which pulls to an idle CPU; _nohz_idle_balance / active balance), or, when
+//     another thread waits on the same CPU (nr_running ≥ 2 sets rd->overload), as soon
+//     as an allowed CPU goes idle (newidle_balance). The destination is the first
+//     allowed CPU after the waiting one, wrapping, that has no task and no charged
+//     work.
+//
+// "Idle" is available_idle_cpu: no modelled task (fio thread, io-wq worker) running or
+// waiting on the CPU. A task runs on a CPU until the work charged there when it last
+// submitted is done; interrupt, completion and kblockd work do not make a CPU busy for
+// the scheduler's idle test (the kernel's kworkers and ksoftirqd are not modelled as
+// tasks). load(c) is the number of modelled tasks on c now, where the kernel uses PELT
+// averages (cpu_load); capacity reduction by interrupt time in wake_affine_weight is
+// not modelled, nor recent_used_cpu (a fio thread's own CPU in these workloads),
+// SIS_UTIL's scan limit (the LLC is lightly used), newidle_balance's avg_idle test,
+// the ilb's rate limit (nohz.next_balance, balance_interval) and periodic balancing
+// of running tasks. Nothing is random: a placement depends only on the model state.
+//
+// PlaceRandom is the earlier free rate (deprecated, see DefaultWakeMigrate).
 type Placement struct {
-	// Rule selects the placement rule; the zero value is PlaceRandom.
+	// Rule selects the placement rule; the zero value is PlaceFair.
 	Rule PlacementRule
 	// WakeMigrate is PlaceRandom's probability, [0, 1], that a woken fio thread
 	// runs on a uniformly drawn allowed CPU; 0 = DefaultWakeMigrate, negative =
-	// never move.
+	// never move. A non-zero WakeMigrate selects PlaceRandom whatever Rule says.
+	//
+	// Deprecated: an assumption without a source; use PlaceFair.
 	WakeMigrate float64
+	// MigrationCost is PlaceFair's task_hot window (ns); 0 = DefaultMigrationCost.
+	MigrationCost sim.Time
+	// Tick is PlaceFair's scheduler tick (ns), when a waiting thread can be pulled
+	// by the idle-load balancer; 0 = DefaultSchedTick.
+	Tick sim.Time
 }
 
-// PlacementRule selects how Placement picks a woken thread's CPU.
+// PlacementRule selects how Placement picks a thread's CPU.
 type PlacementRule uint8
 
 const (
-	// PlaceRandom moves a woken thread to a uniformly drawn allowed CPU with
-	// probability WakeMigrate (an assumption).
-	PlaceRandom PlacementRule = iota
-	// PlaceSelectIdle applies select_task_rq_fair's idle-CPU rules (see Placement).
-	PlaceSelectIdle
+	// PlaceFair applies select_task_rq_fair at wake-ups and idle balance to waiting
+	// threads (see Placement).
+	PlaceFair PlacementRule = iota
+	// PlaceRandom moves a woken fio thread to a uniformly drawn allowed CPU with
+	// probability WakeMigrate.
+	//
+	// Deprecated: an assumed rate; use PlaceFair.
+	PlaceRandom
 )
 
-// wakeMigrate returns the effective probability.
+// PlaceSelectIdle was the opt-in select_task_rq_fair idle rule; PlaceFair replaces it.
+//
+// Deprecated: use PlaceFair (the same rule plus the waker CPU and idle balance).
+const PlaceSelectIdle = PlaceFair
+
+// random reports whether the deprecated PlaceRandom rule applies.
+func (p Placement) random() bool { return p.Rule == PlaceRandom || p.WakeMigrate != 0 }
+
+// wakeMigrate returns PlaceRandom's effective probability.
 func (p Placement) wakeMigrate() float64 {
 	if p.WakeMigrate == 0 {
 		return DefaultWakeMigrate
@@ -72,7 +124,23 @@ func (p Placement) wakeMigrate() float64 {
 	return p.WakeMigrate
 }
 
-// placementSeed seeds each job's placement stream (plus the job's index). The draws
+// migrationCost returns the effective task_hot window.
+func (p Placement) migrationCost() sim.Time {
+	if p.MigrationCost > 0 {
+		return p.MigrationCost
+	}
+	return DefaultMigrationCost
+}
+
+// tick returns the effective scheduler tick.
+func (p Placement) tick() sim.Time {
+	if p.Tick > 0 {
+		return p.Tick
+	}
+	return DefaultSchedTick
+}
+
+// placementSeed seeds each job's PlaceRandom stream (plus the job's index). The draws
 // use neither Config.Seed (the workload) nor Config.JitterSeed: runs of sequential
 // jobs stay identical across seeds (stack's determinism tests).
 const placementSeed = 0x51ace0000
@@ -80,49 +148,240 @@ const placementSeed = 0x51ace0000
 // placementOptions returns the run's placement switches (Config.Placement).
 func (r *runner) placementOptions() Placement { return r.cfg.Placement }
 
-// wakePlacement applies Placement to the job's thread after a wake-up: a blocked
-// submission resuming (blk_mq_get_tag) or the thread woken to reap completions.
-func (j *job) wakePlacement() {
-	if len(j.allowed) < 2 {
-		return
-	}
-	if j.place.Rule == PlaceSelectIdle {
-		j.runCPU = j.selectIdleCPU(j.r.eng.Now())
-		return
-	}
-	p := j.place.wakeMigrate()
-	if p <= 0 || j.placeRn.Float64() >= p {
-		return
-	}
-	j.runCPU = j.allowed[j.placeRn.IntN(len(j.allowed))]
+// cpuSched is the scheduler's view of each CPU: when the work of the last modelled
+// task that ran there ends, and how many threads wait there for their turn.
+type cpuSched struct {
+	taskUntil []sim.Time
+	waiting   []int
+	all       []int // every CPU (io-wq workers' allowed set)
 }
 
-// selectIdleCPU is PlaceSelectIdle's choice at now: the previous CPU if idle, else
-// the first idle allowed CPU after it (wrapping), else the allowed CPU whose work
-// ends first (the previous one on a tie).
-func (j *job) selectIdleCPU(now sim.Time) int {
-	prev := j.runCPU
-	h := j.q.Host()
-	if h.CPUFreeAt(prev) <= now {
+// sched returns the run's scheduler state, creating it on first use.
+func (r *runner) sched() *cpuSched {
+	s := &r.cpuSched
+	if s.taskUntil == nil {
+		s.taskUntil = make([]sim.Time, r.cfg.NrCPUs)
+		s.waiting = make([]int, r.cfg.NrCPUs)
+		s.all = r.allCPUs()
+	}
+	return s
+}
+
+// taskRan records that a modelled task ran on cpu: it occupies the CPU until the work
+// charged there so far is done.
+func (r *runner) taskRan(cpu int) {
+	s := r.sched()
+	s.taskUntil[cpu] = max(s.taskUntil[cpu], r.host.CPUFreeAt(cpu))
+}
+
+// nrRunning is the number of modelled tasks on cpu at now (running or waiting).
+func (r *runner) nrRunning(cpu int, now sim.Time) int {
+	s := r.sched()
+	n := s.waiting[cpu]
+	if s.taskUntil[cpu] > now {
+		n++
+	}
+	return n
+}
+
+// schedIdle is available_idle_cpu: no modelled task on cpu at now.
+func (r *runner) schedIdle(cpu int, now sim.Time) bool { return r.nrRunning(cpu, now) == 0 }
+
+// selectTaskRq is select_task_rq_fair for a wake-up (WF_TTWU, not sync) of a task last
+// on prev, woken from waker (−1: unknown, treated as prev); wakerTask says the waker
+// is a running task (its CPU is not idle), not an interrupt.
+func (r *runner) selectTaskRq(prev, waker int, wakerTask bool, allowed []int, now sim.Time) int {
+	target := prev
+	if waker >= 0 && waker != prev && contains(allowed, waker) {
+		target = r.wakeAffine(prev, waker, wakerTask, now)
+	}
+	return r.selectIdleSibling(prev, target, waker, wakerTask, allowed, now)
+}
+
+// wakeAffine is wake_affine: wake_affine_idle, then wake_affine_weight (sync = 0).
+func (r *runner) wakeAffine(prev, waker int, wakerTask bool, now sim.Time) int {
+	if !wakerTask && r.schedIdle(waker, now) {
+		if r.schedIdle(prev, now) {
+			return prev
+		}
+		return waker
+	}
+	lw := r.nrRunning(waker, now)
+	if wakerTask {
+		lw = max(lw, 1)
+	}
+	thisEff := (lw + 1) * 100
+	prevEff := r.nrRunning(prev, now) * (100 + (wakeAffineImbalancePct-100)/2)
+	if thisEff < prevEff {
+		return waker
+	}
+	return prev
+}
+
+// selectIdleSibling is select_idle_sibling(prev, target) in one LLC domain.
+func (r *runner) selectIdleSibling(prev, target, waker int, wakerTask bool, allowed []int, now sim.Time) int {
+	idle := func(c int) bool { return !(wakerTask && c == waker) && r.schedIdle(c, now) }
+	if idle(target) {
+		return target
+	}
+	if prev != target && idle(prev) {
 		return prev
 	}
+	if c := firstAfter(target, allowed, idle); c >= 0 {
+		return c
+	}
+	return target
+}
+
+// firstAfter returns the first CPU of allowed after cpu, wrapping (for_each_cpu_wrap
+// from cpu + 1), other than cpu, for which ok holds; −1 if none.
+func firstAfter(cpu int, allowed []int, ok func(int) bool) int {
 	at := 0
-	for i, c := range j.allowed {
-		if c > prev {
+	for i, c := range allowed {
+		if c > cpu {
 			at = i
 			break
 		}
 	}
-	first, firstAt := prev, h.CPUFreeAt(prev)
-	for k := range j.allowed {
-		c := j.allowed[(at+k)%len(j.allowed)]
-		t := h.CPUFreeAt(c)
-		if c != prev && t <= now {
+	for k := range allowed {
+		c := allowed[(at+k)%len(allowed)]
+		if c != cpu && ok(c) {
 			return c
 		}
-		if t < firstAt {
-			first, firstAt = c, t
+	}
+	return -1
+}
+
+func contains(cpus []int, cpu int) bool {
+	for _, c := range cpus {
+		if c == cpu {
+			return true
 		}
 	}
-	return first
+	return false
+}
+
+// wakePlacement places the job's thread after a wake-up from waker (a blocked
+// submission resuming in blk_mq_get_tag, or the thread woken to reap completions).
+func (j *job) wakePlacement(waker int) {
+	if len(j.allowed) < 2 {
+		return
+	}
+	if j.place.random() {
+		j.contended = false
+		p := j.place.wakeMigrate()
+		if p <= 0 || j.placeRn.Float64() >= p {
+			return
+		}
+		j.runCPU = j.allowed[j.placeRn.IntN(len(j.allowed))]
+		return
+	}
+	j.contended = false
+	j.runCPU = j.r.selectTaskRq(j.runCPU, waker, false, j.allowed, j.r.eng.Now())
+}
+
+// waitCPU defers the submission loop while the thread's CPU is busy until t: fillEv
+// resumes it at t (its turn), or earlier where PlaceFair's idle balance may pull it.
+// It reports false when the balance moved the thread to an idle CPU at once (the
+// caller submits there).
+//
+// The thread is contended from its first wait for the CPU after a sleep until it
+// sleeps again (wakePlacement): a thread that shares its CPU with completion work
+// (softirq work the kernel hands to ksoftirqd once it exceeds MAX_SOFTIRQ_TIME, so
+// the CPU runs two tasks) keeps finding the CPU busy between short turns, and the
+// kernel's balancer pulls it once it has been runnable there for the migration cost
+// (task_hot) and a tick has come (nr_balance_failed beyond cache_nice_tries lets a
+// hot task go, so a running thread is pulled as well as a waiting one).
+func (j *job) waitCPU(now, t sim.Time) bool {
+	if !j.contended {
+		j.contended, j.waitSince = true, now
+	}
+	if !j.place.random() && len(j.allowed) > 1 && now >= j.eligibleAt() {
+		if c := j.balancePull(now); c >= 0 {
+			j.contended = false
+			j.runCPU = c
+			return false
+		}
+	}
+	if !j.cpuWait {
+		j.cpuWait = true
+		j.r.sched().waiting[j.runCPU]++
+	}
+	j.turnAt = t
+	j.fillWait = true
+	j.r.eng.At(j.nextBalance(now), &j.fillEv)
+	return true
+}
+
+// eligibleAt is the first tick at which the contended thread is no longer cache-hot.
+func (j *job) eligibleAt() sim.Time {
+	tick := j.place.tick()
+	return (j.waitSince + j.place.migrationCost() + tick - 1) / tick * tick
+}
+
+// endCPUWait ends the thread's wait for its CPU.
+func (j *job) endCPUWait() {
+	if j.cpuWait {
+		j.cpuWait = false
+		j.r.sched().waiting[j.runCPU]--
+	}
+}
+
+// nextBalance returns when the waiting thread next has its turn or may be pulled: the
+// first tick after it stops being cache-hot, or (another thread waiting on its CPU)
+// the first allowed CPU going idle after that, if earlier than its turn.
+func (j *job) nextBalance(now sim.Time) sim.Time {
+	at := j.turnAt
+	if j.place.random() || len(j.allowed) < 2 {
+		return at
+	}
+	from := max(now+1, j.waitSince+j.place.migrationCost())
+	tick := j.place.tick()
+	at = min(at, max(j.eligibleAt(), (now+tick)/tick*tick))
+	s := j.r.sched()
+	if s.waiting[j.runCPU] > 1 {
+		for _, c := range j.allowed {
+			if c == j.runCPU {
+				continue
+			}
+			if f := max(j.r.host.CPUFreeAt(c), s.taskUntil[c]); f >= from && f < at {
+				at = f
+			}
+		}
+	}
+	return at
+}
+
+// balancePull returns the idle CPU that pulls the waiting thread at now, or −1.
+func (j *job) balancePull(now sim.Time) int {
+	if now < j.eligibleAt() {
+		return -1
+	}
+	return firstAfter(j.runCPU, j.allowed, func(c int) bool {
+		return j.r.schedIdle(c, now) && j.r.host.CPUFreeAt(c) <= now
+	})
+}
+
+// placeWorker returns the CPU an io-wq worker runs on after it is created (new) or
+// woken by waker (wakerTask: the submitting thread woke it; otherwise a completion).
+func (j *job) placeWorker(w *worker, waker int, wakerTask, created bool) int {
+	if j.r.sub.WorkersOnOwnerCPU {
+		return j.runCPU
+	}
+	if j.place.random() {
+		// the deprecated rule's workers: uniform over all CPUs at every placement
+		// (the earlier assumption), from the model's jitter stream
+		return j.r.rnd.IntN(j.r.cfg.NrCPUs)
+	}
+	s := j.r.sched()
+	now := j.r.eng.Now()
+	if created {
+		// wake_up_new_task → select_task_rq_fair(WF_FORK) → find_idlest_cpu from the
+		// creator's CPU, which runs the creator and is not idle
+		if c := firstAfter(waker, s.all, func(c int) bool { return j.r.schedIdle(c, now) }); c >= 0 {
+			return c
+		}
+		return waker
+	}
+	return j.r.selectTaskRq(w.cpu, waker, wakerTask, s.all, now)
 }

@@ -154,14 +154,19 @@ func TestRunPrintsClamps(t *testing.T) {
 // message, after at most the watchdog's model time (1 h), instead of spinning. The
 // hang is case R02 before v4.18 (stack TestR02StackMigratingWorkers): io_uring's
 // io-wq workers migrate between hctxs with nr_requests 1 and strand a tag waiter.
-// With v4.18's fix the same run completes.
+// With v4.18's fix the same run completes. The workers move at random
+// (system/sched_placement=random, as stack's test uses stack.PlaceRandom).
 func TestRunWatchdogExit1(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "r02.fio")
 	if err := os.WriteFile(path, []byte("[j]\ndirect=1\nioengine=io_uring\nrw=read\nbs=512\niodepth=49\nsize=28672\ncpus_allowed=0\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	machine := []string{"--cpus", "2", "--device", "null_blk completion_nsec=10000 irqmode=2 hw_queue_depth=49 no_sched=1",
-		"--set", "host/nr_hw_queues=6", "--set", "queue/nr_requests=1"}
+		"--set", "host/nr_hw_queues=6", "--set", "queue/nr_requests=1",
+		// the strand needs a worker to move; under the default placement (fair) the
+		// workers of this idle 2-CPU machine stay on their CPU, so the deprecated
+		// random placement stands for any migrating submitter
+		"--set", "system/sched_placement=random"}
 	t.Run("R02/pre-4.18-hang", func(t *testing.T) {
 		// the strand needs a migration at the right moment: take the first seed that hangs
 		var out string

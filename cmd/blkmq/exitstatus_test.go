@@ -26,7 +26,9 @@ func TestExitStatusFromErrorType(t *testing.T) {
 	}
 	hang := "direct=1\nioengine=io_uring\nrw=read\nbs=512\niodepth=49\nsize=28672\ncpus_allowed=0\n"
 	hangMachine := []string{"--cpus", "2", "--device", "null_blk completion_nsec=10000 irqmode=2 hw_queue_depth=49 no_sched=1",
-		"--set", "host/nr_hw_queues=6", "--set", "queue/nr_requests=1", "--kernel", "4.17"}
+		"--set", "host/nr_hw_queues=6", "--set", "queue/nr_requests=1", "--kernel", "4.17",
+		// the R02 strand needs a migrating io-wq worker: the deprecated random placement
+		"--set", "system/sched_placement=random"}
 	tests := []struct {
 		name string
 		job  string
