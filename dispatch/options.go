@@ -89,6 +89,12 @@ const (
 	DeadlineAsyncRawPerWord
 	// DeadlineAsyncNone (≤ v5.13): no limit.
 	DeadlineAsyncNone
+	// DeadlineAsyncWordShift (v6.6–v6.7 and stable 6.1.53–6.1.83: Zhiguo Niu
+	// d47f9717e5cf, "block/mq-deadline: use correct way to throttling write
+	// requests", reverted by Bart Van Assche 256aab46e316): async_depth =
+	// max(1, 3·2^shift/4) from the sched tags' word width instead of nr_requests,
+	// passed raw as the per-word shallow depth; min_shallow_depth set to it.
+	DeadlineAsyncWordShift
 )
 
 // Options are the era switches of the dispatch layer. The zero value is the current
@@ -235,6 +241,8 @@ func mainlineKernel(version string) (Options, error) {
 	switch {
 	case v < 514:
 		o.DeadlineAsyncDepth = DeadlineAsyncNone
+	case v == 606 || v == 607:
+		o.DeadlineAsyncDepth = DeadlineAsyncWordShift
 	case v < 610:
 		o.DeadlineAsyncDepth = DeadlineAsyncRawPerWord
 	}
