@@ -170,6 +170,18 @@ type Options struct {
 	// (false) only a batch of more than two iocbs is plugged. The dispatch layer does
 	// not read it: the submitter (package stack, libaio engine) does.
 	AIOPlugAlways bool
+	// RestartSharedTags models v4.12–v4.18: Bart Van Assche's 6d8c6c0f97ad ("blk-mq:
+	// Restart a single queue if tag sets are shared", v4.12) made blk_mq_sched_restart
+	// walk every queue sharing the tag set; Ming Lei's 358a3a6bccb7 ("blk-mq: don't
+	// handle TAG_SHARED in restart": +20–30 % IOPS on 8 scsi_debug LUNs, and "RESTART
+	// causes half of IOPS be cut" with many LUNs in Roman Pen's test) was reverted, and
+	// the walk went with 97889f9ac24f ("blk-mq: remove synchronize_rcu() from
+	// blk_mq_del_queue_tag_set()", v4.19). While the tag set is shared between queues,
+	// a freed request restarts, round robin, the first hctx with SCHED_RESTART and the
+	// same driver tags of another queue (else of its own queue, starting after its own
+	// hctx); when no hctx of its own queue is marked it restarts nothing. Each hctx
+	// looked at costs a load of its state line (restart_shared.go).
+	RestartSharedTags bool
 	// NoFairSharing: the 2023 UFS proposal without hctx_may_queue's fair share
 	// (tagset.Options.NoFairSharing); false is the current kernel.
 	NoFairSharing bool
@@ -231,6 +243,9 @@ func mainlineKernel(version string) (Options, error) {
 	}
 	if v < 418 {
 		o.NoMigrationWakeup = true
+	}
+	if v < 419 {
+		o.RestartSharedTags = true
 	}
 	if v < 514 {
 		o.PerHctxSchedTagsWithHostTags = true
