@@ -41,10 +41,14 @@ const (
 type ElevatorRule uint8
 
 const (
-	// ElevatorSingleQueueOrSharedTags (≈v5.16+): mq-deadline when nr_hw_queues == 1
-	// or the tag set has host-wide (hctx-shared) tags, else none.
+	// ElevatorSingleQueueOrSharedTags (v5.13+, Ming Lei 580dca8143d2 "blk-mq: set
+	// default elevator as deadline in case of hctx shared tagset", which fixed the
+	// "write performance is degraded a lot" of host-wide tags running with none):
+	// mq-deadline when nr_hw_queues == 1 or the tag set has host-wide (hctx-shared)
+	// tags, else none.
 	ElevatorSingleQueueOrSharedTags ElevatorRule = iota
-	// ElevatorSingleQueue (before): mq-deadline only when nr_hw_queues == 1.
+	// ElevatorSingleQueue (before v5.13, so also v5.10–v5.12 with host-wide tags,
+	// 32bc15afed04): mq-deadline only when nr_hw_queues == 1.
 	ElevatorSingleQueue
 )
 
@@ -220,8 +224,10 @@ func mainlineKernel(version string) (Options, error) {
 		o.PlugFlushInsert = true
 	}
 	if v < 516 {
-		o.DefaultElevator = ElevatorSingleQueue
 		o.MaxPlugRequests = 16
+	}
+	if v < 513 {
+		o.DefaultElevator = ElevatorSingleQueue
 	}
 	if v < 508 {
 		o.NoBudgetRerun = true
