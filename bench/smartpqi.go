@@ -124,12 +124,13 @@ func SmartpqiHost(variant string) (stack.Host, error) {
 }
 
 // SmartpqiOptions are the kernel rules of the measurement (v5.11): no host_busy check
-// (since v5.5), every hctx run with a single-queue scheduler (before v5.12). The default
-// elevator follows the rule of the host-wide tag set (v5.10, with host_tagset):
-// mq-deadline when nr_hw_queues == 1 or tags are host-wide, none otherwise.
+// (since v5.5), every hctx run with a single-queue scheduler (before v5.12), and the
+// default elevator of v5.10–v5.12: mq-deadline only when nr_hw_queues == 1, so the
+// host_tagset variant (nr_hw_queues = CPUs) runs with none — the write-performance loss
+// that Ming Lei's 580dca8143d2 (v5.13, "blk-mq: set default elevator as deadline in case
+// of hctx shared tagset") fixed.
 func SmartpqiOptions() dispatch.Options {
 	o, _ := dispatch.Kernel(SmartpqiKernel)
-	o.DefaultElevator = dispatch.ElevatorSingleQueueOrSharedTags
 	return o
 }
 

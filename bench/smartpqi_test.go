@@ -29,8 +29,10 @@ func BenchmarkSmartpqi(b *testing.B) {
 
 // TestSmartpqi checks the scenario's mechanisms on short runs (the published figures
 // are the claims test's): the default elevator per variant, the adapter overload of the
-// unpatched variant only, and merging — commands of the mq-deadline variants are much
-// larger than the 4 KiB commands of can_queue/nr_hw_queues with none.
+// unpatched variant only, and merging — commands of nr_hw_queues = 1 (mq-deadline) are
+// much larger than the 4 KiB commands of can_queue/nr_hw_queues with none. host_tagset
+// gets none too: v5.11 predates 580dca8143d2 (v5.13), which gave host-wide tags
+// mq-deadline by default.
 func TestSmartpqi(t *testing.T) {
 	want := map[string]struct {
 		sched    string
@@ -38,7 +40,7 @@ func TestSmartpqi(t *testing.T) {
 	}{
 		"variant=can_queue-div":  {"none", false},
 		"variant=nr_hw_queues-1": {"mq-deadline", false},
-		"variant=host_tagset":    {"mq-deadline", false},
+		"variant=host_tagset":    {"none", false},
 		"variant=unpatched":      {"none", true},
 	}
 	cmd := map[string]float64{}
@@ -63,7 +65,7 @@ func TestSmartpqi(t *testing.T) {
 			cmd[v] = f.MeanCommandKiB
 		})
 	}
-	for _, v := range []string{"variant=nr_hw_queues-1", "variant=host_tagset"} {
+	for _, v := range []string{"variant=nr_hw_queues-1"} {
 		if cmd[v] < 8*cmd["variant=can_queue-div"] {
 			t.Errorf("%s: mean command %.1f KiB, can_queue-div %.1f KiB: want merged commands", v, cmd[v], cmd["variant=can_queue-div"])
 		}
@@ -78,7 +80,9 @@ func TestSmartpqi(t *testing.T) {
 // them, and a queue goes idle only lazily. Unpinned fio threads that move between CPUs
 // leave their LUN active on the hctxs they left, so with per-hctx tags every LUN's
 // share on its current hctx shrinks and IOPS fall below those of the same jobs pinned
-// one per CPU; with host-wide tags (per-queue counting) moves change nothing.
+// one per CPU; with host-wide tags (per-queue counting) the shares do not shrink, and
+// moves cost only what sharing a CPU costs (two SSD jobs on one CPU bind it now that
+// host_tagset runs with none): under 10 %, against more than 10 % with per-hctx tags.
 func TestSmartpqiFairShareLazyIdle(t *testing.T) {
 	run := func(v string, pinned bool) float64 {
 		specs, err := SmartpqiSpecs(100*time.Millisecond, 50*time.Millisecond)
@@ -102,7 +106,7 @@ func TestSmartpqiFairShareLazyIdle(t *testing.T) {
 	}
 	hMoved, hPinned := run("variant=host_tagset", false), run("variant=host_tagset", true)
 	t.Logf("IOPS moving / pinned: can_queue-div %.0f / %.0f, host_tagset %.0f / %.0f", moved, pinned, hMoved, hPinned)
-	if d := hMoved/hPinned - 1; d < -0.02 || d > 0.02 {
-		t.Errorf("001/per-queue-host-tags: host_tagset IOPS %.0f moving, %.0f pinned; want equal within 2 %%", hMoved, hPinned)
+	if d := hMoved/hPinned - 1; d < -0.1 || d > 0.02 {
+		t.Errorf("001/per-queue-host-tags: host_tagset IOPS %.0f moving, %.0f pinned; want within -10 %%..+2 %%", hMoved, hPinned)
 	}
 }

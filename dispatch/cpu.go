@@ -513,3 +513,24 @@ func (h *Host) BudgetRMW(obj any, word int) { h.rmw(atomBudget, obj, word) }
 func (q *Queue) elevatorLock() {
 	q.host.spinLock(lockElevator, q.elevator, q.host.cpu.c.Elevator, q.host.cpu.c.ElevatorLines)
 }
+
+// load charges a plain load by the current CPU of word of obj's line named name: the
+// transfer when another CPU wrote the line last, else the owned-line cost; loads never
+// serialise (sim.AtomicLine.Load). A touch of the line in the Uncontended model.
+func (h *Host) load(name string, obj any, word int) {
+	if !h.cpu.on {
+		return
+	}
+	if h.cpu.c.Uncontended {
+		h.touchFlat(obj, word)
+		return
+	}
+	k := lineKey{obj, word}
+	l := h.cpu.atoms[k]
+	if l == nil {
+		l = sim.NewAtomicLine(h.cpu.topo)
+		h.cpu.atoms[k] = l
+		h.cpu.lnames[k] = name
+	}
+	h.charge(l.Load(h.eng.Now(), h.cpuAt(), h.cpu.cur))
+}

@@ -118,12 +118,16 @@ func TestKernel(t *testing.T) {
 		{"6.19", Options{}, false},
 		{"6.1", Options{MapQueues: MapModulo, NoTagWaitBarrier: true, DeadlineAsyncDepth: DeadlineAsyncRawPerWord}, false},
 		{"5.17", Options{MapQueues: MapModulo, NoTagWaitBarrier: true, DeadlineAsyncDepth: DeadlineAsyncRawPerWord}, false},
-		{"5.14", Options{DefaultElevator: ElevatorSingleQueue, MaxPlugRequests: 16, MapQueues: MapModulo,
+		{"5.14", Options{MaxPlugRequests: 16, MapQueues: MapModulo,
 			NoTagWaitBarrier: true, NoWakeBatchRecalc: true, DeadlineAsyncDepth: DeadlineAsyncRawPerWord}, false},
-		// d97e594c5166 (v5.14): host-wide tags had per-hctx scheduler tags before
-		{"5.13", Options{DefaultElevator: ElevatorSingleQueue, MaxPlugRequests: 16, MapQueues: MapModulo,
+		// d97e594c5166 (v5.14): host-wide tags had per-hctx scheduler tags before;
+		// 580dca8143d2 (v5.13): mq-deadline by default with host-wide tags
+		{"5.13", Options{MaxPlugRequests: 16, MapQueues: MapModulo,
 			NoTagWaitBarrier: true, NoWakeBatchRecalc: true, DeadlineAsyncDepth: DeadlineAsyncNone,
 			PerHctxSchedTagsWithHostTags: true}, false},
+		{"5.12", Options{DefaultElevator: ElevatorSingleQueue, MaxPlugRequests: 16, MapQueues: MapModulo,
+			NoTagWaitBarrier: true, NoWakeBatchRecalc: true, DeadlineAsyncDepth: DeadlineAsyncNone,
+			PerHctxSchedTagsWithHostTags: true, DeviceBusyCounter: true}, false},
 		{"5.9", Options{SCSIRestart: RestartEveryCompletion, NoSchedBatch: true, DefaultElevator: ElevatorSingleQueue,
 			MaxPlugRequests: 16, RunAllHctxsWithSQSched: true, MapQueues: MapModulo, NoTagWaitBarrier: true,
 			DeviceBusyCounter: true, DeadlineAsyncDepth: DeadlineAsyncNone, NoWakeBatchRecalc: true,
@@ -279,7 +283,7 @@ func TestAddLUNErrors(t *testing.T) {
 	}
 }
 
-// TestDefaultElevator: host-wide tags flip the default to mq-deadline (v5.16+ rule).
+// TestDefaultElevator: host-wide tags flip the default to mq-deadline (v5.13+ rule, 580dca8143d2).
 func TestDefaultElevator(t *testing.T) {
 	tests := []struct {
 		name       string

@@ -70,6 +70,9 @@ func KernelPre415(version string) (Options, error) {
 	}
 	o.Pre415 = pre415(v)
 	o.SwQueueDequeue = DequeueFlushAll
+	// v4.11 restarted every hctx of the queue (QUEUE_FLAG_RESTART), a rule not
+	// modelled; the shared-tags walk starts with v4.12 (6d8c6c0f97ad).
+	o.RestartSharedTags = v >= 412
 	return o, nil
 }
 
@@ -95,7 +98,7 @@ func (h *Hctx) schedDispatchPre415() {
 	hadList, didWork := !list.empty(), false
 	switch {
 	case hadList:
-		h.schedRestart = true
+		h.markSchedRestart()
 		didWork = h.dispatchRqListPre415(&list, cpu)
 	case q.elevator == nil:
 		h.flushBusyCtxs(&list)

@@ -15,7 +15,7 @@ type done struct{ n int }
 func (d *done) EndBio(_ *dispatch.Bio, _ sim.Time, _ error) { d.n++ }
 
 // Example builds a tag set with host-wide tags (so mq-deadline is the default
-// elevator, v5.16+ rule), puts a SCSI host on it (the driver, package scsi), adds one LUN of queue_depth 2, submits eight sequential 4 KiB
+// elevator, v5.13+ rule), puts a SCSI host on it (the driver, package scsi), adds one LUN of queue_depth 2, submits eight sequential 4 KiB
 // writes with REQ_NOWAIT from CPU 0 and runs the engine: the writes after the
 // first request merge into it in mq-deadline before the asynchronous (kblockd) run
 // dispatches it: one 32 KiB command.

@@ -67,6 +67,10 @@ func (dd *MQDeadline) SingleQueue() bool { return true }
 //   - DeadlineAsyncScaled (v6.10+, "Fix the tag reservation code"): async_depth =
 //     nr_requests scaled per word (a whole word: no limit by default) and
 //     min_shallow_depth 1 (which lowers the wake batch).
+//   - DeadlineAsyncWordShift (v6.6–v6.7, d47f9717e5cf): async_depth =
+//     max(1, 3·2^shift/4) of the sched tags' word width, passed raw per word and set
+//     as min_shallow_depth: 6 of every 8-bit word (42 of 56 per-hctx sched tags), 48
+//     of the one 64-bit word of host-wide sched tags.
 //   - DeadlineAsyncNone (≤ v5.13): no limit.
 func (dd *MQDeadline) DepthUpdated(nr int) {
 	rule := dd.q.opts.DeadlineAsyncDepth
@@ -78,6 +82,9 @@ func (dd *MQDeadline) DepthUpdated(nr int) {
 	case DeadlineAsyncScaled:
 		dd.asyncDepth = nr
 		minShallow = 1
+	case DeadlineAsyncWordShift:
+		// Set per sched-tag bitmap below; every hctx's bitmap of one queue has the
+		// same shift (same depth), and dd keeps the last one as the kernel does.
 	default:
 		dd.asyncDepth = 0
 	}
@@ -85,6 +92,10 @@ func (dd *MQDeadline) DepthUpdated(nr int) {
 	for _, h := range dd.q.hctxs {
 		if t := h.th.SchedTags(); t != nil && !seen[t.Bitmap()] {
 			seen[t.Bitmap()] = true
+			if rule == DeadlineAsyncWordShift {
+				dd.asyncDepth = max(1, 3*(1<<t.Bitmap().Sbitmap().Shift())/4)
+				minShallow = dd.asyncDepth
+			}
 			if minShallow > 0 {
 				_ = t.Bitmap().SetMinShallowDepth(minShallow)
 			}
@@ -104,7 +115,7 @@ func (dd *MQDeadline) LimitDepth(b *Bio) int {
 		return 0
 	}
 	switch dd.q.opts.DeadlineAsyncDepth {
-	case DeadlineAsyncRawPerWord:
+	case DeadlineAsyncRawPerWord, DeadlineAsyncWordShift:
 		return dd.asyncDepth
 	case DeadlineAsyncScaled:
 		return dd.scaledDepth

@@ -134,7 +134,9 @@ func TestMQDeadlineMerges(t *testing.T) {
 // TestDeadlineAsyncDepth (§6.4): how many write requests can hold sched tags of a
 // queue with nr_requests 56 before a REQ_NOWAIT write fails. Host-wide sched tags are
 // one 64-bit word (allocated at MAX_SCHED_RQ), so the v5.14–v6.9 raw per-word limit of
-// 42 binds; per-hctx sched tags of 56 use 8-bit words and it never does.
+// 42 binds; per-hctx sched tags of 56 use 8-bit words and it never does. The v6.6–v6.7
+// rule (d47f9717e5cf) takes 3/4 of the word width instead: 48 of the 64-bit word, 6 of
+// each of the seven 8-bit words.
 func TestDeadlineAsyncDepth(t *testing.T) {
 	tests := []struct {
 		name       string
@@ -146,6 +148,9 @@ func TestDeadlineAsyncDepth(t *testing.T) {
 		{"host-wide/scaled-v6.10", true, DeadlineAsyncScaled, 56},
 		{"host-wide/none-v5.13", true, DeadlineAsyncNone, 56},
 		{"per-hctx/raw-per-word-v5.14", false, DeadlineAsyncRawPerWord, 56},
+		// d47f9717e5cf (v6.6–v6.7): 3/4 of the word width, whatever nr_requests.
+		{"host-wide/word-shift-v6.6", true, DeadlineAsyncWordShift, 48},
+		{"per-hctx/word-shift-v6.6", false, DeadlineAsyncWordShift, 42},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -163,6 +168,34 @@ func TestDeadlineAsyncDepth(t *testing.T) {
 			}
 			if n != tt.want {
 				t.Errorf("writes holding sched tags = %d, want %d", n, tt.want)
+			}
+		})
+	}
+}
+
+// TestDeadlineAsyncEras: the mainline release of each mq-deadline async_depth rule.
+func TestDeadlineAsyncEras(t *testing.T) {
+	tests := []struct {
+		release string
+		want    DeadlineAsyncRule
+	}{
+		{"5.13", DeadlineAsyncNone},
+		{"5.14", DeadlineAsyncRawPerWord},
+		{"6.5", DeadlineAsyncRawPerWord},
+		{"6.6", DeadlineAsyncWordShift}, // d47f9717e5cf
+		{"6.7", DeadlineAsyncWordShift},
+		{"6.8", DeadlineAsyncRawPerWord}, // 256aab46e316 reverts it
+		{"6.9", DeadlineAsyncRawPerWord},
+		{"6.10", DeadlineAsyncScaled}, // 39823b47bbd4
+	}
+	for _, tt := range tests {
+		t.Run(tt.release, func(t *testing.T) {
+			o, err := Kernel(tt.release)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o.DeadlineAsyncDepth != tt.want {
+				t.Errorf("Kernel(%q).DeadlineAsyncDepth = %d, want %d", tt.release, o.DeadlineAsyncDepth, tt.want)
 			}
 		})
 	}

@@ -41,10 +41,14 @@ const (
 type ElevatorRule uint8
 
 const (
-	// ElevatorSingleQueueOrSharedTags (≈v5.16+): mq-deadline when nr_hw_queues == 1
-	// or the tag set has host-wide (hctx-shared) tags, else none.
+	// ElevatorSingleQueueOrSharedTags (v5.13+, Ming Lei 580dca8143d2 "blk-mq: set
+	// default elevator as deadline in case of hctx shared tagset", which fixed the
+	// "write performance is degraded a lot" of host-wide tags running with none):
+	// mq-deadline when nr_hw_queues == 1 or the tag set has host-wide (hctx-shared)
+	// tags, else none.
 	ElevatorSingleQueueOrSharedTags ElevatorRule = iota
-	// ElevatorSingleQueue (before): mq-deadline only when nr_hw_queues == 1.
+	// ElevatorSingleQueue (before v5.13, so also v5.10–v5.12 with host-wide tags,
+	// 32bc15afed04): mq-deadline only when nr_hw_queues == 1.
 	ElevatorSingleQueue
 )
 
@@ -89,6 +93,12 @@ const (
 	DeadlineAsyncRawPerWord
 	// DeadlineAsyncNone (≤ v5.13): no limit.
 	DeadlineAsyncNone
+	// DeadlineAsyncWordShift (v6.6–v6.7 and stable 6.1.53–6.1.83: Zhiguo Niu
+	// d47f9717e5cf, "block/mq-deadline: use correct way to throttling write
+	// requests", reverted by Bart Van Assche 256aab46e316): async_depth =
+	// max(1, 3·2^shift/4) from the sched tags' word width instead of nr_requests,
+	// passed raw as the per-word shallow depth; min_shallow_depth set to it.
+	DeadlineAsyncWordShift
 )
 
 // Options are the era switches of the dispatch layer. The zero value is the current
@@ -164,6 +174,18 @@ type Options struct {
 	// (false) only a batch of more than two iocbs is plugged. The dispatch layer does
 	// not read it: the submitter (package stack, libaio engine) does.
 	AIOPlugAlways bool
+	// RestartSharedTags models v4.12–v4.18: Bart Van Assche's 6d8c6c0f97ad ("blk-mq:
+	// Restart a single queue if tag sets are shared", v4.12) made blk_mq_sched_restart
+	// walk every queue sharing the tag set; Ming Lei's 358a3a6bccb7 ("blk-mq: don't
+	// handle TAG_SHARED in restart": +20–30 % IOPS on 8 scsi_debug LUNs, and "RESTART
+	// causes half of IOPS be cut" with many LUNs in Roman Pen's test) was reverted, and
+	// the walk went with 97889f9ac24f ("blk-mq: remove synchronize_rcu() from
+	// blk_mq_del_queue_tag_set()", v4.19). While the tag set is shared between queues,
+	// a freed request restarts, round robin, the first hctx with SCHED_RESTART and the
+	// same driver tags of another queue (else of its own queue, starting after its own
+	// hctx); when no hctx of its own queue is marked it restarts nothing. Each hctx
+	// looked at costs a load of its state line (restart_shared.go).
+	RestartSharedTags bool
 	// NoFairSharing: the 2023 UFS proposal without hctx_may_queue's fair share
 	// (tagset.Options.NoFairSharing); false is the current kernel.
 	NoFairSharing bool
@@ -202,8 +224,10 @@ func mainlineKernel(version string) (Options, error) {
 		o.PlugFlushInsert = true
 	}
 	if v < 516 {
-		o.DefaultElevator = ElevatorSingleQueue
 		o.MaxPlugRequests = 16
+	}
+	if v < 513 {
+		o.DefaultElevator = ElevatorSingleQueue
 	}
 	if v < 508 {
 		o.NoBudgetRerun = true
@@ -226,6 +250,9 @@ func mainlineKernel(version string) (Options, error) {
 	if v < 418 {
 		o.NoMigrationWakeup = true
 	}
+	if v < 419 {
+		o.RestartSharedTags = true
+	}
 	if v < 514 {
 		o.PerHctxSchedTagsWithHostTags = true
 	}
@@ -235,6 +262,8 @@ func mainlineKernel(version string) (Options, error) {
 	switch {
 	case v < 514:
 		o.DeadlineAsyncDepth = DeadlineAsyncNone
+	case v == 606 || v == 607:
+		o.DeadlineAsyncDepth = DeadlineAsyncWordShift
 	case v < 610:
 		o.DeadlineAsyncDepth = DeadlineAsyncRawPerWord
 	}

@@ -26,7 +26,7 @@ func (h *Hctx) schedDispatchInner() int {
 	list.spliceTail(&h.dispatch)
 	needDispatch := false
 	if !list.empty() {
-		h.schedRestart = true
+		h.markSchedRestart()
 		if !h.dispatchRqList(&list, 0, cpu) {
 			return 0
 		}

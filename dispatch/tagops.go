@@ -114,7 +114,7 @@ func (q *Queue) freeRequest(rq *Request) {
 		h.th.PutSchedTag(rq.internalTag, cpu)
 	}
 	q.freeRequestStruct(rq)
-	h.schedRestartRun()
+	q.schedRestart(h)
 }
 
 // schedRestartRun is blk_mq_sched_restart: if SCHED_RESTART is set, clear it and run

@@ -111,7 +111,7 @@
 //	era/no_sched_batch              1                 5.10   0 (elevator dispatch in batches)
 //	era/run_all_hctxs_with_sq_sched 1                 5.12   0 (run only the local hctx)
 //	era/device_busy_counter         1                 5.13   0 (budget map sbitmap)
-//	era/default_elevator            single-queue      5.16   single-queue-or-shared-tags
+//	era/default_elevator            single-queue      5.13   single-queue-or-shared-tags
 //	era/max_plug_requests           16                5.16   32
 //	sbitmap/wake_scheme             countdown         6.2    global
 //	sbitmap/wake_batch_recalc       5.17 (min 4)      6.2    6.2 (min 1)

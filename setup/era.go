@@ -35,7 +35,7 @@ func addEraKeys() {
 	addEra(enumKey("era/sw_queue_dequeue", "software-queue dequeue without elevator (v4.19 dispatch_busy)",
 		[]string{"by-dispatch-busy", "one-by-one", "flush-all"},
 		func(s *state) *dispatch.SwQueueDequeue { return &s.opts.SwQueueDequeue }))
-	addEra(enumKey("era/default_elevator", "default scheduler rule (v5.16: shared tags get mq-deadline)",
+	addEra(enumKey("era/default_elevator", "default scheduler rule (v5.13, 580dca8143d2: shared tags get mq-deadline)",
 		[]string{"single-queue-or-shared-tags", "single-queue"},
 		func(s *state) *dispatch.ElevatorRule { return &s.opts.DefaultElevator }))
 	addEra(enumKey("era/dev_resource", "when BLK_STS_RESOURCE becomes DEV_RESOURCE (case R16)",

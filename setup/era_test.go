@@ -14,7 +14,7 @@ var eraChanges = []struct {
 	{"era/no_sched_batch", "1", "5.10", "0"},
 	{"era/run_all_hctxs_with_sq_sched", "1", "5.12", "0"},
 	{"era/device_busy_counter", "1", "5.13", "0"},
-	{"era/default_elevator", "single-queue", "5.16", "single-queue-or-shared-tags"},
+	{"era/default_elevator", "single-queue", "5.13", "single-queue-or-shared-tags"},
 	{"era/max_plug_requests", "16", "5.16", "32"},
 	{"sbitmap/wake_scheme", "countdown (v4.10-v6.1)", "6.2", "global (v6.2+, 4f8126bb2308)"},
 	{"era/map_queues", "modulo", "6.3", "group-evenly"},

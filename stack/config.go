@@ -105,7 +105,7 @@ type Host struct {
 	// one, capped at CanQueue; 0 = 1.
 	CmdPerLun int
 	// HostTagset is host_tagset (BLK_MQ_F_TAG_HCTX_SHARED): one blk_mq_tags for all
-	// hctxs. In the kernel this also makes mq-deadline the default elevator (v5.16+)
+	// hctxs. In the kernel this also makes mq-deadline the default elevator (v5.13+, 580dca8143d2)
 	// and scheduler tags one object per request queue, so nr_requests bounds the
 	// whole device; the model applies both as consequences of this switch.
 	HostTagset bool
