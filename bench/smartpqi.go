@@ -170,13 +170,7 @@ func newSmartpqiRig(variant string, seed uint64, sc Scale) (*SmartpqiRig, error)
 	opts := SmartpqiOptions()
 	cfg := stack.Config{NrCPUs: SmartpqiCPUs, Host: h, Options: &opts, Seed: seed,
 		CPU: dispatch.CPUModel{Costs: costs}}
-	// The deprecated free migration rate (stack.PlaceRandom) until this scenario's
-	// records are reconciled with stack.PlaceFair, the default placement; under
-	// PlaceFair can_queue-div gives 876 K IOPS and a 0.73 ratio (placement report).
-	cfg.Placement.Rule = stack.PlaceRandom
-	if f := sc.Of(ParamWakeMigrate); f != 1 {
-		cfg.Placement.WakeMigrate = min(1, stack.DefaultWakeMigrate*f)
-	}
+	applyPlacementScale(&cfg, sc)
 	sasQD := max(1, int(float64(SmartpqiSASQueueDepth)*sc.Of("smartpqi.sas-queue-depth")+0.5))
 	for _, d := range SmartpqiDisks {
 		model := d.Model
@@ -306,8 +300,7 @@ func SmartpqiParams() []Param {
 			Ref: "controller time per command, the order of the SmartROC 3154 family's IOPS rating; recalled, not verified"},
 		{Name: "smartpqi.disk-models", Value: 15, Unit: "disks", Basis: BasisAssumed, Ref: "seek, media rate, cache and SSD figures per model recalled from data sheets (bench.SmartpqiDevice), not verified"},
 		cpuPathParam(),
-		{Name: ParamWakeMigrate, Value: stack.DefaultWakeMigrate, Unit: "of wake-ups", Basis: BasisAssumed, Scalable: true,
-			Ref: "unpinned fio threads move on this fraction of wake-ups (stack.Placement zero value); pinned jobs give can_queue-div 0.72 of host_tagset"},
+		schedTickParam(),
 		{Name: "smartpqi.kernel", Value: 5.11, Unit: "", Basis: BasisSourced, Ref: "the measurement was posted on 3 Feb 2021 (v5.11-rc)"},
 	}
 }
