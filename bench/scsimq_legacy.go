@@ -57,7 +57,7 @@ func runSCSIMQLegacy(rw string, seed uint64, sc Scale) (*SCSIMQFigures, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &legacyRun{eng: eng, q: q, rnd: sim.NewRand(seed ^ 0x5c5122), cpus: make([]*sim.CPU, SCSIMQCPUs)}
+	r := &legacyRun{eng: eng, q: q, rnd: sim.NewRand(seed ^ 0x5c5122 ^ sc.jitterSeed()<<32), cpus: make([]*sim.CPU, SCSIMQCPUs)}
 	for i := range r.cpus {
 		r.cpus[i] = sim.NewCPU(i)
 	}

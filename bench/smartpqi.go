@@ -168,7 +168,7 @@ func newSmartpqiRig(variant string, seed uint64, sc Scale) (*SmartpqiRig, error)
 	costs.CPUsPerLLC = SmartpqiCPUsPerSocket
 	opts := SmartpqiOptions()
 	cfg := stack.Config{NrCPUs: SmartpqiCPUs, Host: h, Options: &opts, Seed: seed,
-		CPU: dispatch.CPUModel{Costs: costs}}
+		CPU: dispatch.CPUModel{Costs: costs}, JitterSeed: sc.jitterSeed()} // 0 (default) except in benchmarks
 	if f := sc.Of(ParamWakeMigrate); f != 1 {
 		cfg.Placement.WakeMigrate = min(1, stack.DefaultWakeMigrate*f)
 	}
