@@ -265,7 +265,7 @@ func (e *Engine) refill() {
 		}
 		mask |= 1 << c
 	}
-	e.mask = mask &^ 1 // bucket 0 has no mask bit
+	e.mask = mask &^ 1     // bucket 0 has no mask bit
 	e.buckets[b] = src[:0] // (handler references left in place, see pop0)
 }
 
