@@ -36,11 +36,18 @@ const (
 	maxSeq   = 1<<(64-slotBits) - 1
 )
 
-// entry is one queued event: the event time, key = seq<<slotBits | slot (seq is the
-// insertion sequence, so ordering by (at, key) is ordering by (at, seq)), and the
-// handler.
+// entry is one queued event: the event time and key = seq<<slotBits | slot (seq is
+// the insertion sequence, so ordering by (at, key) is ordering by (at, seq)). The
+// handler is in the slot, so entries hold no pointers: the buckets move them without
+// write barriers and the garbage collector does not scan them.
 type entry struct {
 	at  Time
+	key uint64
+}
+
+// slot is one slot's event: its key while the event is live (0 when fired or
+// cancelled) and its handler (nil then).
+type slot struct {
 	key uint64
 	h   Handler
 }
@@ -74,7 +81,7 @@ type Engine struct {
 	head0   int               // first unread entry of bucket 0
 	mask    uint64            // bit b set: bucket b > 0 is non-empty
 	queued  int               // entries in buckets, stale ones included
-	keys    []uint64          // per slot: key of its live event, 0 when fired or cancelled
+	slots   []slot            // per slot: its live event's key and handler
 	free    []uint32          // slots with no queued entry
 	nlive   int
 	stopped bool
@@ -114,7 +121,7 @@ func (e *Engine) At(t Time, h Handler) EventID {
 	e.seq++
 	s := e.allocSlot()
 	key := e.seq<<slotBits | uint64(s)
-	e.keys[s] = key
+	e.slots[s] = slot{key: key, h: h}
 	e.nlive++
 	if t < e.base {
 		// A peek (RunUntil) moved the base past Now to the earliest pending time and
@@ -122,7 +129,7 @@ func (e *Engine) At(t Time, h Handler) EventID {
 		// limit at most).
 		e.rebase(t)
 	}
-	e.push(entry{at: t, key: key, h: h})
+	e.push(entry{at: t, key: key})
 	return EventID(key)
 }
 
@@ -155,7 +162,7 @@ func (e *Engine) Cancel(id EventID) bool {
 		return false
 	}
 	s := uint32(id & slotMask)
-	if int(s) >= len(e.keys) || e.keys[s] != uint64(id) {
+	if int(s) >= len(e.slots) || e.slots[s].key != uint64(id) {
 		return false
 	}
 	e.kill(s)
@@ -173,11 +180,13 @@ func (e *Engine) Step() bool {
 		return false
 	}
 	e.pop0()
-	e.kill(uint32(top.key & slotMask))
-	e.free = append(e.free, uint32(top.key&slotMask))
+	s := uint32(top.key & slotMask)
+	h := e.slots[s].h
+	e.kill(s)
+	e.free = append(e.free, s)
 	e.now = top.at
 	e.fired++
-	top.h.Fire(top.at)
+	h.Fire(top.at)
 	return true
 }
 
@@ -233,10 +242,7 @@ func (e *Engine) peek() (entry, bool) {
 	}
 }
 
-// pop0 removes the front entry of bucket 0. Taken entries are not zeroed: their
-// handler references stay in the bucket's spare capacity until overwritten, so a
-// handler may stay reachable a little longer (bounded by each bucket's high-water
-// mark); zeroing them cost a fifth of the engine's time per event.
+// pop0 removes the front entry of bucket 0.
 func (e *Engine) pop0() {
 	b0 := e.buckets[0]
 	e.head0++
@@ -265,8 +271,8 @@ func (e *Engine) refill() {
 		}
 		mask |= 1 << c
 	}
-	e.mask = mask &^ 1     // bucket 0 has no mask bit
-	e.buckets[b] = src[:0] // (handler references left in place, see pop0)
+	e.mask = mask &^ 1 // bucket 0 has no mask bit
+	e.buckets[b] = src[:0]
 }
 
 // rebase re-buckets every queued entry around t, which is not after any of them.
@@ -291,13 +297,13 @@ func (e *Engine) rebase(t Time) {
 // stale reports whether x's event was fired or cancelled: its slot no longer holds
 // x's key (the slot is not reused while x is queued).
 func (e *Engine) stale(x *entry) bool {
-	return e.keys[x.key&slotMask] != x.key
+	return e.slots[x.key&slotMask].key != x.key
 }
 
 // kill marks slot s's event fired or cancelled; the slot is freed when its queued
 // entry is dropped.
 func (e *Engine) kill(s uint32) {
-	e.keys[s] = 0
+	e.slots[s] = slot{}
 	e.nlive--
 }
 
@@ -334,9 +340,9 @@ func (e *Engine) allocSlot() uint32 {
 		e.free = e.free[:n-1]
 		return s
 	}
-	if len(e.keys) > slotMask {
+	if len(e.slots) > slotMask {
 		panic("sim: more than 2^24 events pending")
 	}
-	e.keys = append(e.keys, 0)
-	return uint32(len(e.keys) - 1)
+	e.slots = append(e.slots, slot{})
+	return uint32(len(e.slots) - 1)
 }
