@@ -112,7 +112,7 @@ func (d *Device) chargeBudget(token int, get bool) {
 	if !h.CostsOn() || token < 0 {
 		return
 	}
-	c := h.Costs()
+	c := h.CostTable() // not nil: costs are on
 	switch {
 	case d.sdev.HasBudgetMap():
 		h.BudgetRMW(d.sdev, token>>d.shift)
