@@ -211,7 +211,9 @@ func dispatchStatus(s budget.Status) dispatch.Status {
 func (d *Device) QueueRQ(hctx *dispatch.Hctx, rq *dispatch.Request, last bool, cpu int) dispatch.Status {
 	hint := &d.hints[cpu]
 	h := d.dh
-	h.Charge(h.Costs().HostCheck)
+	if c := h.CostTable(); c != nil { // (Costs() copies the table)
+		h.Charge(c.HostCheck)
+	}
 	if d.q.Options().HostBusyCheck {
 		h.Touch(&d.host.busyLine, 0) // the pre-v5.5 host_busy atomic
 	}
@@ -223,7 +225,9 @@ func (d *Device) QueueRQ(hctx *dispatch.Hctx, rq *dispatch.Request, last bool, c
 	cmd := rq.Cmd()
 	*cmd = device.Command{Op: rq.Op, Offset: rq.Offset, Length: rq.Length, Sync: rq.Sync, Done: &d.done, Priv: rq}
 	reject := budget.HostBusy
-	h.Charge(h.Costs().QueueRq)
+	if c := h.CostTable(); c != nil { // (Costs() copies the table)
+		h.Charge(c.QueueRq)
+	}
 	switch d.dev.Submit(cmd) {
 	case device.Accepted:
 		return dispatch.BlkStsOK
@@ -266,7 +270,9 @@ func (l *lldDone) Complete(cmd *device.Command, _ sim.Time) {
 func (d *Device) Complete(rq *dispatch.Request, _ int) {
 	sub := rq.CPU()
 	h := d.dh
-	h.Charge(h.Costs().Completion)
+	if c := h.CostTable(); c != nil { // (Costs() copies the table)
+		h.Charge(c.Completion)
+	}
 	token := rq.BudgetToken()
 	d.chargeBudget(token, false)
 	d.sdev.Unbusy(token, &d.hints[sub])
