@@ -86,8 +86,9 @@ func budgetMapConfig(skip bool, seed uint64, sc Scale) stack.Config {
 			},
 			Scheduler: "none",
 		}},
-		Options: &dispatch.Options{BudgetMapSkip: skip},
-		Seed:    seed,
+		Options:    &dispatch.Options{BudgetMapSkip: skip},
+		Seed:       seed,
+		JitterSeed: sc.jitterSeed(), // 0 (default) except in benchmarks
 	}
 	if sc.Of(ParamCPUPath) != 1 {
 		cfg.CPU = dispatch.CPUModel{Costs: scaleCPUPath(dispatch.DefaultCPUCosts(), sc)}

@@ -10,7 +10,8 @@ import (
 
 // BenchmarkBudgetMap runs seed 003's job (BudgetMapRuntime of model time) once per
 // iteration for the current budget map and for the proposal that skips it, and reports
-// IOPS, the CPU charged per I/O and the number of CPUs kept busy.
+// IOPS, the CPU charged per I/O and the number of CPUs kept busy. Each run has its own
+// jitter seed (nextJitter).
 func BenchmarkBudgetMap(b *testing.B) {
 	for _, v := range []struct {
 		name string
@@ -20,7 +21,7 @@ func BenchmarkBudgetMap(b *testing.B) {
 			var f *BudgetMapFigures
 			for i := 0; i < b.N; i++ {
 				var err error
-				if f, err = RunBudgetMap(v.skip, BudgetMapRuntime, 1); err != nil {
+				if f, err = runBudgetMapScaled(v.skip, BudgetMapRuntime, 1, nextJitter(b.Name())); err != nil {
 					b.Fatal(err)
 				}
 			}

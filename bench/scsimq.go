@@ -123,10 +123,11 @@ func scsiMQConfig(sched, era string, seed uint64, sc Scale) (stack.Config, error
 			Scheduler:    sched,
 			MaxSectorsKB: SCSIMQMaxRequestKB,
 		}},
-		Kernel:  "4.15",
-		Options: &opts,
-		CPU:     dispatch.CPUModel{Costs: costs},
-		Seed:    seed,
+		Kernel:     "4.15",
+		Options:    &opts,
+		CPU:        dispatch.CPUModel{Costs: costs},
+		Seed:       seed,
+		JitterSeed: sc.jitterSeed(), // 0 (default) except in benchmarks
 	}, nil
 }
 

@@ -11,7 +11,7 @@ import (
 
 // BenchmarkSCSIMQ runs every cell of seed 002's tables once per iteration
 // (SCSIMQRuntime of simulated time each) and reports IOPS and the mean command size
-// the device saw (the merge effect). Names: sched=<elevator>/era=<kernel>/rw=<rw>.
+// the device saw (the merge effect); each run has its own jitter seed (nextJitter). Names: sched=<elevator>/era=<kernel>/rw=<rw>.
 func BenchmarkSCSIMQ(b *testing.B) {
 	for _, col := range SCSIMQScheds {
 		sched, era := "deadline", "legacy"
@@ -23,7 +23,7 @@ func BenchmarkSCSIMQ(b *testing.B) {
 				var f *SCSIMQFigures
 				for i := 0; i < b.N; i++ {
 					var err error
-					if f, err = SCSIMQCell(col, rw, 1); err != nil {
+					if f, err = scsiMQCell(col, rw, 1, nextJitter(b.Name())); err != nil {
 						b.Fatal(err)
 					}
 				}

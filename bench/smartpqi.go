@@ -169,7 +169,7 @@ func newSmartpqiRig(variant string, seed uint64, sc Scale) (*SmartpqiRig, error)
 	costs.CPUsPerLLC = SmartpqiCPUsPerSocket
 	opts := SmartpqiOptions()
 	cfg := stack.Config{NrCPUs: SmartpqiCPUs, Host: h, Options: &opts, Seed: seed,
-		CPU: dispatch.CPUModel{Costs: costs}}
+		CPU: dispatch.CPUModel{Costs: costs}, JitterSeed: sc.jitterSeed()} // 0 (default) except in benchmarks
 	applyPlacementScale(&cfg, sc)
 	sasQD := max(1, int(float64(SmartpqiSASQueueDepth)*sc.Of("smartpqi.sas-queue-depth")+0.5))
 	for _, d := range SmartpqiDisks {

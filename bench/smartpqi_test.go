@@ -8,14 +8,17 @@ import (
 // BenchmarkSmartpqi runs seed 001's job file (SmartpqiRamp + SmartpqiRuntime of model
 // time) once per iteration for each variant and reports the aggregate IOPS, the
 // adapter's peak offered commands over can_queue, the mean command size and the CPU
-// utilisation.
+// utilisation. Each run has its own jitter seed (nextJitter).
 func BenchmarkSmartpqi(b *testing.B) {
 	for _, v := range SmartpqiVariants {
 		b.Run(v, func(b *testing.B) {
+			specs, err := SmartpqiSpecs(SmartpqiRamp, SmartpqiRuntime)
+			if err != nil {
+				b.Fatal(err)
+			}
 			var f *SmartpqiFigures
 			for i := 0; i < b.N; i++ {
-				var err error
-				if f, err = RunSmartpqi(v, SmartpqiRamp, SmartpqiRuntime, 1); err != nil {
+				if f, err = runSmartpqiSpecs(v, specs, 1, nextJitter(b.Name())); err != nil {
 					b.Fatal(err)
 				}
 			}

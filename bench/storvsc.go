@@ -72,8 +72,9 @@ func storvscConfig(shared bool, nrRequests int, seed uint64, sc Scale) stack.Con
 			QueueDepth: StorvscQueueDepth,
 			NrRequests: nrRequests,
 		}},
-		Kernel: StorvscKernel,
-		Seed:   seed,
+		Kernel:     StorvscKernel,
+		Seed:       seed,
+		JitterSeed: sc.jitterSeed(), // 0 (default) except in benchmarks
 	}
 	applyPlacementScale(&cfg, sc)
 	return cfg
@@ -207,7 +208,7 @@ func runStorvscWith(variant string, seed uint64, sc Scale) (map[string]float64, 
 		}
 		return map[string]float64{"wal-IOPS": f.WalIOPS, "wal-clat-us": f.WalClatUs, "hogs-IOPS": f.HogsIOPS}, nil
 	}
-	f, err := runStorvscScaled(shared, StorvscNrRequests, 60*time.Second, seed, sc)
+	f, err := memoStorvsc(shared, StorvscNrRequests, 60*time.Second, seed, sc) // also a sweep point
 	if err != nil {
 		return nil, err
 	}

@@ -84,20 +84,31 @@ func runStorvscSweepWith(variant string, seed uint64, sc Scale) (map[string]floa
 		return nil, fmt.Errorf("bench: storvsc-nr-requests: unknown variant %q (want tags=per-hctx or tags=shared)", variant)
 	}
 	capIOPS := Storvsc000Params().IOPS
+	// The points are independent runs: run them in parallel (at most GOMAXPROCS at once)
+	// and assemble the metrics in order afterwards, so the result does not depend on
+	// the schedule.
+	wal := make([]float64, len(nrs))
+	lone := make([]float64, len(nrs))
+	err := runParallel(2*len(nrs), func(i int) error {
+		nr := nrs[i/2]
+		if i%2 == 0 {
+			f, err := memoStorvsc(shared, nr, storvscSweepRuntime, seed, sc)
+			wal[i/2] = f.WalIOPS
+			return err
+		}
+		v, err := runStorvscLoneReader(shared, nr, storvscSweepRuntime, seed, sc)
+		lone[i/2] = v
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
 	m := map[string]float64{}
-	for _, nr := range nrs {
-		f, err := runStorvscScaled(shared, nr, storvscSweepRuntime, seed, sc)
-		if err != nil {
-			return nil, err
-		}
-		lone, err := runStorvscLoneReader(shared, nr, storvscSweepRuntime, seed, sc)
-		if err != nil {
-			return nil, err
-		}
+	for i, nr := range nrs {
 		key := fmt.Sprintf("nr-%d/", nr)
-		m[key+"wal-IOPS"] = f.WalIOPS
-		m[key+"lone-IOPS"] = lone
-		m[key+"lone-cap-frac"] = lone / capIOPS
+		m[key+"wal-IOPS"] = wal[i]
+		m[key+"lone-IOPS"] = lone[i]
+		m[key+"lone-cap-frac"] = lone[i] / capIOPS
 	}
 	return m, nil
 }

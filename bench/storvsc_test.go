@@ -7,7 +7,8 @@ import (
 
 // BenchmarkStorvsc runs seed 000's 60 s job file once per iteration for each policy and
 // reports the scenario's figures (wal-IOPS, wal-clat-us, hogs-IOPS) plus the wall time
-// of one simulated run.
+// of one simulated run. Each run has its own jitter seed (nextJitter), so benchstat
+// over -count shows the model's spread.
 func BenchmarkStorvsc(b *testing.B) {
 	for _, v := range []struct {
 		name   string
@@ -17,7 +18,7 @@ func BenchmarkStorvsc(b *testing.B) {
 			var f *StorvscFigures
 			for i := 0; i < b.N; i++ {
 				var err error
-				if f, err = RunStorvsc(v.shared, StorvscNrRequests, 60*time.Second, 1); err != nil {
+				if f, err = runStorvscScaled(v.shared, StorvscNrRequests, 60*time.Second, 1, nextJitter(b.Name())); err != nil {
 					b.Fatal(err)
 				}
 			}

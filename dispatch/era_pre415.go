@@ -94,7 +94,7 @@ func (h *Hctx) schedDispatchPre415() {
 	q := h.q
 	cpu := h.cpus[0]
 	var list rqList
-	list.spliceTail(&h.dispatch)
+	list.spliceTail(&h.dispatch.rqList)
 	hadList, didWork := !list.empty(), false
 	switch {
 	case hadList:

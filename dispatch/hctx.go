@@ -15,7 +15,7 @@ type Hctx struct {
 	ctxs         []*Ctx
 	ctxMap       []bool // hctx->ctx_map: ctx has queued requests
 	nrCtxPending int
-	dispatch     rqList       // hctx->dispatch
+	dispatch     hctxDispatch // hctx->dispatch (workset.go: insertions mark the hctx)
 	dispatchFrom int          // index of the ctx to serve next (hctx->dispatch_from)
 	dispatchBusy int          // EWMA (blk_mq_update_dispatch_busy)
 	schedRestart bool         // BLK_MQ_S_SCHED_RESTART
@@ -85,6 +85,7 @@ func (h *Hctx) markCtxPending(c *Ctx) {
 	if !h.ctxMap[c.indexHw] {
 		h.ctxMap[c.indexHw] = true
 		h.nrCtxPending++
+		h.markMayWork()
 	}
 }
 
@@ -251,6 +252,10 @@ func (d *dispatchWait) wake(*sbitmap.Waiter) {
 // list.
 func (q *Queue) runHwQueues(cpu int, async bool) {
 	sq := q.sqHctx(cpu)
+	if q.elevator == nil {
+		q.runMarkedHwQueues(sq, async) // the same hctxs in the same order (workset.go)
+		return
+	}
 	for _, x := range q.hctxs {
 		if sq != nil && x != sq && x.dispatch.empty() {
 			continue

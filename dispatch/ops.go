@@ -375,6 +375,16 @@ func (h *Host) Costs() CPUCosts {
 	return h.cpu.c
 }
 
+// CostTable returns the CPU cost table in use without copying it (Costs copies the
+// whole table on every call), or nil with CPU costs off. The table must not be
+// modified.
+func (h *Host) CostTable() *CPUCosts {
+	if !h.cpu.on {
+		return nil
+	}
+	return &h.cpu.c
+}
+
 // KblockdDelay draws the delay (ns) before a kblockd work item queued now runs
 // (Timing.KblockdMin..KblockdMax), from the host's seeded stream.
 func (h *Host) KblockdDelay() sim.Time { return h.kblockdDelay() }

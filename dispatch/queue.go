@@ -18,6 +18,7 @@ type Queue struct {
 	cpuHctx  []int
 	ctxs     []*Ctx
 	hctxs    []*Hctx
+	mayWork  []uint64 // bit per hctx: may have pending work (workset.go)
 	elevator Elevator
 	nrReq    int
 	maxBytes int64
@@ -160,9 +161,11 @@ func (q *Queue) initTags(nr int, elevator bool) error {
 func (q *Queue) buildHctxs() {
 	h := q.host
 	q.hctxs = make([]*Hctx, h.cfg.NrHwQueues)
+	q.mayWork = make([]uint64, (len(q.hctxs)+63)/64)
 	for i := range q.hctxs {
 		x := &Hctx{q: q, index: i, th: q.tq.Hctx(i)}
 		x.runWork.h = x
+		x.dispatch.h = x
 		x.waitHook.h = x
 		x.th.OnTagWake = func(*tagset.Hctx) { x.runAsync() } // blk_mq_dispatch_wake
 		q.hctxs[i] = x

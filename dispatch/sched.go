@@ -23,7 +23,7 @@ func (h *Hctx) schedDispatchInner() int {
 	q := h.q
 	cpu := h.cpus[0]
 	var list rqList
-	list.spliceTail(&h.dispatch)
+	list.spliceTail(&h.dispatch.rqList)
 	needDispatch := false
 	if !list.empty() {
 		h.markSchedRestart()

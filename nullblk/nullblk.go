@@ -133,7 +133,9 @@ func (d *Device) CommitRQsCalls() uint64 { return d.commits }
 // BLK_STS_DEV_RESOURCE, as null_blk's throttled and requeue paths do. Called by the
 // block layer on cpu with the driver tag held; no budget.
 func (d *Device) QueueRQ(_ *dispatch.Hctx, rq *dispatch.Request, _ bool, _ int) dispatch.Status {
-	d.dh.Charge(d.dh.Costs().QueueRq)
+	if c := d.dh.CostTable(); c != nil { // (Costs() copies the table)
+		d.dh.Charge(c.QueueRq)
+	}
 	cmd := rq.Cmd()
 	*cmd = device.Command{Op: rq.Op, Offset: rq.Offset, Length: rq.Length, Sync: rq.Sync, Done: &d.done, Priv: rq}
 	if d.dev.Submit(cmd) != device.Accepted {
@@ -159,7 +161,9 @@ func (f *doneFn) Complete(cmd *device.Command, _ sim.Time) {
 
 // Complete is null_complete_rq (end_cmd): blk_mq_end_request on cpu.
 func (d *Device) Complete(rq *dispatch.Request, _ int) {
-	d.dh.Charge(d.dh.Costs().Completion)
+	if c := d.dh.CostTable(); c != nil { // (Costs() copies the table)
+		d.dh.Charge(c.Completion)
+	}
 	d.q.EndRequest(rq)
 }
 

@@ -97,7 +97,9 @@ func (ns *Namespace) CommitRQsCalls() uint64 { return ns.commits }
 // queue (the device model). A refusal by the model answers BLK_STS_DEV_RESOURCE (the
 // queue is re-run by the next completion). Called on cpu with the driver tag held.
 func (ns *Namespace) QueueRQ(_ *dispatch.Hctx, rq *dispatch.Request, _ bool, _ int) dispatch.Status {
-	ns.dh.Charge(ns.dh.Costs().QueueRq)
+	if c := ns.dh.CostTable(); c != nil { // (Costs() copies the table)
+		ns.dh.Charge(c.QueueRq)
+	}
 	cmd := rq.Cmd()
 	*cmd = device.Command{Op: rq.Op, Offset: rq.Offset, Length: rq.Length, Sync: rq.Sync, Done: &ns.done, Priv: rq}
 	if ns.dev.Submit(cmd) != device.Accepted {
@@ -117,7 +119,9 @@ func (f *doneFn) Complete(cmd *device.Command, _ sim.Time) {
 
 // Complete is nvme_pci_complete_rq: blk_mq_end_request on cpu.
 func (ns *Namespace) Complete(rq *dispatch.Request, _ int) {
-	ns.dh.Charge(ns.dh.Costs().Completion)
+	if c := ns.dh.CostTable(); c != nil { // (Costs() copies the table)
+		ns.dh.Charge(c.Completion)
+	}
 	ns.q.EndRequest(rq)
 }
 

@@ -112,7 +112,7 @@ func (d *Device) chargeBudget(token int, get bool) {
 	if !h.CostsOn() || token < 0 {
 		return
 	}
-	c := h.Costs()
+	c := h.CostTable() // not nil: costs are on
 	switch {
 	case d.sdev.HasBudgetMap():
 		h.BudgetRMW(d.sdev, token>>d.shift)
@@ -212,7 +212,9 @@ func dispatchStatus(s budget.Status) dispatch.Status {
 func (d *Device) QueueRQ(hctx *dispatch.Hctx, rq *dispatch.Request, last bool, cpu int) dispatch.Status {
 	hint := &d.hints[cpu]
 	h := d.dh
-	h.Charge(h.Costs().HostCheck)
+	if c := h.CostTable(); c != nil { // (Costs() copies the table)
+		h.Charge(c.HostCheck)
+	}
 	if d.q.Options().HostBusyCheck {
 		h.Touch(&d.host.busyLine, 0) // the pre-v5.5 host_busy atomic
 	}
@@ -224,7 +226,9 @@ func (d *Device) QueueRQ(hctx *dispatch.Hctx, rq *dispatch.Request, last bool, c
 	cmd := rq.Cmd()
 	*cmd = device.Command{Op: rq.Op, Offset: rq.Offset, Length: rq.Length, Sync: rq.Sync, Done: &d.done, Priv: rq}
 	reject := budget.HostBusy
-	h.Charge(h.Costs().QueueRq)
+	if c := h.CostTable(); c != nil { // (Costs() copies the table)
+		h.Charge(c.QueueRq)
+	}
 	switch d.dev.Submit(cmd) {
 	case device.Accepted:
 		return dispatch.BlkStsOK
@@ -269,7 +273,9 @@ func (l *lldDone) Complete(cmd *device.Command, _ sim.Time) {
 // hctx of the running CPU; kblockd_schedule_work queues on it).
 func (d *Device) Complete(rq *dispatch.Request, cpu int) {
 	h := d.dh
-	h.Charge(h.Costs().Completion)
+	if c := h.CostTable(); c != nil { // (Costs() copies the table)
+		h.Charge(c.Completion)
+	}
 	token := rq.BudgetToken()
 	d.chargeBudget(token, false)
 	d.sdev.Unbusy(token, &d.hints[cpu])

@@ -27,7 +27,7 @@ func (f HandlerFunc) Fire(now Time) { f(now) }
 type EventID uint64
 
 // slotBits is the number of low key bits that name a slot. A slot identifies one queued
-// entry for Cancel and holds its live bit until the entry leaves the queue: at most 2^24
+// entry for Cancel and stays allocated until the entry leaves the queue: at most 2^24
 // (16,777,216) entries may be queued at once, and 2^40 events may be scheduled over an
 // Engine's life.
 const (
@@ -36,11 +36,18 @@ const (
 	maxSeq   = 1<<(64-slotBits) - 1
 )
 
-// entry is one queued event: the event time, key = seq<<slotBits | slot (seq is the
-// insertion sequence, so ordering by (at, key) is ordering by (at, seq)), and the
-// handler.
+// entry is one queued event: the event time and key = seq<<slotBits | slot (seq is
+// the insertion sequence, so ordering by (at, key) is ordering by (at, seq)). The
+// handler is in the slot, so entries hold no pointers: the buckets move them without
+// write barriers and the garbage collector does not scan them.
 type entry struct {
 	at  Time
+	key uint64
+}
+
+// slot is one slot's event: its key while the event is live (0 when fired or
+// cancelled) and its handler (nil then).
+type slot struct {
 	key uint64
 	h   Handler
 }
@@ -70,11 +77,11 @@ type Engine struct {
 	seq     uint64
 	base    Time              // every queued entry has at >= base
 	buckets [nBuckets][]entry // bucket 0 from head0 on is live order
+	bmin    [nBuckets]Time    // per bucket > 0: earliest time in it (valid when non-empty)
 	head0   int               // first unread entry of bucket 0
 	mask    uint64            // bit b set: bucket b > 0 is non-empty
 	queued  int               // entries in buckets, stale ones included
-	keys    []uint64          // per slot: key of its live event, 0 when fired or cancelled
-	live    []uint64          // bitset per slot: its queued entry is live
+	slots   []slot            // per slot: its live event's key and handler
 	free    []uint32          // slots with no queued entry
 	nlive   int
 	stopped bool
@@ -114,8 +121,7 @@ func (e *Engine) At(t Time, h Handler) EventID {
 	e.seq++
 	s := e.allocSlot()
 	key := e.seq<<slotBits | uint64(s)
-	e.keys[s] = key
-	e.live[s>>6] |= 1 << (s & 63)
+	e.slots[s] = slot{key: key, h: h}
 	e.nlive++
 	if t < e.base {
 		// A peek (RunUntil) moved the base past Now to the earliest pending time and
@@ -123,7 +129,7 @@ func (e *Engine) At(t Time, h Handler) EventID {
 		// limit at most).
 		e.rebase(t)
 	}
-	e.push(entry{at: t, key: key, h: h})
+	e.push(entry{at: t, key: key})
 	return EventID(key)
 }
 
@@ -133,6 +139,9 @@ func (e *Engine) push(x entry) {
 	b := bits.Len64(uint64(x.at ^ e.base))
 	e.buckets[b] = append(e.buckets[b], x)
 	if b > 0 {
+		if e.mask&(1<<b) == 0 || x.at < e.bmin[b] {
+			e.bmin[b] = x.at
+		}
 		e.mask |= 1 << b
 	}
 	e.queued++
@@ -153,7 +162,7 @@ func (e *Engine) Cancel(id EventID) bool {
 		return false
 	}
 	s := uint32(id & slotMask)
-	if int(s) >= len(e.keys) || e.keys[s] != uint64(id) {
+	if int(s) >= len(e.slots) || e.slots[s].key != uint64(id) {
 		return false
 	}
 	e.kill(s)
@@ -171,11 +180,13 @@ func (e *Engine) Step() bool {
 		return false
 	}
 	e.pop0()
-	e.kill(uint32(top.key & slotMask))
-	e.free = append(e.free, uint32(top.key&slotMask))
+	s := uint32(top.key & slotMask)
+	h := e.slots[s].h
+	e.kill(s)
+	e.free = append(e.free, s)
 	e.now = top.at
 	e.fired++
-	top.h.Fire(top.at)
+	h.Fire(top.at)
 	return true
 }
 
@@ -234,7 +245,6 @@ func (e *Engine) peek() (entry, bool) {
 // pop0 removes the front entry of bucket 0.
 func (e *Engine) pop0() {
 	b0 := e.buckets[0]
-	b0[e.head0] = entry{} // drop the handler reference
 	e.head0++
 	e.queued--
 	if e.head0 == len(b0) {
@@ -249,19 +259,19 @@ func (e *Engine) pop0() {
 func (e *Engine) refill() {
 	b := bits.TrailingZeros64(e.mask)
 	src := e.buckets[b]
-	lo := src[0].at
-	for i := 1; i < len(src); i++ {
-		lo = min(lo, src[i].at)
-	}
+	lo := e.bmin[b] // the earliest time in src (push keeps it)
 	e.base = lo
 	mask := e.mask &^ (1 << b)
 	for i := range src {
-		c := bits.Len64(uint64(src[i].at ^ lo))
+		at := src[i].at
+		c := bits.Len64(uint64(at ^ lo))
 		e.buckets[c] = append(e.buckets[c], src[i])
+		if c > 0 && (mask&(1<<c) == 0 || at < e.bmin[c]) {
+			e.bmin[c] = at
+		}
 		mask |= 1 << c
 	}
 	e.mask = mask &^ 1 // bucket 0 has no mask bit
-	clear(src)         // drop the handler references
 	e.buckets[b] = src[:0]
 }
 
@@ -284,16 +294,16 @@ func (e *Engine) rebase(t Time) {
 	}
 }
 
+// stale reports whether x's event was fired or cancelled: its slot no longer holds
+// x's key (the slot is not reused while x is queued).
 func (e *Engine) stale(x *entry) bool {
-	s := x.key & slotMask
-	return e.live[s>>6]&(1<<(s&63)) == 0
+	return e.slots[x.key&slotMask].key != x.key
 }
 
 // kill marks slot s's event fired or cancelled; the slot is freed when its queued
 // entry is dropped.
 func (e *Engine) kill(s uint32) {
-	e.keys[s] = 0
-	e.live[s>>6] &^= 1 << (s & 63)
+	e.slots[s] = slot{}
 	e.nlive--
 }
 
@@ -330,12 +340,9 @@ func (e *Engine) allocSlot() uint32 {
 		e.free = e.free[:n-1]
 		return s
 	}
-	if len(e.keys) > slotMask {
+	if len(e.slots) > slotMask {
 		panic("sim: more than 2^24 events pending")
 	}
-	e.keys = append(e.keys, 0)
-	if len(e.keys) > 64*len(e.live) {
-		e.live = append(e.live, 0)
-	}
-	return uint32(len(e.keys) - 1)
+	e.slots = append(e.slots, slot{})
+	return uint32(len(e.slots) - 1)
 }

@@ -118,14 +118,26 @@ func (t Topology) Node(cpu int) int {
 
 // Distance returns how far apart CPUs a and b are.
 func (t Topology) Distance(a, b int) Distance {
-	switch {
-	case a == b:
+	if a == b {
 		return DistSelf
-	case t.Core(a) == t.Core(b):
+	}
+	// Core, then Node, then Socket of both CPUs, with each core computed once: this is
+	// on the path of every modelled atomic operation.
+	n := t.Sockets * t.CoresPerSocket
+	ca, cb := a, b
+	if ca >= n || cb >= n {
+		ca, cb = ca%n, cb%n
+	}
+	if ca == cb {
 		return DistSMT
-	case t.Node(a) == t.Node(b):
+	}
+	if t.Sockets == 1 && t.NodesPerSocket <= 1 {
+		return DistNode // one node: every other core shares it
+	}
+	if per := t.CoresPerSocket / t.nodes(); ca/per == cb/per {
 		return DistNode
-	case t.Socket(a) == t.Socket(b):
+	}
+	if ca/t.CoresPerSocket == cb/t.CoresPerSocket {
 		return DistSocket
 	}
 	return DistRemote

@@ -43,6 +43,15 @@ func scaleRun(tb testing.TB, engine string, jobs, cpus int, jitter uint64) *stac
 	return res
 }
 
+// scaleJitterRuns counts the runs of each benchmark in this process (nextScaleJitter).
+var scaleJitterRuns = map[string]uint64{}
+
+// nextScaleJitter returns the next JitterSeed for benchmark name: 1, 2, 3, …
+func nextScaleJitter(name string) uint64 {
+	scaleJitterRuns[name]++
+	return scaleJitterRuns[name]
+}
+
 // cpuTime returns the CPU time (user + system, ns) the process has used: on a
 // shared, overloaded machine it measures the model's cost where wall time
 // measures the queue for a core.
@@ -60,8 +69,9 @@ func cpuTime() int64 {
 // minus the live heap before, over jobs) against the number of fio jobs (8 CPUs) and
 // against the number of CPUs (64 jobs). Each run simulates the same number of I/Os
 // (scaleIOs), so a flat ns/simio is a model whose cost does not depend on how many
-// threads wait. Each iteration uses its own JitterSeed (the iteration index + 1), so
-// that `-count N` shows the model's real spread. events/simio is the engine events
+// threads wait. Each run uses its own JitterSeed (1, 2, 3, … per benchmark name over
+// the process, so successive iterations and -count rounds differ), so that `-count N`
+// shows the model's real spread. events/simio is the engine events
 // fired per completed I/O.
 func BenchmarkScale(b *testing.B) {
 	type shape struct {
@@ -84,7 +94,7 @@ func BenchmarkScale(b *testing.B) {
 					var before, after runtime.MemStats
 					runtime.ReadMemStats(&before)
 					t0 := cpuTime()
-					res := scaleRun(b, engine, s.jobs, s.cpus, uint64(i)+1)
+					res := scaleRun(b, engine, s.jobs, s.cpus, nextScaleJitter(b.Name()))
 					cpuNs += float64(cpuTime() - t0)
 					b.StopTimer()
 					runtime.GC()
