@@ -231,9 +231,18 @@ func RunSmartpqi(variant string, ramp, runtime time.Duration, seed uint64) (*Sma
 
 // runSmartpqiSpecs runs the given jobs on one variant's machine.
 func runSmartpqiSpecs(variant string, specs []fio.Spec, seed uint64, sc Scale) (*SmartpqiFigures, error) {
+	return runSmartpqiSpecsWith(variant, specs, seed, sc, nil)
+}
+
+// runSmartpqiSpecsWith is runSmartpqiSpecs with edit applied to the assembled
+// configuration (a mechanism test's switch; nil for none).
+func runSmartpqiSpecsWith(variant string, specs []fio.Spec, seed uint64, sc Scale, edit func(*stack.Config)) (*SmartpqiFigures, error) {
 	rig, err := newSmartpqiRig(variant, seed, sc)
 	if err != nil {
 		return nil, err
+	}
+	if edit != nil {
+		edit(&rig.Config)
 	}
 	res, err := stack.Run(rig.Config, specs)
 	if err != nil {
