@@ -261,14 +261,14 @@ exits at once (130). --eta always shows progress even when stderr is not a termi
 			if replicas < 1 || replicas > maxReplicas {
 				return usageError(fmt.Errorf("--replicas %d: allowed: [1, %d]", replicas, maxReplicas))
 			}
+			if err := checkEta(eta); err != nil {
+				return usageError(err)
+			}
 			if replicas > 1 {
 				if anyLogs(specs) {
 					fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: warning: write_bw_log/write_lat_log/write_iops_log: no log files are written with --replicas")
 				}
-				return runReplicated(cmd, withLimits(cmd, res.WithSeed(m.seed, 0)), specs, replicas, formats, outPath)
-			}
-			if err := checkEta(eta); err != nil {
-				return usageError(err)
+				return runReplicated(cmd, withLimits(cmd, res.WithSeed(m.seed, 0)), specs, replicas, formats, outPath, eta)
 			}
 			for _, n := range fio.LogNotes(specs) {
 				fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: warning:", n)
