@@ -104,19 +104,24 @@ func TestSweepReplicas(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	want := "queue/nr_requests,job,iops,bw_kib_s,clat_mean_us,clat_p99_us,replicas,iops_ci95_lo,iops_ci95_hi," +
-		"bw_kib_s_ci95_lo,bw_kib_s_ci95_hi,clat_mean_us_ci95_lo,clat_mean_us_ci95_hi,clat_p99_us_ci95_lo,clat_p99_us_ci95_hi"
+		"bw_kib_s_ci95_lo,bw_kib_s_ci95_hi,clat_mean_us_ci95_lo,clat_mean_us_ci95_hi,clat_p99_us_ci95_lo,clat_p99_us_ci95_hi," +
+		"util_nullb0,util_nullb0_ci95_lo,util_nullb0_ci95_hi"
 	if lines[0] != want {
 		t.Fatalf("header %q, want %q", lines[0], want)
 	}
 	for _, l := range lines[1:] {
 		f := strings.Split(l, ",")
-		if len(f) != 15 || f[6] != "2" {
+		if len(f) != 18 || f[6] != "2" {
 			t.Errorf("row %q", l)
 			continue
 		}
 		var iops, lo, hi float64
 		if _, err := fmt.Sscan(f[2]+" "+f[7]+" "+f[8], &iops, &lo, &hi); err != nil || lo > iops || iops > hi {
 			t.Errorf("row %q: iops %v not in [%v, %v]", l, iops, lo, hi)
+		}
+		var util, ulo, uhi float64
+		if _, err := fmt.Sscan(f[15]+" "+f[16]+" "+f[17], &util, &ulo, &uhi); err != nil || ulo > util || util > uhi || util <= 0 {
+			t.Errorf("row %q: util %v not in [%v, %v]", l, util, ulo, uhi)
 		}
 	}
 }
