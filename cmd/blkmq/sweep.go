@@ -195,8 +195,8 @@ func newSweepCmd() *cobra.Command {
 --vary, any --set key: queue/nr_requests, device/queue_depth, tags, host/nr_hw_queues,
 kernel, era/...), on all CPUs at once, and prints per point and fio job: IOPS,
 bandwidth (KiB/s), mean and 99th-percentile completion latency (µs). --csv writes the
-same table as CSV, plus each disk's fio disk_util util % (columns util_NAME, e.g. util_sda), and --plot draws the chosen --metric against the first numeric varied
-setting, one line per job (and per value of the other setting); when no varied setting is
+same table as CSV, plus each disk's fio disk_util util % (columns util_NAME, e.g.
+util_sda), and --plot draws the chosen --metric against the first numeric varied setting, one line per job (and per value of the other setting); when no varied setting is
 numeric (tags=per-hctx,shared, kernel=...), as grouped bars, one bar per job in each
 category. Several metrics (--metric iops,clat-p99-us) get one panel each, stacked, each
 with its own unit; --plot-panels job gives each job its own panel too, so a small
