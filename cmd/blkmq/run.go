@@ -270,10 +270,6 @@ exits at once (130). --eta always shows progress even when stderr is not a termi
 				}
 				return runReplicated(cmd, withLimits(cmd, res.WithSeed(m.seed, 0)), specs, replicas, formats, outPath, eta)
 			}
-			for _, n := range fio.LogNotes(specs) {
-				fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: warning:", n)
-				warnings = append(warnings, n)
-			}
 			logs, err := openRunLogs(specs)
 			if err != nil {
 				return usageError(err)
