@@ -138,8 +138,12 @@ type Collector struct {
 	start, end     int64 // record window [start, end), ns
 	dirs           [NrDirs]DirStats
 	bw, iops       [NrDirs]intervalSampler
-	lat            LatencyDist
-	finished       bool
+	// perIOBW and perIOIOPS: write_bw_log / write_iops_log with log_avg_msec=0,
+	// where fio takes the JSON bw / iops samples per completed I/O
+	// (account_io_completion's per_unit_log calls) instead of per interval
+	perIOBW, perIOIOPS bool
+	lat                LatencyDist
+	finished           bool
 }
 
 // NewCollector returns a collector for the job instance s, with an open
@@ -166,7 +170,9 @@ func NewCollectorBits(s *Spec, bits int) (*Collector, error) {
 		options:        s.Options,
 		cfg: statsConfig{clat: s.ClatPercentiles, slat: s.SlatPercentiles, lat: s.LatPercentiles,
 			percentiles: cloneSlice(s.PercentileList), histBits: bits},
-		end: math.MaxInt64,
+		end:       math.MaxInt64,
+		perIOBW:   s.Logs.BW && s.Logs.AvgMsec == 0,
+		perIOIOPS: s.Logs.IOPS && s.Logs.AvgMsec == 0,
 	}
 	for d := range NrDirs {
 		c.bw[d].every = max(int64(s.BWAvgTime), int64(time.Millisecond))
@@ -218,8 +224,27 @@ func (c *Collector) Record(dir Dir, slatNs, clatNs, bytes, submitNs, completeNs 
 	d.Clat.add(clatNs, c.cfg.bitsIf(c.cfg.clat))
 	d.Lat.add(slatNs+clatNs, c.cfg.bitsIf(c.cfg.lat))
 	c.lat.add(clatNs)
-	c.bw[dir].add(completeNs, c.start, bytes, true, &d.BWSamples)
-	c.iops[dir].add(completeNs, c.start, 1, false, &d.IOPSSamples)
+	if c.perIOBW {
+		d.BWSamples.add(perIOBandwidth(bytes, clatNs))
+	} else {
+		c.bw[dir].add(completeNs, c.start, bytes, true, &d.BWSamples)
+	}
+	if c.perIOIOPS {
+		d.IOPSSamples.add(1) // add_iops_sample: one I/O
+	} else {
+		c.iops[dir].add(completeNs, c.start, 1, false, &d.IOPSSamples)
+	}
+}
+
+// perIOBandwidth is fio's per-I/O bandwidth sample (stat.c add_bw_sample, called
+// for every completion when write_bw_log has log_avg_msec=0): bytes × 10^6 over
+// the I/O's completion latency in ns, truncated — bytes per ms, which fio keeps
+// with the KiB/s interval samples as they are; 0 for a zero latency.
+func perIOBandwidth(bytes, clatNs int64) int64 {
+	if clatNs <= 0 {
+		return 0
+	}
+	return bytes * 1_000_000 / clatNs
 }
 
 // Finish closes the collector and returns the job's result over the window
@@ -236,8 +261,12 @@ func (c *Collector) Finish(windowStart, windowEnd int64) *Result {
 	}
 	c.finished = true
 	for d := range NrDirs {
-		c.bw[d].finish(c.start, windowEnd, true, &c.dirs[d].BWSamples)
-		c.iops[d].finish(c.start, windowEnd, false, &c.dirs[d].IOPSSamples)
+		if !c.perIOBW {
+			c.bw[d].finish(c.start, windowEnd, true, &c.dirs[d].BWSamples)
+		}
+		if !c.perIOIOPS {
+			c.iops[d].finish(c.start, windowEnd, false, &c.dirs[d].IOPSSamples)
+		}
 	}
 	r := &Result{Name: c.name, GroupID: c.groupID, Jobs: 1, GroupReporting: c.groupReporting,
 		Window: time.Duration(windowEnd - windowStart), Dirs: c.dirs, Latency: c.lat, Options: c.options, cfg: c.cfg}

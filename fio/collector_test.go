@@ -378,3 +378,53 @@ func TestLatencyDist(t *testing.T) {
 		t.Errorf("latency_ns 4 = %v; want 18.18%%", got)
 	}
 }
+
+// TestCollectorPerIOSamples: with write_bw_log / write_iops_log and
+// log_avg_msec=0, fio's JSON bw_* and iops_* sample statistics are per I/O
+// (account_io_completion calls add_bw_sample / add_iops_sample for each
+// completion and calc_log_samples takes no periodic ones): bandwidth bytes ×
+// 10^6 / clat ns truncated, IOPS 1. A windowed log (log_avg_msec=1000) or no log
+// keeps the periodic samples (bwavgtime / iopsavgtime, 500 ms by default).
+func TestCollectorPerIOSamples(t *testing.T) {
+	record := func(c *fio.Collector) *fio.DirStats {
+		c.Record(fio.DirRead, 1000, 100_000, 4096, 0, 101_000)         // 4096e6/1e5 = 40960
+		c.Record(fio.DirRead, 1000, 300_000, 8192, 1000, 302_000)      // 27306.67 → 27306
+		c.Record(fio.DirRead, 1000, 50_000, 4096, 2*sec, 2*sec+51_000) // 81920
+		return c.Finish(0, 3*sec).Read()
+	}
+	tests := []struct {
+		name         string
+		logs         fio.LogOptions
+		wantBW       fio.SampleStats // N, Min, Max
+		wantIOPS     fio.SampleStats
+		wantBWMean   float64
+		wantIOPSMean float64
+	}{
+		{"per-io-bw-and-iops", fio.LogOptions{BW: true, IOPS: true}, fio.SampleStats{N: 3, Min: 27306, Max: 81920},
+			fio.SampleStats{N: 3, Min: 1, Max: 1}, (40960 + 27306 + 81920) / 3.0, 1},
+		// iops keeps fio's intervals (iopsavgtime 500 ms): 2 I/Os in the first, 1 in
+		// the fifth: 4 and 2 per s
+		{"per-io-bw-only", fio.LogOptions{BW: true}, fio.SampleStats{N: 3, Min: 27306, Max: 81920},
+			fio.SampleStats{N: 2, Min: 2, Max: 4}, (40960 + 27306 + 81920) / 3.0, 3},
+		// bandwidth over bwavgtime's 500 ms intervals: 12288 B → 24 KiB/s, 4096 B →
+		// 8 KiB/s (the Spec is built directly, so bwavgtime stays at its default)
+		{"windowed-log", fio.LogOptions{BW: true, IOPS: true, AvgMsec: 1000}, fio.SampleStats{N: 2, Min: 8, Max: 24},
+			fio.SampleStats{N: 2, Min: 2, Max: 4}, 16, 3},
+		{"no-log", fio.LogOptions{}, fio.SampleStats{N: 2, Min: 8, Max: 24}, fio.SampleStats{N: 2, Min: 2, Max: 4}, 16, 3},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := record(fio.NewCollector(spec("j", func(s *fio.Spec) { s.Logs = tc.logs })))
+			nmm := func(s fio.SampleStats) fio.SampleStats { return fio.SampleStats{N: s.N, Min: s.Min, Max: s.Max} }
+			if diff := cmp.Diff(tc.wantBW, nmm(d.BWSamples), ignoreHidden); diff != "" {
+				t.Errorf("bw samples (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantIOPS, nmm(d.IOPSSamples), ignoreHidden); diff != "" {
+				t.Errorf("iops samples (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff([]float64{tc.wantBWMean, tc.wantIOPSMean}, []float64{d.BWSamples.Mean, d.IOPSSamples.Mean}, approx); diff != "" {
+				t.Errorf("bw, iops sample means (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -26,7 +26,9 @@ import (
 //   - the latency logs hold ns, the bandwidth log KiB/s, the IOPS log I/Os per
 //     second;
 //   - log_avg_msec=0: an entry per completed I/O (IOPS value 1, bandwidth the I/O's
-//     bytes × 10^6 / its clat in ns, as add_bw_sample computes it);
+//     bytes × 10^6 / its clat in ns, as add_bw_sample computes it); as in fio the
+//     JSON bw_* (write_bw_log) and iops_* (write_iops_log) sample statistics are
+//     then these per-I/O values too, not periodic samples (Collector);
 //   - log_avg_msec=M: latencies are averaged (log_max_value=1: their maximum) over
 //     windows of M ms, an entry (block size and offset 0) written by the first I/O
 //     at or past the window's end, and the remainder when the job ends; bandwidth
@@ -70,23 +72,6 @@ func LogFileName(s *Spec, typ string, num int) string {
 		return prefix + "_" + typ + "." + strconv.Itoa(num) + ".log"
 	}
 	return prefix + "_" + typ + ".log"
-}
-
-// LogNotes returns what the model's logs do differently from fio's for specs,
-// one line each, for the run's warnings: with write_bw_log or write_iops_log and
-// log_avg_msec=0, fio's JSON bandwidth and IOPS samples become per-I/O ones
-// (bwavgtime / iopsavgtime 0); the model keeps its windows.
-func LogNotes(specs []Spec) []string {
-	seen := map[string]bool{}
-	var out []string
-	for i := range specs {
-		s := &specs[i]
-		if (s.Logs.BW || s.Logs.IOPS) && s.Logs.AvgMsec == 0 && !seen[s.Name] {
-			seen[s.Name] = true
-			out = append(out, fmt.Sprintf("job %s: write_bw_log/write_iops_log with log_avg_msec=0: fio would also take the JSON bw_*/iops_* samples per I/O; the model keeps its bwavgtime/iopsavgtime windows (the log files are per I/O as fio's)", s.Name))
-		}
-	}
-	return out
 }
 
 // LogSample is one completed I/O as the logs see it (fio's io_u at

@@ -103,8 +103,9 @@ type DirOutput struct {
 	Lat      LatOutput `json:"lat_ns"`
 
 	// Interval bandwidth (KiB/s) and IOPS samples over bwavgtime /
-	// iopsavgtime windows (see SampleStats); bw_agg is the percentage of
-	// the group's aggregate bandwidth.
+	// iopsavgtime windows (see SampleStats), or per I/O under write_bw_log /
+	// write_iops_log with log_avg_msec=0 as fio takes them (Collector); bw_agg
+	// is the percentage of the group's aggregate bandwidth.
 	BWMin       int64   `json:"bw_min"`
 	BWMax       int64   `json:"bw_max"`
 	BWAgg       float64 `json:"bw_agg"`

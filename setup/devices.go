@@ -343,12 +343,20 @@ func parseCloud(s *state, pairs [][2]string, where, source string) error {
 	return nil
 }
 
-// parseSSD is an SSD; defaults device.ExampleSSDParams.
+// ssdDefaultCapacityGB is the ssd kind's capacity_gb when not given: assumed, a
+// 1 TB (10^12 bytes) drive, as the nvme kind assumes. device.ExampleSSDParams
+// describes the media's timing, not its size, and a real block device always has
+// a size: fio sizes a job without size= to the whole device (its real_file_size,
+// from BLKGETSIZE64), so the model needs one. Set capacity_gb to your device's.
+const ssdDefaultCapacityGB = 1000.0
+
+// parseSSD is an SSD; defaults device.ExampleSSDParams, capacity_gb
+// ssdDefaultCapacityGB.
 func parseSSD(s *state, pairs [][2]string, where, source string) error {
 	p := device.ExampleSSDParams()
-	capGB := 0.0
+	capGB := ssdDefaultCapacityGB
 	ps := &paramSet{kind: "ssd"}
-	ps.floatP("capacity_gb", 0, 1e6, 1, &capGB)
+	ps.floatP("capacity_gb", 0.001, 1e6, 1, &capGB)
 	ps.intP("parallel_units", 1, 1<<16, &p.ParallelUnits)
 	ps.timeP("controller_us", 0, 1e6, sim.Microsecond, &p.ControllerOverhead)
 	ps.timeP("read_us", 0, 1e7, sim.Microsecond, &p.ReadLatency)
@@ -546,7 +554,7 @@ func parseNVMe(s *state, pairs [][2]string, where, source string) error {
 	ps.intP("mqes", 1, 65535, &mqes)
 	ps.intP("mdts", 0, 20, &mdts)
 	ps.intP("namespaces", 1, 1024, &nsCount)
-	ps.floatP("capacity_gb", 0, 1e6, 1, &capGB)
+	ps.floatP("capacity_gb", 0.001, 1e6, 1, &capGB)
 	ps.intP("parallel_units", 1, 1<<16, &p.ParallelUnits)
 	ps.timeP("controller_us", 0, 1e6, sim.Microsecond, &p.ControllerOverhead)
 	ps.timeP("read_us", 0, 1e7, sim.Microsecond, &p.ReadLatency)

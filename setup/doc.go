@@ -66,7 +66,8 @@
 //     max_outstanding, capacity_gib (1024).
 //   - ssd (generic): device.ExampleSSDParams: parallel_units, controller_us, read_us,
 //     write_us, chunk_kb, internal_mbps, link_mbps, max_queue, capacity_gb
-//     (0 = unknown).
+//     (default an assumed 1000, as nvme's: a job without size= covers the whole
+//     device, as fio's does).
 //   - hdd (generic): model=cheetah-15k7 (default) or cheetah-15k3, then rpm,
 //     capacity_gb, track_seek_us, avg_seek_us, full_seek_us, write_seek_extra_us,
 //     outer_mbps, inner_mbps, zones, overhead_us, write_cache, cache_mb,

@@ -228,7 +228,10 @@ func TestSizeJobs(t *testing.T) {
 		{"scsi_debug-virtual_gb", "scsi_debug virtual_gb=2 dev_size_mb=16", "[j]\nrw=randread\noffset=1m\n", 2<<30 - 1<<20},
 		{"null_blk-gb", "null_blk gb=4", "[j]\nrw=randread\n", 4 << 30},
 		{"size-given", "scsi_debug", "[j]\nrw=randread\nsize=1m\n", 1 << 20},
-		{"ssd-unknown", "ssd", "[j]\nrw=randread\n", 0},
+		// the ssd kind's stated default capacity (an assumed 1 TB), not the stack's
+		// silent 1 GiB: fio covers the whole block device
+		{"ssd-default-capacity", "ssd", "[j]\nrw=randread\n", 1e12},
+		{"ssd-capacity_gb", "ssd capacity_gb=2", "[j]\nrw=randread\noffset=1g\n", 2e9 - 1<<30},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -347,6 +350,21 @@ func TestNullBlkBudgetNote(t *testing.T) {
 			if !strings.Contains(note, tc.noteHas) {
 				t.Errorf("device/queue_depth note %q lacks %q", note, tc.noteHas)
 			}
+		})
+	}
+}
+
+// TestCapacityZeroRejected: capacity_gb=0 no longer means "unknown" (a job without
+// size= would silently get the stack's 1 GiB): it is out of range, the error naming
+// the parameter and its range.
+func TestCapacityZeroRejected(t *testing.T) {
+	for _, dev := range []string{"ssd capacity_gb=0", "nvme capacity_gb=0"} {
+		t.Run(strings.Fields(dev)[0], func(t *testing.T) {
+			_, err := Description{Devices: []string{dev}}.Resolve()
+			if err == nil || !strings.Contains(err.Error(), "capacity_gb") {
+				t.Errorf("%q: error %v, want one naming capacity_gb and its range", dev, err)
+			}
+			t.Log(err)
 		})
 	}
 }

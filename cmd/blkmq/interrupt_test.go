@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/blkmq/blkmq/fio"
+	"github.com/google/go-cmp/cmp"
 )
 
 // interruptHelperEnv makes the test binary act as the blkmq command with real
@@ -212,5 +213,45 @@ func TestClaimsSIGINT(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "claims interrupted by signal 2") {
 		t.Errorf("stderr:\n%s", stderr)
+	}
+}
+
+// TestRunReplicasSIGINT: Ctrl-C during `run --replicas 3` (two at a time) ends the
+// running replicas at the model time reached, starts no further one, and prints
+// replica 1's results so far with the spread over the finished replicas (none
+// here) and which were interrupted or not started; exit status 128, as plain run.
+func TestRunReplicasSIGINT(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns a process")
+	}
+	t.Setenv("GOMAXPROCS", "2")
+	dir := t.TempDir()
+	job := writeJob(t, dir, "long", "[long]\nioengine=libaio\ndirect=1\nrw=randread\niodepth=4\ntime_based\nruntime=1000\n")
+	stdout, stderr, code := startInterrupted(t, "blkmq: progress:", "run", job, "--replicas", "3", "--eta", "always", "--output-format", "json",
+		"--max-events", "none", "--device", "null_blk irqmode=2 completion_nsec=100000")
+	if code != interruptStatus {
+		t.Errorf("exit status %d, want %d (fio's after a signal)\nstderr:\n%s", code, interruptStatus, stderr)
+	}
+	if !strings.Contains(stderr, "fio: terminating on signal 2") || !strings.Contains(stderr, "0 of 3 replicas finished") {
+		t.Errorf("stderr lacks fio's message or the replica tally:\n%s", stderr)
+	}
+	var o struct {
+		fio.Output
+		Blkmq ReplicaSummary `json:"blkmq"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &o); err != nil {
+		t.Fatalf("stdout is not fio JSON: %v\n%s", err, stdout)
+	}
+	j := o.Jobs[0]
+	if j.JobRuntime <= 0 || j.JobRuntime >= 1000_000 || j.Read.TotalIOs == 0 {
+		t.Errorf("replica 1: job_runtime %d ms, total_ios %d: want the results up to the signal", j.JobRuntime, j.Read.TotalIOs)
+	}
+	if len(o.DiskUtil) != 1 {
+		t.Errorf("disk_util has %d entries, want replica 1's one", len(o.DiskUtil))
+	}
+	want := ReplicaSummary{Replicas: 0, JitterSeeds: []uint64{}, Jobs: []JobSpread{}, Requested: 3,
+		Interrupted: []uint64{1, 2}, NotStarted: []uint64{3}}
+	if diff := cmp.Diff(want, o.Blkmq); diff != "" {
+		t.Errorf("blkmq summary (-want +got):\n%s", diff)
 	}
 }

@@ -69,9 +69,26 @@ func TestRunReplicas(t *testing.T) {
 	if s := sum.Jobs[0].Read.IOPS; !(s.Lo <= s.Mean && s.Mean <= s.Hi && s.Mean > 0) {
 		t.Errorf("read IOPS spread %+v", s)
 	}
+	// disk_util: the top-level entries are replica 1's, as in the plain run; the
+	// spread of each disk's figures is under "blkmq"
+	if diff := cmp.Diff(string(a["disk_util"]), string(b["disk_util"])); diff != "" || len(a["disk_util"]) == 0 {
+		t.Errorf("disk_util of --replicas differs from the plain run's or is missing (-plain +replicas):\n%s", diff)
+	}
+	if len(sum.DiskUtil) != 1 || sum.DiskUtil[0].Name != "nullb0" {
+		t.Fatalf("blkmq disk_util spread %+v, want one entry for nullb0", sum.DiskUtil)
+	}
+	if u := sum.DiskUtil[0].Util; !(u.Lo <= u.Mean && u.Mean <= u.Hi && u.Mean > 0 && u.Mean <= 100) {
+		t.Errorf("util spread %+v", u)
+	}
+	if r := sum.DiskUtil[0].ReadIOs; r.Mean <= 0 {
+		t.Errorf("read_ios spread %+v", r)
+	}
 	text, err := run(args("run", nullJob, nullDevice, "--replicas", "2")...)
 	if err != nil || !strings.Contains(text, "blkmq: 2 replicas") {
 		t.Errorf("text output lacks the replica summary (%v):\n%s", err, text)
+	}
+	if !strings.Contains(text, "Disk stats (read/write):") || !strings.Contains(text, "disk nullb0: util=") {
+		t.Errorf("text output lacks replica 1's Disk stats or the disk spread:\n%s", text)
 	}
 	if _, err := run(args("run", nullJob, nullDevice, "--replicas", "0")...); err == nil {
 		t.Error("--replicas 0 accepted")
@@ -87,19 +104,24 @@ func TestSweepReplicas(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	want := "queue/nr_requests,job,iops,bw_kib_s,clat_mean_us,clat_p99_us,replicas,iops_ci95_lo,iops_ci95_hi," +
-		"bw_kib_s_ci95_lo,bw_kib_s_ci95_hi,clat_mean_us_ci95_lo,clat_mean_us_ci95_hi,clat_p99_us_ci95_lo,clat_p99_us_ci95_hi"
+		"bw_kib_s_ci95_lo,bw_kib_s_ci95_hi,clat_mean_us_ci95_lo,clat_mean_us_ci95_hi,clat_p99_us_ci95_lo,clat_p99_us_ci95_hi," +
+		"util_nullb0,util_nullb0_ci95_lo,util_nullb0_ci95_hi"
 	if lines[0] != want {
 		t.Fatalf("header %q, want %q", lines[0], want)
 	}
 	for _, l := range lines[1:] {
 		f := strings.Split(l, ",")
-		if len(f) != 15 || f[6] != "2" {
+		if len(f) != 18 || f[6] != "2" {
 			t.Errorf("row %q", l)
 			continue
 		}
 		var iops, lo, hi float64
 		if _, err := fmt.Sscan(f[2]+" "+f[7]+" "+f[8], &iops, &lo, &hi); err != nil || lo > iops || iops > hi {
 			t.Errorf("row %q: iops %v not in [%v, %v]", l, iops, lo, hi)
+		}
+		var util, ulo, uhi float64
+		if _, err := fmt.Sscan(f[15]+" "+f[16]+" "+f[17], &util, &ulo, &uhi); err != nil || ulo > util || util > uhi || util <= 0 {
+			t.Errorf("row %q: util %v not in [%v, %v]", l, util, ulo, uhi)
 		}
 	}
 }

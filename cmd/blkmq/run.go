@@ -177,6 +177,9 @@ Ctrl-C (SIGINT) or SIGTERM ends the model at the model time reached and prints t
 results so far, as fio does ("fio: terminating on signal 2" on stderr, then the report,
 each job's runtime the time it ran); the exit status is then 128, fio's. A second signal
 exits at once (130). --eta always shows progress even when stderr is not a terminal.
+With --replicas the signal starts no further replica and ends the running ones: the
+output is replica 1's results so far, with the spread over the replicas that had
+finished and, under "blkmq", which were interrupted or not started; exit status 128.
 
 ` + settingsHelp(),
 		Example: `  blkmq run job.fio --device 'scsi_debug delay=0 max_queue=192 submit_queues=16' --cpus 16
@@ -261,18 +264,14 @@ exits at once (130). --eta always shows progress even when stderr is not a termi
 			if replicas < 1 || replicas > maxReplicas {
 				return usageError(fmt.Errorf("--replicas %d: allowed: [1, %d]", replicas, maxReplicas))
 			}
+			if err := checkEta(eta); err != nil {
+				return usageError(err)
+			}
 			if replicas > 1 {
 				if anyLogs(specs) {
 					fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: warning: write_bw_log/write_lat_log/write_iops_log: no log files are written with --replicas")
 				}
-				return runReplicated(cmd, withLimits(cmd, res.WithSeed(m.seed, 0)), specs, replicas, formats, outPath)
-			}
-			if err := checkEta(eta); err != nil {
-				return usageError(err)
-			}
-			for _, n := range fio.LogNotes(specs) {
-				fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: warning:", n)
-				warnings = append(warnings, n)
+				return runReplicated(cmd, withLimits(cmd, res.WithSeed(m.seed, 0)), specs, replicas, formats, outPath, eta)
 			}
 			logs, err := openRunLogs(specs)
 			if err != nil {
@@ -338,7 +337,7 @@ exits at once (130). --eta always shows progress even when stderr is not a termi
 	cmd.Flags().BoolVar(&explain, "explain", false, "print every resolved setting and its source, then exit without running")
 	cmd.Flags().DurationVar(&overhead, "emulation-overhead", 0, "add this delay to every device command's completion, as blkmq validate does, to compare with your own\nQEMU (TCG) runs, e.g. 270us, in [0, 1s] (the same as --set system/emulation_overhead=DUR, also in a TOML set list)")
 	cmd.Flags().Float64Var(&slowdown, "emulation-slowdown", 1, "multiply every CPU cost by this factor, as blkmq validate does, to compare with your own\nQEMU (TCG) runs, e.g. 74, in [1, 1000] (the same as --set system/emulation_slowdown=F, also in a TOML set list)")
-	cmd.Flags().IntVar(&replicas, "replicas", 1, "run the jobs with N model-jitter seeds (1..N) in parallel and report each figure's mean and 95% interval\n(JSON: under a \"blkmq\" key; text: after fio's output); the fio output shown is seed 1's, [1, 1000]")
+	cmd.Flags().IntVar(&replicas, "replicas", 1, "run the jobs with N model-jitter seeds (1..N) in parallel and report each figure's mean and 95% interval, disk_util's too\n(JSON: under a \"blkmq\" key; text: after fio's output); the fio output shown is seed 1's, [1, 1000]")
 	return cmd
 }
 

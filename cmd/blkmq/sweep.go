@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -106,6 +107,10 @@ type sweepPoint struct {
 	// skipped is set when a signal stopped the sweep before the point finished
 	// (not run, or cut short: its rows are dropped)
 	skipped bool
+	// disks are the point's disk_util entries (fio.DiskUtil; one per replica with
+	// --replicas), util each disk's util % over them (one value: Lo = Hi = Mean)
+	disks [][]fio.DiskUtil
+	util  map[string]Spread
 }
 
 // metricRow is the metrics of one fio job (its numjobs clones merged) at one point.
@@ -190,8 +195,8 @@ func newSweepCmd() *cobra.Command {
 --vary, any --set key: queue/nr_requests, device/queue_depth, tags, host/nr_hw_queues,
 kernel, era/...), on all CPUs at once, and prints per point and fio job: IOPS,
 bandwidth (KiB/s), mean and 99th-percentile completion latency (µs). --csv writes the
-same table as CSV and --plot draws the chosen --metric against the first numeric varied
-setting, one line per job (and per value of the other setting); when no varied setting is
+same table as CSV, plus each disk's fio disk_util util % (columns util_NAME, e.g.
+util_sda), and --plot draws the chosen --metric against the first numeric varied setting, one line per job (and per value of the other setting); when no varied setting is
 numeric (tags=per-hctx,shared, kernel=...), as grouped bars, one bar per job in each
 category. Several metrics (--metric iops,clat-p99-us) get one panel each, stacked, each
 with its own unit; --plot-panels job gives each job its own panel too, so a small
@@ -445,6 +450,7 @@ func runPoints(stderr io.Writer, points []*sweepPoint, cfgs []stack.Config, spec
 		if replicas > 1 {
 			p.reps = make([][]metricRow, replicas)
 		}
+		p.disks = make([][]fio.DiskUtil, max(replicas, 1))
 		for k := range max(replicas, 1) {
 			select {
 			case sem <- struct{}{}:
@@ -474,8 +480,10 @@ func runPoints(stderr io.Writer, points []*sweepPoint, cfgs []stack.Config, spec
 					}
 				case replicas > 1:
 					p.reps[k] = rowsOf(out)
+					p.disks[k] = out.DiskUtil()
 				default:
 					p.rows = rowsOf(out)
+					p.disks[0] = out.DiskUtil()
 				}
 				done++
 				if bar != nil {
@@ -488,12 +496,14 @@ func runPoints(stderr io.Writer, points []*sweepPoint, cfgs []stack.Config, spec
 		}
 	}
 	wg.Wait()
-	if replicas > 1 {
-		for _, p := range points {
-			if p.err == nil && !p.skipped {
-				p.rows, p.spread = spreadRows(p.reps)
-			}
+	for _, p := range points {
+		if p.err != nil || p.skipped {
+			continue
 		}
+		if replicas > 1 {
+			p.rows, p.spread = spreadRows(p.reps)
+		}
+		p.util = utilSpread(p.disks)
 	}
 	if bar != nil {
 		_ = bar.Finish()
@@ -519,6 +529,43 @@ func (r metricRow) cells() []string {
 	return []string{r.job, fmtF(r.iops), fmtF(r.bwKiB), fmtF(r.mean), fmtF(r.p99)}
 }
 
+// utilSpread is each disk's disk_util util % (fio.DiskUtil.Util) over the replicas'
+// entries (one entry list per replica), by disk name.
+func utilSpread(reps [][]fio.DiskUtil) map[string]Spread {
+	xs := map[string][]float64{}
+	for _, ds := range reps {
+		for _, d := range ds {
+			xs[d.Name] = append(xs[d.Name], d.Util)
+		}
+	}
+	out := map[string]Spread{}
+	for name, v := range xs {
+		out[name] = spreadOf(v)
+	}
+	return out
+}
+
+// sweepDisks is every disk of the points, in the order the points first report
+// them (a --vary can change the disks: a point without a disk leaves its cells
+// empty).
+func sweepDisks(points []*sweepPoint) []string {
+	var names []string
+	for _, p := range points {
+		for _, ds := range p.disks {
+			for _, d := range ds {
+				if !slices.Contains(names, d.Name) {
+					names = append(names, d.Name)
+				}
+			}
+		}
+	}
+	return names
+}
+
+// writeSweepCSV writes the sweep's table as CSV: the varied keys, the job's
+// figures (sweepColumns), with --replicas the replica count and each figure's 95 %
+// interval, then each disk's fio disk_util util % (util_NAME; with --replicas the
+// mean and its interval, util_NAME_ci95_lo/hi), the same on every job row of a point.
 func writeSweepCSV(w io.Writer, axes []axis, points []*sweepPoint) error {
 	cw := csv.NewWriter(w)
 	var head []string
@@ -533,9 +580,17 @@ func writeSweepCSV(w io.Writer, axes []axis, points []*sweepPoint) error {
 			head = append(head, c+"_ci95_lo", c+"_ci95_hi")
 		}
 	}
+	disks := sweepDisks(points)
+	for _, d := range disks {
+		head = append(head, "util_"+d)
+		if spread {
+			head = append(head, "util_"+d+"_ci95_lo", "util_"+d+"_ci95_hi")
+		}
+	}
 	if err := cw.Write(head); err != nil {
 		return err
 	}
+	fmtU := func(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
 	for _, p := range points {
 		for i, r := range p.rows {
 			row := append(append([]string(nil), p.vals...), r.cells()...)
@@ -543,6 +598,19 @@ func writeSweepCSV(w io.Writer, axes []axis, points []*sweepPoint) error {
 				row = append(row, strconv.Itoa(len(p.reps)))
 				for _, sp := range p.spread[i] {
 					row = append(row, fmtF(sp.Lo), fmtF(sp.Hi))
+				}
+			}
+			for _, d := range disks {
+				u, ok := p.util[d]
+				switch {
+				case !ok && spread:
+					row = append(row, "", "", "")
+				case !ok:
+					row = append(row, "")
+				case spread:
+					row = append(row, fmtU(u.Mean), fmtU(u.Lo), fmtU(u.Hi))
+				default:
+					row = append(row, fmtU(u.Mean))
 				}
 			}
 			if err := cw.Write(row); err != nil {

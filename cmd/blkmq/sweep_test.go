@@ -1,13 +1,18 @@
 package main
 
 import (
-	"gonum.org/v1/plot/vg"
+	"encoding/csv"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/blkmq/blkmq/fio"
 	"github.com/google/go-cmp/cmp"
+	"gonum.org/v1/plot/vg"
 )
 
 func TestSweepCSVDeterministic(t *testing.T) {
@@ -30,7 +35,7 @@ func TestSweepCSVDeterministic(t *testing.T) {
 		t.Errorf("CSV differs between --parallel 1 and 2 (-1 +2):\n%s", diff)
 	}
 	lines := strings.Split(strings.TrimSpace(csvs[0]), "\n")
-	if got, want := lines[0], "queue/nr_requests,tags,job,iops,bw_kib_s,clat_mean_us,clat_p99_us"; got != want {
+	if got, want := lines[0], "queue/nr_requests,tags,job,iops,bw_kib_s,clat_mean_us,clat_p99_us,util_nullb0"; got != want {
 		t.Errorf("header %q, want %q", got, want)
 	}
 	// 3 nr_requests values × 2 tag modes × 2 jobs.
@@ -124,12 +129,12 @@ func TestSweepCSVStdoutOnly(t *testing.T) {
 			lines = append(lines, l)
 		}
 	}
-	want := []string{"tags,job,iops,bw_kib_s,clat_mean_us,clat_p99_us"}
+	want := []string{"tags,job,iops,bw_kib_s,clat_mean_us,clat_p99_us,util_nullb0"}
 	if len(lines) != 1+2*2 || lines[0] != want[0] {
 		t.Fatalf("want only a CSV header %q and 4 rows, got:\n%s", want[0], out)
 	}
 	for _, l := range lines[1:] {
-		if strings.Contains(l, "  ") || strings.Count(l, ",") != 5 {
+		if strings.Contains(l, "  ") || strings.Count(l, ",") != 6 {
 			t.Errorf("not a CSV row: %q\n%s", l, out)
 		}
 	}
@@ -234,5 +239,40 @@ func TestSweepPlotYZeroAndSize(t *testing.T) {
 		if _, _, err := parsePlotSize(bad); err == nil {
 			t.Errorf("--plot-size %q accepted", bad)
 		}
+	}
+}
+
+// TestSweepDiskUtil: the sweep CSV's util_NAME column is the disk_util util % that
+// `blkmq run` reports for the same point (a lightly loaded disk, so below 100: 50 I/Os a second touch at most 50 of the 250 jiffies).
+func TestSweepDiskUtil(t *testing.T) {
+	job := writeJob(t, t.TempDir(), "light", "[light]\nioengine=libaio\ndirect=1\nrw=randread\niodepth=1\nrate_iops=50\ntime_based\nruntime=1s\n")
+	dev := []string{"--device", "null_blk completion_nsec=50000 irqmode=2", "--cpus", "2"}
+	out, err := run(args("run", job, dev, "--output-format", "json", "--set", "queue/nr_requests=32")...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var o struct {
+		DiskUtil []fio.DiskUtil `json:"disk_util"`
+	}
+	if err := json.Unmarshal([]byte(out), &o); err != nil || len(o.DiskUtil) != 1 {
+		t.Fatalf("run's disk_util: %v %+v", err, o.DiskUtil)
+	}
+	csvOut, err := run(args("sweep", job, dev, "--vary", "queue/nr_requests=32", "--csv", "-")...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, csvOut)
+	}
+	rows, err := csv.NewReader(strings.NewReader(csvOut)).ReadAll()
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("CSV %v:\n%s", err, csvOut)
+	}
+	col := slices.Index(rows[0], "util_nullb0")
+	if col < 0 {
+		t.Fatalf("no util_nullb0 column: %v", rows[0])
+	}
+	if got, want := rows[1][col], strconv.FormatFloat(o.DiskUtil[0].Util, 'f', 2, 64); got != want {
+		t.Errorf("sweep util %s, run's disk_util util %s", got, want)
+	}
+	if o.DiskUtil[0].Util <= 0 || o.DiskUtil[0].Util >= 100 {
+		t.Errorf("util %v: want a lightly loaded disk, in (0, 100)", o.DiskUtil[0].Util)
 	}
 }
