@@ -351,7 +351,8 @@ func (q *Queue) Resize(depth int) error {
 }
 
 // Get allocates a bit; see Sbitmap.Get (__sbitmap_queue_get). Returns -1 if none is
-// free. Never blocks, allocates or panics. Memory ordering: acquire.
+// free. Never blocks or allocates; panics only on a nil hint (a programming error,
+// as Sbitmap.Get). Memory ordering: acquire.
 func (q *Queue) Get(hint *uint32) int { return q.sb.Get(hint) }
 
 // GetShallow allocates a bit within a shallow depth; see Sbitmap.GetShallow

@@ -49,7 +49,7 @@ func TestConfigErrors(t *testing.T) {
 		{"syntax", "kernel = \"6.1\"\ncpus = = 3\n",
 			`setup: config m.toml:2: expected value but found '=' instead`},
 		{"bad-set-line", "kernel = \"6.1\"\nset = [\n  \"device/queue_depth=15\",\n  \"queue/nr_requests=9999\",\n]\n",
-			`setup: config m.toml:4: queue/nr_requests=9999: allowed: an integer in [0, 2048]`},
+			`setup: config m.toml:4: queue/nr_requests=9999: allowed: an integer in [1, 2048]`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

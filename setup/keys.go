@@ -205,22 +205,25 @@ func init() {
 			}
 			return "per-hctx"
 		}})
-	addKey(&key{name: "device/queue_depth", doc: "LUN queue_depth (SCSI budget), 0 = cmd_per_lun",
-		allowed: "[0, 10000]",
+	addKey(&key{name: "device/queue_depth", doc: "LUN queue_depth (SCSI budget); unset = cmd_per_lun (0 is refused, as sdev_store_queue_depth refuses it with EINVAL)",
+		allowed: "[1, 10000]",
 		set: func(s *state, v string) error {
-			n, err := parseInt(v, 0, 10000)
+			n, err := parseInt(v, 1, 10000)
 			if err == nil {
 				s.queueDepth = n
 			}
 			return err
 		},
 		get: func(s *state) string { return strconv.Itoa(s.effectiveQueueDepth()) }})
-	addKey(&key{name: "queue/nr_requests", doc: "request-queue nr_requests (per hctx unless host-wide tags), 0 = kernel default",
-		allowed: "[0, 2048]",
+	addKey(&key{name: "queue/nr_requests", doc: "request-queue nr_requests (per hctx unless host-wide tags); unset = kernel default (0 is refused, as queue_requests_store refuses it with EINVAL)",
+		allowed: "[1, 2048]",
 		set: func(s *state, v string) error {
-			n, err := parseInt(v, 0, 2048)
+			n, err := parseInt(v, 1, 2048)
 			if err == nil {
 				s.nrRequests = n
+				if n < blkdevMinRQ {
+					s.warn = append(s.warn, fmt.Sprintf("queue/nr_requests=%d: the kernel's queue_requests_store raises values below BLKDEV_MIN_RQ to %d; the model keeps %d as given (a model-only setting)", n, blkdevMinRQ, n))
+				}
 			}
 			return err
 		},
@@ -268,6 +271,10 @@ func (s *state) defaultScheduler() string {
 	}
 	return "none"
 }
+
+// blkdevMinRQ is BLKDEV_MIN_RQ (include/linux/blkdev.h), the floor queue_requests_store
+// applies to a written nr_requests.
+const blkdevMinRQ = 4
 
 // defaultNrRequests is blk_mq_init_sched / tag set default nr_requests.
 func (s *state) defaultNrRequests() int {

@@ -97,7 +97,7 @@ func TestResolveBad(t *testing.T) {
 		{"no-equals", Description{Set: []string{"queue/nr_requests"}},
 			`setup: flags: "queue/nr_requests": want key=value (e.g. queue/nr_requests=56)`},
 		{"nr_requests-range", Description{Set: []string{"queue/nr_requests=5000"}},
-			`setup: flags: queue/nr_requests=5000: allowed: an integer in [0, 2048]`},
+			`setup: flags: queue/nr_requests=5000: allowed: an integer in [1, 2048]`},
 		{"scheduler", Description{Set: []string{"queue/scheduler=bfq"}},
 			`setup: flags: queue/scheduler=bfq: allowed: none, mq-deadline, default`},
 		{"tags", Description{Set: []string{"tags=global"}},

@@ -186,7 +186,9 @@ func (c *Config) nrHosts() int { return 1 + len(c.Hosts) }
 // LUN describes one device (a SCSI LUN, a null_blk device) and its request queue.
 type LUN struct {
 	// Name is the target fio jobs name (filename/directory); "" matches every job
-	// when there is one LUN.
+	// when there is one LUN. With one named LUN, a job whose target is a file or
+	// directory runs on it, and a job naming another block device (/dev/…) is an
+	// error.
 	Name string
 	// Host is the index of the host the LUN sits on: 0 = Config.Host, i =
 	// Config.Hosts[i-1].

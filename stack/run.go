@@ -276,7 +276,7 @@ func (r *runner) allCPUs() []int {
 }
 
 func (r *runner) lunFor(s *fio.Spec) (blockQueue, error) {
-	if len(r.queues) == 1 {
+	if len(r.queues) == 1 && !namesOtherDevice(s.Target, r.cfg.LUNs[0].Name) {
 		return r.queues[0], nil
 	}
 	for i, l := range r.cfg.LUNs {

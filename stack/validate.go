@@ -3,6 +3,7 @@ package stack
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/blkmq/blkmq/budget"
 	"github.com/blkmq/blkmq/dispatch"
@@ -165,6 +166,9 @@ func (c *Config) checkSpecs(specs []fio.Spec) error {
 			}
 		}
 		lun := 0
+		if n := c.LUNs[0].Name; len(c.LUNs) == 1 && namesOtherDevice(s.Target, n) {
+			return configErrorf(field+".Target", "job %s: target %q matches no LUN name (the only LUN is %q)", s.Instance(), s.Target, n)
+		}
 		if len(c.LUNs) > 1 {
 			lun = -1
 			for k, l := range c.LUNs {
@@ -197,4 +201,11 @@ func (c *Config) checkSpecs(specs []fio.Spec) error {
 		}
 	}
 	return nil
+}
+
+// namesOtherDevice reports whether a job's target names a block device (/dev/…)
+// other than the only LUN's name (when that LUN is named): such a job matches no LUN.
+// A job naming a file or directory runs on the only LUN (its files live there).
+func namesOtherDevice(target, lun string) bool {
+	return lun != "" && strings.HasPrefix(target, "/dev/") && target != lun
 }

@@ -207,7 +207,11 @@ finished and, under "blkmq", which were interrupted or not started; exit status 
 			case len(pos) == 0:
 				return usageError(fmt.Errorf("run: give a job file, or fio options (--name=JOB --rw=... ...)"))
 			default:
-				return usageError(fmt.Errorf("run: give one job file or fio options, not %q and %q", strings.Join(pos, " "), strings.Join(jobArgs, " ")))
+				hint := ""
+				if len(jobArgs) > 0 {
+					hint = " (with fio options on the command line, give blkmq's own flag values with '=', e.g. --runtime=100ms)"
+				}
+				return usageError(fmt.Errorf("run: give one job file or fio options, not %q and %q%s", strings.Join(pos, " "), strings.Join(jobArgs, " "), hint))
 			}
 			if minimal {
 				format = "terse"

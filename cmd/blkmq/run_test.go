@@ -197,7 +197,7 @@ func TestRunBadInput(t *testing.T) {
 		{"no-job-file", []string{"run", filepath.Join(dir, "none.fio")}, "no such file"},
 		{"output-format", []string{"run", nullJob, "--output-format", "xml"}, `--output-format "xml": allowed values are normal (text), json, json+`},
 		{"unknown-set-key", []string{"run", nullJob, "--set", "queue/nr_reqs=4"}, `unknown key "queue/nr_reqs"; allowed: device/queue_depth,`},
-		{"set-range", []string{"run", nullJob, "--set", "queue/nr_requests=0x"}, `queue/nr_requests=0x: allowed: an integer in [0, 2048]`},
+		{"set-range", []string{"run", nullJob, "--set", "queue/nr_requests=0x"}, `queue/nr_requests=0x: allowed: an integer in [1, 2048]`},
 		{"device-param", []string{"run", nullJob, "--device", "scsi_debug max_queue=1000"}, `scsi_debug parameter max_queue=1000: allowed: an integer in [1, 192]`},
 		{"device-unknown-param", []string{"run", nullJob, "--device", "null_blk queue_depth=4"}, `unknown null_blk parameter "queue_depth"; allowed: completion_nsec, irqmode, hw_queue_depth,`},
 		{"kernel", []string{"run", nullJob, "--kernel", "4.14"}, `kernel=4.14: allowed: MAJOR.MINOR in [4.15, 6.19]`},

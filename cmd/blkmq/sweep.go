@@ -471,6 +471,13 @@ func runPoints(stderr io.Writer, points []*sweepPoint, cfgs []stack.Config, spec
 				out, err := stack.Run(cfg, append([]fio.Spec(nil), specs[i]...))
 				mu.Lock()
 				defer mu.Unlock()
+				if err == nil && !out.Interrupted && k == 0 {
+					// as blkmq run says it: a job that completed nothing in its window
+					// shows as 0 IOPS in the table, so say why, once per point
+					for _, l := range idleJobLines(out) {
+						fmt.Fprintf(stderr, "blkmq: warning: point %s: %s\n", strings.Join(p.vals, " "), l)
+					}
+				}
 				switch {
 				case err == nil && out.Interrupted:
 					p.skipped = true
