@@ -114,11 +114,13 @@ func TestSyncRunOutsideCPUMaskPunts(t *testing.T) {
 }
 
 // acceptAll is a budget-less driver that accepts every command and records the CPU
-// that ran each queue_rq (Request.IssueCPU). It never completes a command.
-type acceptAll struct{ cpus []int }
+// that ran each queue_rq (Request.IssueCPU) and the cpu argument it was given. It
+// never completes a command.
+type acceptAll struct{ cpus, args []int }
 
-func (d *acceptAll) QueueRQ(_ *dispatch.Hctx, rq *dispatch.Request, _ bool, _ int) dispatch.Status {
+func (d *acceptAll) QueueRQ(_ *dispatch.Hctx, rq *dispatch.Request, _ bool, cpu int) dispatch.Status {
 	d.cpus = append(d.cpus, rq.IssueCPU())
+	d.args = append(d.args, cpu)
 	return dispatch.BlkStsOK
 }
 func (d *acceptAll) CommitRQs(*dispatch.Hctx, int)                    {}
@@ -133,6 +135,7 @@ func (d *acceptAll) EndBio(*dispatch.Bio, sim.Time, error)            {}
 // WORK_CPU_UNBOUND, so the per-CPU kblockd queues the work on the submitting CPU:
 // each command is sent from the CPU that submitted it. With two hw queues the work
 // goes to a CPU of the hctx (its first, for fewer than BLK_MQ_CPU_WORK_BATCH runs).
+// In both, the cpu argument of queue_rq is the CPU running the dispatch.
 func TestKblockdCPU(t *testing.T) {
 	from := []int{3, 1, 2, 0}
 	tests := []struct {
@@ -164,6 +167,10 @@ func TestKblockdCPU(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.wantCPU, drv.cpus); diff != "" {
 				t.Errorf("queue_rq CPUs for submissions from %v (-want +got):\n%s", from, diff)
+			}
+			// The dispatch run hands the driver (budget hint, restarts) the CPU it runs on.
+			if diff := cmp.Diff(drv.cpus, drv.args); diff != "" {
+				t.Errorf("queue_rq cpu argument vs running CPU (-running +argument):\n%s", diff)
 			}
 		})
 	}
