@@ -92,7 +92,7 @@ func (o Options) schedNrRequests(nr int, elevator bool) int {
 // (Pre415.SchedAfterNoProgress). There is no dispatch_busy in this era.
 func (h *Hctx) schedDispatchPre415() {
 	q := h.q
-	cpu := h.cpus[0]
+	cpu := q.host.cpu.cur // the CPU running the hctx
 	var list rqList
 	list.spliceTail(&h.dispatch.rqList)
 	hadList, didWork := !list.empty(), false

@@ -25,6 +25,7 @@ type Hctx struct {
 	waitIndex    int          // wait_index of that hook
 	nextCPU      int          // async runs rotate over cpus every 8 runs
 	nextCPUBatch int
+	workCPU      int // single hw queue: the CPU that last queued the run work
 
 	stats HctxStats
 }
@@ -135,11 +136,19 @@ func (w *runWork) Fire(now sim.Time) {
 	h.runHwQueueNow()
 }
 
-// runCPU is blk_mq_hctx_next_cpu: kblockd runs the hctx on its CPUs in turn, moving to
-// the next one every BLK_MQ_CPU_WORK_BATCH (8) runs.
+// runCPU is the CPU whose kblockd worker runs the work (blk_mq_hctx_next_cpu). On a
+// queue with a single hw queue blk_mq_hctx_next_cpu returns WORK_CPU_UNBOUND, and
+// kblockd, a per-CPU workqueue, then queues the work on the CPU that called
+// kblockd_mod_delayed_work_on (__queue_work takes raw_smp_processor_id(); a delayed
+// run's timer fires on the CPU that armed it): runCPU returns workCPU, set by every
+// queueing (runAsyncFrom, delayRunFrom). Otherwise kblockd runs the hctx on its CPUs
+// in turn, moving to the next one every BLK_MQ_CPU_WORK_BATCH (8) runs.
 func (h *Hctx) runCPU() int {
 	if len(h.cpus) == 0 {
 		return 0 // unmapped: runHwQueueNow does nothing
+	}
+	if h.singleHwQueue() {
+		return h.workCPU
 	}
 	if len(h.cpus) == 1 {
 		return h.cpus[0]
@@ -150,6 +159,10 @@ func (h *Hctx) runCPU() int {
 	}
 	return h.cpus[h.nextCPU]
 }
+
+// singleHwQueue reports whether the hctx's queue has one hw queue
+// (hctx->queue->nr_hw_queues == 1), where kblockd work is not bound to the hctx's CPUs.
+func (h *Hctx) singleHwQueue() bool { return len(h.q.hctxs) == 1 }
 
 // modify (re)arms the work to be due at t (kblockd_mod_delayed_work_on: a pending work
 // is moved to the new time, earlier or later).
@@ -181,12 +194,12 @@ func (h *Hctx) runHwQueueFrom(cpu int, async bool) {
 		return // an unmapped hctx (more hw queues than CPUs) is never run
 	}
 	if async || h.q.host.cfg.Flags&BlkMqFBlocking != 0 {
-		h.runAsync()
+		h.runAsyncFrom(cpu)
 		return
 	}
 	if !h.inCPUMask(cpu) {
 		h.stats.Punted++
-		h.runAsync()
+		h.runAsyncFrom(cpu)
 		return
 	}
 	h.runHwQueueNow()
@@ -198,22 +211,38 @@ func (h *Hctx) inCPUMask(cpu int) bool {
 	return cpu >= 0 && cpu < len(h.q.cpuHctx) && h.q.cpuHctx[cpu] == h.index
 }
 
-// runAsync queues the kblockd run with delay 0. A run already pending to fire sooner
-// is kept (mod_delayed_work with delay 0 would fire it now; both are "as soon as
-// kblockd runs").
-func (h *Hctx) runAsync() {
+// runAsync queues the kblockd run with delay 0 from the CPU running the current path.
+func (h *Hctx) runAsync() { h.runAsyncFrom(h.q.host.cpu.cur) }
+
+// runAsyncFrom queues the kblockd run with delay 0 from cpu. A run already pending to
+// fire sooner is kept (mod_delayed_work with delay 0 would fire it now; both are "as
+// soon as kblockd runs"), unless the queue has a single hw queue and cpu is not the
+// CPU the work is queued on: mod_delayed_work_on(WORK_CPU_UNBOUND) takes the work back
+// and queues it on cpu's kblockd worker.
+func (h *Hctx) runAsyncFrom(cpu int) {
 	h.q.stats.AsyncRuns++
 	h.q.host.charge(h.q.host.cpu.c.Wakeup) // queue the work, wake kblockd
 	t := h.q.eng.Now() + h.q.host.kblockdDelay()
-	if h.runWork.pending && h.runWork.at <= t {
+	moved := h.singleHwQueue() && h.runWork.pending && h.workCPU != cpu
+	if h.singleHwQueue() {
+		h.workCPU = cpu
+	}
+	if h.runWork.pending && h.runWork.at <= t && !moved {
 		return
 	}
 	h.runWork.modify(t)
 }
 
-// delayRun is blk_mq_delay_run_hw_queue(hctx, 3 ms): (re)arm the work 3 ms from now.
-func (h *Hctx) delayRun() {
+// delayRun is blk_mq_delay_run_hw_queue(hctx, 3 ms) from the current CPU.
+func (h *Hctx) delayRun() { h.delayRunFrom(h.q.host.cpu.cur) }
+
+// delayRunFrom is blk_mq_delay_run_hw_queue(hctx, 3 ms) issued from cpu: (re)arm the
+// work 3 ms from now (on a single hw queue, on cpu's kblockd worker).
+func (h *Hctx) delayRunFrom(cpu int) {
 	h.q.stats.DelayedRuns++
+	if h.singleHwQueue() {
+		h.workCPU = cpu
+	}
 	h.runWork.modify(h.q.eng.Now() + h.q.host.timing.ResourceDelay)
 }
 
@@ -275,7 +304,7 @@ func (q *Queue) delayRunHwQueues(cpu int) {
 		if x.runWork.pending {
 			continue
 		}
-		x.delayRun()
+		x.delayRunFrom(cpu)
 	}
 }
 

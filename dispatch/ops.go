@@ -109,7 +109,8 @@ const (
 type Ops interface {
 	// QueueRQ is .queue_rq: hand rq to the device. Called by
 	// blk_mq_dispatch_rq_list (a run of hctx, on the CPU running it: the submitter
-	// for a synchronous run, a kblockd worker on a CPU of the hctx otherwise) or by
+	// for a synchronous run, a kblockd worker on a CPU of the hctx otherwise, or with
+	// a single hw queue the worker of the CPU that queued the run) or by
 	// blk_mq_try_issue_directly / blk_mq_request_issue_directly (the submitting task's
 	// CPU, or the plug flush's), with rq's driver tag and its budget token (if the
 	// driver has budget) held. last is bd->last: no further request follows in this

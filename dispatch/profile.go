@@ -21,7 +21,7 @@ import (
 //	switch                       6.1      from    mainline commit (release)  title
 //	sbitmap WakeScheme           countdown 6.1.16  4f8126bb2308 (6.2)  sbitmap: Use single per-bitmap counting to wake up queued tags  → global
 //	sbitmap RecalcEra            5.17     6.1.16  b5fcf7871acb (6.2)  sbitmap: correct wake_batch recalculation to avoid potential IO hung  → 6.2 formula
-//	DeadlineAsyncDepth           raw/word 6.1.53  d47f9717e5cf (6.6)  block/mq-deadline: use correct way to throttling write requests  (NOT MODELLED: 3/4 of a word)
+//	DeadlineAsyncDepth           raw/word 6.1.53  d47f9717e5cf (6.6)  block/mq-deadline: use correct way to throttling write requests  → word-shift
 //	NoTagWaitBarrier             true     6.1.77  5266caaf5660 (6.8)  blk-mq: fix IO hang from sbitmap wakeup race (CVE-2024-26671)  → false
 //	DeadlineAsyncDepth           raw/word 6.1.84  256aab46e316 (6.8)  Revert "block/mq-deadline: use correct way to throttling write requests"  → raw/word
 //	DeadlineAsyncDepth           raw/word 6.1.105 39823b47bbd4 (6.10) block/mq-deadline: Fix the tag reservation code  → scaled
@@ -32,6 +32,12 @@ import (
 // due to race on sbitmap_word::cleared" (6.1.103). None of the 6.1.y budget and
 // restart changes (scsi_lib.c) touches a modelled switch: the SCSI commits of the
 // line fix error handling, VPD and procfs.
+//
+// The release bounds come from the stable announcements: "Linux 6.1.53" (13 Sep
+// 2023) lists Zhiguo Niu's d47f9717e5cf among its commits and "Linux 6.1.84" (3
+// Apr 2024) lists Bart Van Assche's revert, so 6.1.53–6.1.83 run mq-deadline with
+// async_depth = 3/4 of the sched tags' word width (DeadlineAsyncWordShift) and
+// 6.1.84–6.1.104 return to the raw 3/4 of nr_requests (DeadlineAsyncRawPerWord).
 //
 // So Debian 12's 6.1.0-57-amd64 (6.1.192) is mainline 6.1 with the v6.2 sbitmap
 // wake-up and wake-batch rules, the CVE-2024-26671 barrier and the v6.10
@@ -62,7 +68,8 @@ type Profile struct {
 	Backports []Backport
 	// Unmodelled are carried backports that change a modelled mechanism in a
 	// way no switch expresses; a run of such a release differs from the kernel
-	// there (setup warns).
+	// there (setup warns). The 6.1.y table has none: every backport it lists
+	// sets a switch.
 	Unmodelled []Backport
 	// Note explains the mapping ("Debian ABI 57 = 6.1.192", "no backport table
 	// for 5.15.y: mainline 5.15 rules"); "" when there is nothing to say.
@@ -74,7 +81,9 @@ type Backport struct {
 	// Switch names what it changes: an Options field ("NoTagWaitBarrier",
 	// "DeadlineAsyncDepth") or "sbitmap WakeScheme" / "sbitmap RecalcEra".
 	Switch string
-	// Value is the switch's value from Stable on, as the Options type prints it.
+	// Value is the switch's value from Stable on: "global", "6.2", "true"/"false", or
+	// for DeadlineAsyncDepth "word-shift", "raw-per-word" or "scaled" (the
+	// DeadlineAsync* rules).
 	Value string
 	// Commit is the mainline commit id (12 hex digits), Title its subject line.
 	Commit, Title string
@@ -94,13 +103,15 @@ var backports61 = []Backport{
 	{Switch: "sbitmap RecalcEra", Value: "6.2", Commit: "b5fcf7871acb", Mainline: "6.2", Stable: "6.1.16", patch: 16,
 		Title: "sbitmap: correct wake_batch recalculation to avoid potential IO hung",
 		apply: func(p *Profile) { p.RecalcEra = sbitmap.Recalc6_2 }},
-	{Switch: "DeadlineAsyncDepth", Value: "3/4 of one sbitmap word (not modelled)", Commit: "d47f9717e5cf", Mainline: "6.6", Stable: "6.1.53", patch: 53,
-		Title: "block/mq-deadline: use correct way to throttling write requests"},
+	{Switch: "DeadlineAsyncDepth", Value: "word-shift", Commit: "d47f9717e5cf", Mainline: "6.6", Stable: "6.1.53", patch: 53,
+		Title: "block/mq-deadline: use correct way to throttling write requests",
+		apply: func(p *Profile) { p.Options.DeadlineAsyncDepth = DeadlineAsyncWordShift }},
 	{Switch: "NoTagWaitBarrier", Value: "false", Commit: "5266caaf5660", Mainline: "6.8", Stable: "6.1.77", patch: 77,
 		Title: "blk-mq: fix IO hang from sbitmap wakeup race (CVE-2024-26671)",
 		apply: func(p *Profile) { p.Options.NoTagWaitBarrier = false }},
 	{Switch: "DeadlineAsyncDepth", Value: "raw-per-word", Commit: "256aab46e316", Mainline: "6.8", Stable: "6.1.84", patch: 84,
-		Title: "Revert \"block/mq-deadline: use correct way to throttling write requests\""},
+		Title: "Revert \"block/mq-deadline: use correct way to throttling write requests\"",
+		apply: func(p *Profile) { p.Options.DeadlineAsyncDepth = DeadlineAsyncRawPerWord }},
 	{Switch: "DeadlineAsyncDepth", Value: "scaled", Commit: "39823b47bbd4", Mainline: "6.10", Stable: "6.1.105", patch: 105,
 		Title: "block/mq-deadline: Fix the tag reservation code",
 		apply: func(p *Profile) { p.Options.DeadlineAsyncDepth = DeadlineAsyncScaled }},
@@ -165,11 +176,6 @@ func KernelProfile(release string) (Profile, error) {
 		if b.apply != nil {
 			b.apply(&p)
 		}
-	}
-	// d47f9717e5cf is carried from 6.1.53 and reverted in 6.1.84: releases in
-	// between run a reservation rule no switch expresses.
-	if patch >= 53 && patch < 84 {
-		p.Unmodelled = append(p.Unmodelled, backports61[2])
 	}
 	return p, nil
 }

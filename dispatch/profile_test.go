@@ -34,13 +34,18 @@ func TestKernelProfile(t *testing.T) {
 		{"v6.1", mainline61},
 		{"6.1.15", want{"6.1.15", sbitmap.WakeCountdown, sbitmap.Recalc5_17, true, dispatch.DeadlineAsyncRawPerWord, nil, nil}},
 		{"6.1.16", want{"6.1.16", sbitmap.WakeGlobal, sbitmap.Recalc6_2, true, dispatch.DeadlineAsyncRawPerWord, all[:2], nil}},
-		{"6.1.60", want{"6.1.60", sbitmap.WakeGlobal, sbitmap.Recalc6_2, true, dispatch.DeadlineAsyncRawPerWord, all[:3], all[2:3]}},
-		{"6.1.77", want{"6.1.77", sbitmap.WakeGlobal, sbitmap.Recalc6_2, false, dispatch.DeadlineAsyncRawPerWord, all[:4], all[2:3]}},
+		{"6.1.52", want{"6.1.52", sbitmap.WakeGlobal, sbitmap.Recalc6_2, true, dispatch.DeadlineAsyncRawPerWord, all[:2], nil}},
+		{"6.1.53", want{"6.1.53", sbitmap.WakeGlobal, sbitmap.Recalc6_2, true, dispatch.DeadlineAsyncWordShift, all[:3], nil}},
+		{"6.1.60", want{"6.1.60", sbitmap.WakeGlobal, sbitmap.Recalc6_2, true, dispatch.DeadlineAsyncWordShift, all[:3], nil}},
+		{"6.1.76", want{"6.1.76", sbitmap.WakeGlobal, sbitmap.Recalc6_2, true, dispatch.DeadlineAsyncWordShift, all[:3], nil}},
+		{"6.1.77", want{"6.1.77", sbitmap.WakeGlobal, sbitmap.Recalc6_2, false, dispatch.DeadlineAsyncWordShift, all[:4], nil}},
+		{"6.1.83", want{"6.1.83", sbitmap.WakeGlobal, sbitmap.Recalc6_2, false, dispatch.DeadlineAsyncWordShift, all[:4], nil}},
 		{"6.1.84", want{"6.1.84", sbitmap.WakeGlobal, sbitmap.Recalc6_2, false, dispatch.DeadlineAsyncRawPerWord, all[:5], nil}},
+		{"6.1.104", want{"6.1.104", sbitmap.WakeGlobal, sbitmap.Recalc6_2, false, dispatch.DeadlineAsyncRawPerWord, all[:5], nil}},
 		{"6.1.105", want{"6.1.105", sbitmap.WakeGlobal, sbitmap.Recalc6_2, false, dispatch.DeadlineAsyncScaled, all, nil}},
 		{"6.1.192", want{"6.1.192", sbitmap.WakeGlobal, sbitmap.Recalc6_2, false, dispatch.DeadlineAsyncScaled, all, nil}},
 		{"6.1.0-57-amd64", want{"6.1.192", sbitmap.WakeGlobal, sbitmap.Recalc6_2, false, dispatch.DeadlineAsyncScaled, all, nil}},
-		{"6.1.0-18-amd64", want{"6.1.76", sbitmap.WakeGlobal, sbitmap.Recalc6_2, true, dispatch.DeadlineAsyncRawPerWord, all[:3], all[2:3]}},
+		{"6.1.0-18-amd64", want{"6.1.76", sbitmap.WakeGlobal, sbitmap.Recalc6_2, true, dispatch.DeadlineAsyncWordShift, all[:3], nil}},
 		{"6.1.0-6-cloud-amd64", want{"6.1.15", sbitmap.WakeCountdown, sbitmap.Recalc5_17, true, dispatch.DeadlineAsyncRawPerWord, nil, nil}},
 		{"5.15.100", want{"5.15.100", sbitmap.WakeCountdown, sbitmap.Recalc5_17, true, dispatch.DeadlineAsyncRawPerWord, nil, nil}},
 		{"6.8-rc2", want{"6.8", sbitmap.WakeGlobal, sbitmap.Recalc6_2, false, dispatch.DeadlineAsyncRawPerWord, nil, nil}},
@@ -104,7 +109,7 @@ func ExampleKernelProfile() {
 	// 6.1.192 - Debian ABI 57 = 6.1.192
 	// 6.1.16 sbitmap WakeScheme = global
 	// 6.1.16 sbitmap RecalcEra  = 6.2
-	// 6.1.53 DeadlineAsyncDepth = 3/4 of one sbitmap word (not modelled)
+	// 6.1.53 DeadlineAsyncDepth = word-shift
 	// 6.1.77 NoTagWaitBarrier   = false
 	// 6.1.84 DeadlineAsyncDepth = raw-per-word
 	// 6.1.105 DeadlineAsyncDepth = scaled

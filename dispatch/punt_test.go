@@ -112,3 +112,96 @@ func TestSyncRunOutsideCPUMaskPunts(t *testing.T) {
 		})
 	}
 }
+
+// acceptAll is a budget-less driver that accepts every command and records the CPU
+// that ran each queue_rq (Request.IssueCPU) and the cpu argument it was given. It
+// never completes a command.
+type acceptAll struct{ cpus, args []int }
+
+func (d *acceptAll) QueueRQ(_ *dispatch.Hctx, rq *dispatch.Request, _ bool, cpu int) dispatch.Status {
+	d.cpus = append(d.cpus, rq.IssueCPU())
+	d.args = append(d.args, cpu)
+	return dispatch.BlkStsOK
+}
+func (d *acceptAll) CommitRQs(*dispatch.Hctx, int)                    {}
+func (d *acceptAll) Complete(*dispatch.Request, int)                  {}
+func (d *acceptAll) Timeout(*dispatch.Request) dispatch.TimeoutAction { return dispatch.BlkEHDone }
+func (d *acceptAll) InitHctx(*dispatch.Hctx) error                    { return nil }
+func (d *acceptAll) EndBio(*dispatch.Bio, sim.Time, error)            {}
+
+// TestKblockdCPU: the CPU whose kblockd worker runs an asynchronous queue run
+// (blk_mq_hctx_next_cpu). With mq-deadline every submission inserts and runs the hctx
+// asynchronously. On a queue with one hw queue v6.1's blk_mq_hctx_next_cpu returns
+// WORK_CPU_UNBOUND, so the per-CPU kblockd queues the work on the submitting CPU:
+// each command is sent from the CPU that submitted it. With two hw queues the work
+// goes to a CPU of the hctx (its first, for fewer than BLK_MQ_CPU_WORK_BATCH runs).
+// In both, the cpu argument of queue_rq is the CPU running the dispatch.
+func TestKblockdCPU(t *testing.T) {
+	from := []int{3, 1, 2, 0}
+	tests := []struct {
+		name    string
+		nrHwQ   int
+		wantCPU []int
+	}{
+		{"single-hw-queue/submitting-cpu", 1, []int{3, 1, 2, 0}},
+		// group_cpus_evenly: hctx 0 = CPUs 0-1, hctx 1 = CPUs 2-3.
+		{"two-hw-queues/first-cpu-of-hctx", 2, []int{2, 0, 2, 0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			eng := sim.NewEngine()
+			h, err := dispatch.NewHost(eng, dispatch.HostConfig{NrCPUs: 4, NrHwQueues: tt.nrHwQ, CanQueue: 8})
+			if err != nil {
+				t.Fatal(err)
+			}
+			drv := &acceptAll{}
+			q, err := h.AddLUN(dispatch.LUNConfig{Ops: drv, Elevator: "mq-deadline"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, c := range from {
+				h.OnCPU(c)
+				b := dispatch.Bio{Op: device.OpRead, Length: 4096, Sync: true, End: drv}
+				q.SubmitBio(&b, c, true, nil)
+				eng.RunUntil(sim.Time(i+1) * sim.Millisecond)
+			}
+			if diff := cmp.Diff(tt.wantCPU, drv.cpus); diff != "" {
+				t.Errorf("queue_rq CPUs for submissions from %v (-want +got):\n%s", from, diff)
+			}
+			// The dispatch run hands the driver (budget hint, restarts) the CPU it runs on.
+			if diff := cmp.Diff(drv.cpus, drv.args); diff != "" {
+				t.Errorf("queue_rq cpu argument vs running CPU (-running +argument):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestKblockdCPUSingleQueueRequeue: on a single hw queue a run queued from another CPU
+// while the work is pending moves it to that CPU's kblockd worker
+// (mod_delayed_work_on(WORK_CPU_UNBOUND) grabs the pending work and queues it locally).
+func TestKblockdCPUSingleQueueRequeue(t *testing.T) {
+	eng := sim.NewEngine()
+	h, err := dispatch.NewHost(eng, dispatch.HostConfig{NrCPUs: 4, NrHwQueues: 1, CanQueue: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	drv := &acceptAll{}
+	q, err := h.AddLUN(dispatch.LUNConfig{Ops: drv, Elevator: "mq-deadline"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []int{1, 3} { // both before the 5-30 us kblockd delay elapses
+		h.OnCPU(c)
+		b := dispatch.Bio{Op: device.OpRead, Length: 4096, Sync: true, End: drv}
+		q.SubmitBio(&b, c, true, nil)
+	}
+	eng.RunUntil(sim.Millisecond)
+	if len(drv.cpus) == 0 {
+		t.Fatal("no command sent by 1 ms")
+	}
+	for i, c := range drv.cpus {
+		if c != 3 {
+			t.Errorf("command %d sent from CPU %d, want 3 (the last CPU to queue the run)", i, c)
+		}
+	}
+}

@@ -21,7 +21,7 @@ func (h *Hctx) schedDispatchRequests() {
 // first (with SCHED_RESTART set), then the elevator or the software queues.
 func (h *Hctx) schedDispatchInner() int {
 	q := h.q
-	cpu := h.cpus[0]
+	cpu := q.host.cpu.cur // the CPU running the hctx: the caller's, or kblockd's (Fire)
 	var list rqList
 	list.spliceTail(&h.dispatch.rqList)
 	needDispatch := false

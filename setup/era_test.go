@@ -1,6 +1,11 @@
 package setup
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/blkmq/blkmq/dispatch"
+)
 
 // eraChanges is the package documentation's era table: the value of each switch
 // before and from the release that changed it.
@@ -124,6 +129,49 @@ func TestKernelReleaseForms(t *testing.T) {
 			for _, st := range r.Settings {
 				if st.Key == "kernel" && (st.Value != tc.want || st.Note != tc.note) {
 					t.Errorf("setting %+v, want value %q note %q", st, tc.want, tc.note)
+				}
+			}
+		})
+	}
+}
+
+// TestKernelProfileAsyncDepth: a 6.1.y release that carries d47f9717e5cf (6.1.53
+// to 6.1.83) resolves to mq-deadline's word-shift async_depth with an --explain
+// row for the backport and no "not expressed" warning; the revert (6.1.84) and the
+// tag-reservation fix (6.1.105) move the switch on.
+func TestKernelProfileAsyncDepth(t *testing.T) {
+	for _, tc := range []struct {
+		kernel string
+		want   dispatch.DeadlineAsyncRule
+		row    string // value of the kernel/backport d47f9717e5cf row, "" = none
+	}{
+		{"6.1.52", dispatch.DeadlineAsyncRawPerWord, ""},
+		{"6.1.53", dispatch.DeadlineAsyncWordShift, "DeadlineAsyncDepth = word-shift"},
+		{"6.1.0-19-amd64", dispatch.DeadlineAsyncWordShift, "DeadlineAsyncDepth = word-shift"}, // Debian ABI 19 = 6.1.82
+		{"6.1.83", dispatch.DeadlineAsyncWordShift, "DeadlineAsyncDepth = word-shift"},
+		{"6.1.84", dispatch.DeadlineAsyncRawPerWord, "DeadlineAsyncDepth = word-shift"},
+		{"6.1.105", dispatch.DeadlineAsyncScaled, "DeadlineAsyncDepth = word-shift"},
+	} {
+		t.Run(tc.kernel, func(t *testing.T) {
+			r, err := Description{Kernel: tc.kernel}.Resolve()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := r.Options().DeadlineAsyncDepth; got != tc.want {
+				t.Errorf("DeadlineAsyncDepth = %d, want %d", got, tc.want)
+			}
+			row := ""
+			for _, st := range r.Settings {
+				if st.Key == "kernel/backport d47f9717e5cf" {
+					row = st.Value
+				}
+			}
+			if row != tc.row {
+				t.Errorf("kernel/backport d47f9717e5cf row %q, want %q", row, tc.row)
+			}
+			for _, w := range r.Warnings {
+				if strings.Contains(w, "d47f9717e5cf") {
+					t.Errorf("warning %q: the backport is modelled", w)
 				}
 			}
 		})
