@@ -279,6 +279,13 @@ func (h *Host) rmw(name string, obj any, word int) {
 		h.touchFlat(obj, word)
 		return
 	}
+	l := h.atomLine(name, obj, word)
+	h.charge(l.RMW(h.eng.Now(), h.cpuAt(), h.cpu.cur))
+}
+
+// atomLine returns the modelled cache line of word of obj, named name, creating it on
+// first use (rmw and load share it).
+func (h *Host) atomLine(name string, obj any, word int) *sim.AtomicLine {
 	k := lineKey{obj, word}
 	l := h.cpu.atoms[k]
 	if l == nil {
@@ -286,7 +293,7 @@ func (h *Host) rmw(name string, obj any, word int) {
 		h.cpu.atoms[k] = l
 		h.cpu.lnames[k] = name
 	}
-	h.charge(l.RMW(h.eng.Now(), h.cpuAt(), h.cpu.cur))
+	return l
 }
 
 // spinLock charges one critical section of hold ns under obj's spinlock named name
@@ -525,12 +532,6 @@ func (h *Host) load(name string, obj any, word int) {
 		h.touchFlat(obj, word)
 		return
 	}
-	k := lineKey{obj, word}
-	l := h.cpu.atoms[k]
-	if l == nil {
-		l = sim.NewAtomicLine(h.cpu.topo)
-		h.cpu.atoms[k] = l
-		h.cpu.lnames[k] = name
-	}
+	l := h.atomLine(name, obj, word)
 	h.charge(l.Load(h.eng.Now(), h.cpuAt(), h.cpu.cur))
 }

@@ -350,13 +350,10 @@ func parseCloud(s *state, pairs [][2]string, where, source string) error {
 // from BLKGETSIZE64), so the model needs one. Set capacity_gb to your device's.
 const ssdDefaultCapacityGB = 1000.0
 
-// parseSSD is an SSD; defaults device.ExampleSSDParams, capacity_gb
-// ssdDefaultCapacityGB.
-func parseSSD(s *state, pairs [][2]string, where, source string) error {
-	p := device.ExampleSSDParams()
-	capGB := ssdDefaultCapacityGB
-	ps := &paramSet{kind: "ssd"}
-	ps.floatP("capacity_gb", 0.001, 1e6, 1, &capGB)
+// ssdMediaParams declares the media parameters the ssd and nvme kinds share (a
+// device.SSD and its capacity in GB).
+func ssdMediaParams(ps *paramSet, p *device.SSDParams, capGB *float64) {
+	ps.floatP("capacity_gb", 0.001, 1e6, 1, capGB)
 	ps.intP("parallel_units", 1, 1<<16, &p.ParallelUnits)
 	ps.timeP("controller_us", 0, 1e6, sim.Microsecond, &p.ControllerOverhead)
 	ps.timeP("read_us", 0, 1e7, sim.Microsecond, &p.ReadLatency)
@@ -364,6 +361,15 @@ func parseSSD(s *state, pairs [][2]string, where, source string) error {
 	ps.int64P("chunk_kb", 1, 1<<20, 1024, &p.ChunkBytes)
 	ps.floatP("internal_mbps", 0.001, 1e7, 1e6, &p.InternalBytesPerSec)
 	ps.floatP("link_mbps", 0.001, 1e7, 1e6, &p.LinkBytesPerSec)
+}
+
+// parseSSD is an SSD; defaults device.ExampleSSDParams, capacity_gb
+// ssdDefaultCapacityGB.
+func parseSSD(s *state, pairs [][2]string, where, source string) error {
+	p := device.ExampleSSDParams()
+	capGB := ssdDefaultCapacityGB
+	ps := &paramSet{kind: "ssd"}
+	ssdMediaParams(ps, &p, &capGB)
 	ps.intP("max_queue", 0, 1<<20, &p.MaxQueue)
 	if err := ps.apply(pairs, s, where, source); err != nil {
 		return err
@@ -554,14 +560,7 @@ func parseNVMe(s *state, pairs [][2]string, where, source string) error {
 	ps.intP("mqes", 1, 65535, &mqes)
 	ps.intP("mdts", 0, 20, &mdts)
 	ps.intP("namespaces", 1, 1024, &nsCount)
-	ps.floatP("capacity_gb", 0.001, 1e6, 1, &capGB)
-	ps.intP("parallel_units", 1, 1<<16, &p.ParallelUnits)
-	ps.timeP("controller_us", 0, 1e6, sim.Microsecond, &p.ControllerOverhead)
-	ps.timeP("read_us", 0, 1e7, sim.Microsecond, &p.ReadLatency)
-	ps.timeP("write_us", 0, 1e7, sim.Microsecond, &p.WriteLatency)
-	ps.int64P("chunk_kb", 1, 1<<20, 1024, &p.ChunkBytes)
-	ps.floatP("internal_mbps", 0.001, 1e7, 1e6, &p.InternalBytesPerSec)
-	ps.floatP("link_mbps", 0.001, 1e7, 1e6, &p.LinkBytesPerSec)
+	ssdMediaParams(ps, &p, &capGB)
 	if err := ps.apply(pairs, s, where, source); err != nil {
 		return err
 	}
