@@ -305,9 +305,15 @@ status is 128 (fio's after a signal); a second signal exits at once.`,
 				}
 				cfgs[i] = withLimits(cmd, res.WithSeed(m.seed, 0))
 				pspecs[i] = append([]fio.Spec(nil), specs...)
-				res.SizeJobs(pspecs[i])
+				sized := res.SizeJobs(pspecs[i])
 				if err := res.CheckFit(pspecs[i]); err != nil {
 					return usageError(fmt.Errorf("point %s: %w", strings.Join(sets, " "), err))
+				}
+				for _, n := range setup.WholeDeviceNotes(pspecs[i], sized) {
+					if !warned[n] {
+						warned[n] = true
+						fmt.Fprintf(cmd.ErrOrStderr(), "blkmq: note: point %s: %s\n", strings.Join(sets, " "), n)
+					}
 				}
 				for _, w := range res.Warnings {
 					if !warned[w] {
