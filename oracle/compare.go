@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 )
@@ -173,7 +174,7 @@ func (c *Comparison) WriteText(w io.Writer) error {
 		if !math.IsNaN(r.RunDiff) {
 			rd = fmt.Sprintf("%.1f%%", 100*r.RunDiff)
 		}
-		fmt.Fprintf(tw, "  %s %s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", label, unitLabel(r.Metric), num(r.Kernel), num(r.Model), pct(r.RelErr), tol, status, rd)
+		fmt.Fprintf(tw, "  %s %s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", label, unitLabel(r.Metric), num(r.Kernel), num(r.Model), errCell(r), tol, status, rd)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -215,6 +216,25 @@ func num(v float64) string {
 	default:
 		return fmt.Sprintf("%.3f", v)
 	}
+}
+
+// errCell is the error column of a row: the relative error, or, when the kernel
+// value is 0 or too small to show (0.000), the absolute difference model − kernel
+// marked "abs", since a relative error against a near-zero kernel figure (a merge
+// fraction of 0.0001) says nothing. The pass/fail rule (Row.Pass) is unchanged.
+func errCell(r Row) string {
+	if k, err := strconv.ParseFloat(num(r.Kernel), 64); err == nil && k == 0 && r.Model != r.Kernel {
+		d := r.Model - r.Kernel
+		if math.Abs(d) < 0.0005 {
+			return fmt.Sprintf("%+.1e abs", d)
+		}
+		s := num(d)
+		if d > 0 {
+			s = "+" + s
+		}
+		return s + " abs"
+	}
+	return pct(r.RelErr)
 }
 
 func pct(v float64) string {

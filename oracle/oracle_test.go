@@ -206,3 +206,25 @@ func TestWriteScripts(t *testing.T) {
 		}
 	}
 }
+
+func TestErrCell(t *testing.T) {
+	tests := []struct {
+		name          string
+		kernel, model float64
+		want          string
+	}{
+		{"relative", 0.30, 0.25, "-16.7%"},
+		{"kernel-zero", 0, 0.020, "+0.020 abs"},
+		{"kernel-shows-as-zero", 0.0000757, 0.020, "+0.020 abs"},
+		{"model-below-tiny-kernel", 0.0004, 0, "-4.0e-04 abs"},
+		{"both-zero", 0, 0, "+0.0%"},
+		{"small-but-shown", 0.002, 0.020, "+900.0%"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := errCell(row("device merges", "merge_fraction", tc.kernel, tc.model, 0.1)); got != tc.want {
+				t.Errorf("errCell(kernel %v, model %v) = %q, want %q", tc.kernel, tc.model, got, tc.want)
+			}
+		})
+	}
+}

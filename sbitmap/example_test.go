@@ -151,3 +151,21 @@ func ExampleQueueOptions_handOff() {
 	fmt.Println(q.Get(&hint), <-got, q.Waiting())
 	// Output: -1 0 0
 }
+
+// A Queue can shrink and grow back, but never past the depth it was built with.
+func ExampleQueue_Capacity() {
+	q, err := sbitmap.NewQueue(64, sbitmap.QueueOptions{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(q.Depth(), q.Capacity())
+	if err := q.Resize(16); err != nil {
+		panic(err)
+	}
+	fmt.Println(q.Depth(), q.Capacity())
+	fmt.Println(q.Resize(128))
+	// Output:
+	// 64 64
+	// 16 64
+	// sbitmap: resize depth 128 out of range [1, 64]
+}

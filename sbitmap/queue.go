@@ -171,8 +171,11 @@ type Queue struct {
 	ws [WaitQueues]waitState
 }
 
-// NewQueue returns a Queue of depth bits (sbitmap_queue_init_node). Errors: those of
-// New; WakeScheme or RecalcEra unknown; MinShallowDepth outside [0, depth].
+// NewQueue returns a Queue of depth bits (sbitmap_queue_init_node). depth is also the
+// queue's capacity: the bitmap is allocated once, so Resize can shrink the queue and
+// grow it back, but never past depth (as the kernel's sbitmap_queue_resize, which never
+// reallocates). Errors: those of New; WakeScheme or RecalcEra unknown;
+// MinShallowDepth outside [0, depth].
 func NewQueue(depth int, opt QueueOptions) (*Queue, error) {
 	q := new(Queue)
 	if err := q.sb.init(depth, opt.Options); err != nil {
@@ -221,6 +224,10 @@ func (q *Queue) Sbitmap() *Sbitmap { return &q.sb }
 
 // Depth returns the current depth in bits.
 func (q *Queue) Depth() int { return q.sb.Depth() }
+
+// Capacity returns the queue's construction depth in bits (the depth passed to
+// NewQueue): the most Resize can grow the queue to. Same as Sbitmap().Capacity().
+func (q *Queue) Capacity() int { return q.sb.Capacity() }
 
 // WakeBatch returns the number of freed bits that make one wake-up batch
 // (sbq->wake_batch), in [1, 8].
@@ -331,7 +338,8 @@ func (q *Queue) SetMinShallowDepth(d int) error {
 // depth grows by n bits and anyone waits, up to n exclusive waiters are then woken
 // (WakeWaiters(n)), so that a GetWait asleep on the smaller depth retries; the kernel
 // needs no such wake-up because it freezes the queue, so nobody waits, around a
-// resize. Errors: depth outside [1, Capacity()].
+// resize. A queue never grows past its construction depth (Capacity); to go
+// deeper, build a new Queue. Errors: depth outside [1, Capacity()].
 func (q *Queue) Resize(depth int) error {
 	if depth < 1 || depth > q.sb.Capacity() {
 		return fmt.Errorf("sbitmap: resize depth %d out of range [1, %d]", depth, q.sb.Capacity())

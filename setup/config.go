@@ -65,6 +65,9 @@ func ParseConfig(data []byte, name string) (Layer, error) {
 		if errors.As(err, &pe) {
 			return Layer{}, fmt.Errorf("setup: config %s:%d: %s", name, pe.Position.Line, pe.Message)
 		}
+		if te := typeError(data, name); te != nil {
+			return Layer{}, te
+		}
 		return Layer{}, fmt.Errorf("setup: config %s: %v (allowed keys: kernel, cpus, host, devices, set)", name, err)
 	}
 	if und := md.Undecoded(); len(und) > 0 {
@@ -94,6 +97,99 @@ func ParseConfig(data []byte, name string) (Layer, error) {
 		l.Lines[a] = lineOf(data, a)
 	}
 	return l, nil
+}
+
+// typeError explains a value of the wrong TOML type (kernel = 5.17, cpus = "4",
+// devices = "ssd"), which the decoder reports only as Go types: it names the key and
+// its line and shows the accepted spelling. nil when no known key has a wrong type.
+func typeError(data []byte, name string) error {
+	var m map[string]any
+	if _, err := toml.Decode(string(data), &m); err != nil {
+		return nil
+	}
+	isStrings := func(v any) bool {
+		a, ok := v.([]any)
+		if !ok {
+			return false
+		}
+		for _, e := range a {
+			if _, ok := e.(string); !ok {
+				return false
+			}
+		}
+		return true
+	}
+	for _, k := range []string{"kernel", "cpus", "host", "devices", "set"} {
+		v, ok := m[k]
+		if !ok {
+			continue
+		}
+		line := lineOf(data, k)
+		raw := rawValue(data, line)
+		var msg string
+		switch k {
+		case "kernel", "host":
+			if _, ok := v.(string); ok {
+				continue
+			}
+			msg = fmt.Sprintf("a TOML %s, want a string: quote it (%s = %q)", tomlType(v), k, raw)
+		case "cpus":
+			if _, ok := v.(int64); ok {
+				continue
+			}
+			msg = fmt.Sprintf("a TOML %s, want an integer in [1, 4096] without quotes (cpus = %s)", tomlType(v), strings.Trim(raw, `"'`))
+		case "devices", "set":
+			if isStrings(v) {
+				continue
+			}
+			ex := `["ssd"]`
+			if k == "set" {
+				ex = `["queue/nr_requests=56"]`
+			}
+			if _, ok := v.(string); ok {
+				ex = "[" + raw + "]"
+			}
+			msg = fmt.Sprintf("a TOML %s, want an array of quoted strings (%s = %s)", tomlType(v), k, ex)
+		}
+		return fmt.Errorf("setup: config %s:%d: %s: %s", name, line, k, msg)
+	}
+	return nil
+}
+
+// tomlType names the TOML type of a decoded value.
+func tomlType(v any) string {
+	switch v.(type) {
+	case string:
+		return "string"
+	case int64:
+		return "integer"
+	case float64:
+		return "float"
+	case bool:
+		return "boolean"
+	case []any, []map[string]any:
+		return "array"
+	case map[string]any:
+		return "table"
+	}
+	return "date/time"
+}
+
+// rawValue returns the text after '=' on the 1-based line of data, without a
+// trailing comment, trimmed.
+func rawValue(data []byte, line int) string {
+	ls := strings.Split(string(data), "\n")
+	if line < 1 || line > len(ls) {
+		return ""
+	}
+	l := ls[line-1]
+	if i := strings.IndexByte(l, '='); i >= 0 {
+		l = l[i+1:]
+	}
+	if i := strings.IndexByte(l, '#'); i >= 0 && !strings.ContainsAny(l[:i], `"'`) {
+		l = l[:i]
+	}
+	return strings.TrimSpace(l)
 }
 
 // lineOf returns the 1-based line of the first occurrence of s in data (1 if absent).

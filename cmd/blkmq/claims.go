@@ -230,10 +230,13 @@ func writeSensitivityText(w io.Writer, rows []bench.SensitivityRow) error {
 	fmt.Fprintf(w, "\nSensitivity: each claim with one assumed or calibrated parameter scaled (others at their values)\n")
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprint(tw, "CLAIM\tPARAMETER\tVALUE\tMODEL")
+	var fs []string
 	for _, f := range bench.SensitivityFactors {
 		fmt.Fprintf(tw, "\tx%g", f)
+		fs = append(fs, fmt.Sprintf("x%g", f))
 	}
-	fmt.Fprintln(tw, "\tSTATUS (scaled)")
+	// One status per factor, in the factors' order, so the header names them.
+	fmt.Fprintf(tw, "\tSTATUS %s\n", strings.Join(fs, " / "))
 	for _, row := range rows {
 		fmt.Fprintf(tw, "%s\t%s\t%s %s\t%s", row.Claim.ID, row.Param.Name, fmtValue(row.Param.Value), row.Param.Unit, fmtValue(row.Base.Model))
 		var st []string

@@ -261,9 +261,12 @@ finished and, under "blkmq", which were interrupted or not started; exit status 
 			if err := res.CheckTargets(specs); err != nil {
 				return usageError(err)
 			}
-			res.SizeJobs(specs)
+			sized := res.SizeJobs(specs)
 			if err := res.CheckFit(specs); err != nil {
 				return usageError(err)
+			}
+			for _, n := range setup.WholeDeviceNotes(specs, sized) {
+				fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: note:", n)
 			}
 			if replicas < 1 || replicas > maxReplicas {
 				return usageError(fmt.Errorf("--replicas %d: allowed: [1, %d]", replicas, maxReplicas))

@@ -118,6 +118,10 @@ type metricRow struct {
 	job                    string
 	iops, bwKiB, mean, p99 float64
 	clatN                  int64
+	// p99Ceil: p99 is the value of fio's histogram's last bin (about 17.1 s), which
+	// also holds every longer latency, so the true p99 is at least p99 (with
+	// --replicas: in some replica); the table marks it ">=".
+	p99Ceil bool
 }
 
 // metrics are the --metric names and their columns.
@@ -168,6 +172,7 @@ func rowsOf(out *stack.Result) []metricRow {
 		}
 		if best != nil {
 			r.p99 = float64(best.Percentile(99)) / 1e3
+			r.p99Ceil = best.PercentileAtCeiling(99)
 		}
 		rows = append(rows, r)
 	}
@@ -300,9 +305,15 @@ status is 128 (fio's after a signal); a second signal exits at once.`,
 				}
 				cfgs[i] = withLimits(cmd, res.WithSeed(m.seed, 0))
 				pspecs[i] = append([]fio.Spec(nil), specs...)
-				res.SizeJobs(pspecs[i])
+				sized := res.SizeJobs(pspecs[i])
 				if err := res.CheckFit(pspecs[i]); err != nil {
 					return usageError(fmt.Errorf("point %s: %w", strings.Join(sets, " "), err))
+				}
+				for _, n := range setup.WholeDeviceNotes(pspecs[i], sized) {
+					if !warned[n] {
+						warned[n] = true
+						fmt.Fprintf(cmd.ErrOrStderr(), "blkmq: note: point %s: %s\n", strings.Join(sets, " "), n)
+					}
 				}
 				for _, w := range res.Warnings {
 					if !warned[w] {
@@ -636,9 +647,15 @@ func writeSweepTable(w io.Writer, axes []axis, points []*sweepPoint) error {
 	}
 	head = append(head, sweepColumns...)
 	rows := [][]string{head}
+	ceil := false
 	for _, p := range points {
 		for _, r := range p.rows {
-			rows = append(rows, append(append([]string(nil), p.vals...), r.cells()...))
+			c := r.cells()
+			if r.p99Ceil {
+				c[len(c)-1] = ">=" + c[len(c)-1]
+				ceil = true
+			}
+			rows = append(rows, append(append([]string(nil), p.vals...), c...))
 		}
 	}
 	width := make([]int, len(head))
@@ -660,6 +677,10 @@ func writeSweepTable(w io.Writer, axes []axis, points []*sweepPoint) error {
 			}
 		}
 		b.WriteString("\n")
+	}
+	if ceil {
+		fmt.Fprintf(&b, ">= clat_p99_us at fio's histogram ceiling: latencies of %.1f s and more share its last bin, so the true p99 is at least the value shown (and may exceed the mean)\n",
+			float64(fio.HistogramMaxNs)/1e9)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -716,8 +737,10 @@ func spreadRows(reps [][]metricRow) ([]metricRow, [][4]Spread) {
 	for i := range rows {
 		var xs [4][]float64
 		var n int64
+		ceil := false
 		for _, rep := range reps {
 			r := rep[i]
+			ceil = ceil || r.p99Ceil
 			xs[0] = append(xs[0], r.iops)
 			xs[1] = append(xs[1], r.bwKiB)
 			xs[2] = append(xs[2], r.mean)
@@ -728,7 +751,7 @@ func spreadRows(reps [][]metricRow) ([]metricRow, [][4]Spread) {
 			spread[i][k] = spreadOf(xs[k])
 		}
 		rows[i] = metricRow{job: reps[0][i].job, iops: spread[i][0].Mean, bwKiB: spread[i][1].Mean,
-			mean: spread[i][2].Mean, p99: spread[i][3].Mean, clatN: n / int64(len(reps))}
+			mean: spread[i][2].Mean, p99: spread[i][3].Mean, clatN: n / int64(len(reps)), p99Ceil: ceil}
 	}
 	return rows, spread
 }
