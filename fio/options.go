@@ -526,52 +526,47 @@ func int64Field(field func(*Spec) *int64) func(*jobBuilder, string) error {
 // applies to both; "rate=,1m" limits writes only).
 func rateField(field func(*Spec) *[2]int64) func(*jobBuilder, string) error {
 	return func(j *jobBuilder, v string) error {
-		parts := strings.Split(v, ",")
-		if len(parts) > 3 {
-			return errors.New("want RATE or READ,WRITE[,TRIM]")
+		r, err := readWritePair(v, "RATE", func(s string) (int64, error) { return parseSize(s, j.kbBase, 0, 1<<50) })
+		if err == nil {
+			*field(&j.spec) = r
 		}
-		var r [2]int64
-		for i := range min(len(parts), 2) {
-			if strings.TrimSpace(parts[i]) == "" {
-				continue
-			}
-			n, err := parseSize(parts[i], j.kbBase, 0, 1<<50)
-			if err != nil {
-				return err
-			}
-			r[i] = n
-		}
-		if len(parts) == 1 {
-			r[1] = r[0]
-		}
-		*field(&j.spec) = r
-		return nil
+		return err
 	}
 }
 
+// rateIOPSField parses rate_iops= / rate_iops_min= as rateField does, in IOPS.
 func rateIOPSField(field func(*Spec) *[2]int) func(*jobBuilder, string) error {
 	return func(j *jobBuilder, v string) error {
-		parts := strings.Split(v, ",")
-		if len(parts) > 3 {
-			return errors.New("want IOPS or READ,WRITE[,TRIM]")
+		r, err := readWritePair(v, "IOPS", func(s string) (int, error) { return parseInt(s, 0, MaxRateIOPS) })
+		if err == nil {
+			*field(&j.spec) = r
 		}
-		var r [2]int
-		for i := range min(len(parts), 2) {
-			if strings.TrimSpace(parts[i]) == "" {
-				continue
-			}
-			n, err := parseInt(parts[i], 0, MaxRateIOPS)
-			if err != nil {
-				return err
-			}
-			r[i] = n
-		}
-		if len(parts) == 1 {
-			r[1] = r[0]
-		}
-		*field(&j.spec) = r
-		return nil
+		return err
 	}
+}
+
+// readWritePair splits fio's "VALUE" or "READ,WRITE[,TRIM]" form: one value applies
+// to reads and writes, an empty part leaves that direction 0, trim is ignored.
+func readWritePair[T any](v, what string, parse func(string) (T, error)) ([2]T, error) {
+	var r [2]T
+	parts := strings.Split(v, ",")
+	if len(parts) > 3 {
+		return r, errors.New("want " + what + " or READ,WRITE[,TRIM]")
+	}
+	for i := range min(len(parts), 2) {
+		if strings.TrimSpace(parts[i]) == "" {
+			continue
+		}
+		n, err := parse(parts[i])
+		if err != nil {
+			return r, err
+		}
+		r[i] = n
+	}
+	if len(parts) == 1 {
+		r[1] = r[0]
+	}
+	return r, nil
 }
 
 func setRateProcess(j *jobBuilder, v string) error {
