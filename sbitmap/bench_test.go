@@ -315,6 +315,64 @@ func BenchmarkAtomicFloor(b *testing.B) {
 	cpu.stop(b)
 }
 
+// BenchmarkFloor measures what a get/put pair cannot avoid on this machine: the
+// uncontended locked read-modify-write instructions, each on a heap-allocated word
+// alone on a 128-byte block, in the benchmark goroutine (thread CPU clock), in the
+// same loop as BenchmarkGetPut so that the two can be compared row by row:
+//
+//   - op=loop: the loop and the clock alone (a load per iteration);
+//   - op=or: one LOCK OR;
+//   - op=or+and: LOCK OR then LOCK AND on the same word (the least two locked
+//     instructions can cost: no result, no compare);
+//   - op=cas+and: a load, a compare-and-swap setting the first free bit, then an
+//     atomic AND clearing it: a direct-clear bitmap's get/put, with no search,
+//     hint or checks (the CAS bitmap baseline without its hint);
+//   - op=cas+or-2lines: the same compare-and-swap, then an atomic OR into a second
+//     word on its own cache line, as the deferred clear's Put does (an Sbitmap's
+//     pair without its periodic fold).
+//
+// BenchmarkAtomicFloor (kept from round 3) is op=cas+or-2lines on two global words.
+func BenchmarkFloor(b *testing.B) {
+	type word struct {
+		v atomic.Uint64
+		_ [120]byte
+	}
+	ops := []struct {
+		name string
+		run  func(a, c *word)
+	}{
+		{"loop", func(a, _ *word) { a.v.Load() }},
+		{"or", func(a, _ *word) { a.v.Or(1) }},
+		{"or+and", func(a, _ *word) { a.v.Or(1); a.v.And(^uint64(1)) }},
+		{"cas+and", func(a, _ *word) {
+			v := a.v.Load()
+			m := uint64(1) << (bits.TrailingZeros64(^v) & 63)
+			a.v.CompareAndSwap(v, v|m)
+			a.v.And(^m)
+		}},
+		{"cas+or-2lines", func(a, c *word) {
+			v := a.v.Load()
+			m := uint64(1) << (bits.TrailingZeros64(^v) & 63)
+			a.v.CompareAndSwap(v, v|m)
+			c.v.Or(m)
+			if v == 1<<63-1 { // every 64 pairs, as a fold would
+				a.v.And(0)
+			}
+		}},
+	}
+	for _, op := range ops {
+		b.Run("op="+op.name, func(b *testing.B) {
+			a, c := new(word), new(word)
+			f := op.run
+			cpu := startCPU(true)
+			for b.Loop() {
+				f(a, c)
+			}
+			cpu.stop(b)
+		})
+	}
+}
+
 // BenchmarkBlocking runs 4×depth goroutines that each take a tag with a blocking get,
 // yield while holding it, and give it back; ns per get/put pair. The sbitmap uses
 // GetWait (pooled waiters: no allocation per wait after warm-up).

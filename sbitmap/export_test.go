@@ -29,3 +29,10 @@ func (s *Sbitmap) Word(i int) uint64 { return s.words[i].word.Load() }
 
 // WordSize is the size of one padded word in bytes.
 const WordSize = unsafe.Sizeof(sbWord{})
+
+// DisableOneWordFastPath makes Get of a one-word bitmap take the general path, so that
+// tests can compare the two. Call it before s is shared.
+func (s *Sbitmap) DisableOneWordFastPath() { s.oneWord = false }
+
+// OneWordFastPath reports whether Get of s takes the one-word fast path.
+func (s *Sbitmap) OneWordFastPath() bool { return s.oneWord }

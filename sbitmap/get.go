@@ -82,6 +82,33 @@ func (s *Sbitmap) Get(hint *uint32) int {
 	}
 	depth := s.depth.Load()
 	h := *hint
+	if s.oneWord && h < depth {
+		// One word (Capacity() <= 2^Shift()) outside round-robin mode: the hint
+		// can only name word 0, whose depth is the bitmap's, so the first
+		// __sbitmap_get_word needs no word index: take the first free bit below
+		// depth (1..64) with one compare-and-swap, as the general path below
+		// would. A full word or a lost race goes on to that path.
+		w := s.word0
+		v := w.word.Load()
+		if free := ^v & (^uint64(0) >> ((BitsPerWord - depth) & (BitsPerWord - 1))); free != 0 {
+			nr := uint32(bits.TrailingZeros64(free)) & (BitsPerWord - 1)
+			if w.word.CompareAndSwap(v, v|uint64(1)<<nr) {
+				if nr == h {
+					next := nr + 1
+					if next >= depth-1 {
+						next = 0
+					}
+					*hint = next
+				}
+				return int(nr)
+			}
+		}
+	}
+	return s.get(hint, depth, h)
+}
+
+// get is Get past the one-word fast path, with the depth and hint Get loaded.
+func (s *Sbitmap) get(hint *uint32, depth, h uint32) int {
 	if h >= depth {
 		h = s.hintBeforeGet(hint, depth)
 	}

@@ -155,7 +155,11 @@ type Sbitmap struct {
 	roundRobin bool
 	shallowAll bool
 	unlocked   bool
-	words      []sbWord
+	// oneWord is true for a bitmap of one word outside round-robin mode, whose
+	// Get takes the fast path; word0 is then &words[0].
+	oneWord bool
+	word0   *sbWord
+	words   []sbWord
 }
 
 // ShiftOf returns the kernel's default shift for a bitmap of depth bits
@@ -221,6 +225,8 @@ func (s *Sbitmap) init(depth int, opt Options) error {
 	s.unlocked = opt.Kernel.UnlockedDeferredClear
 	nr := s.wordsFor(uint32(depth))
 	s.words = make([]sbWord, nr)
+	s.word0 = &s.words[0]
+	s.oneWord = nr == 1 && !s.roundRobin
 	s.depth.Store(uint32(depth))
 	return nil
 }

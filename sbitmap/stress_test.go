@@ -41,32 +41,44 @@ func (o owners) release(t *testing.T, bit, id int) {
 }
 
 // TestStressNoDoubleOwnership runs 64 goroutines of mixed get/shallow/batch/put
-// against each depth; no bit may be held twice and all bits are free at the end.
+// against each depth, with the kernel's shift rule and with the default 64-bit words
+// (where a depth up to 64 is one word and Get takes its one-word fast path); no bit
+// may be held twice and all bits are free at the end.
 func TestStressNoDoubleOwnership(t *testing.T) {
 	for _, depth := range stressDepths {
-		for _, rr := range []bool{false, true} {
-			t.Run(fmt.Sprintf("depth=%d/rr=%v", depth, rr), func(t *testing.T) {
-				q, err := sbitmap.NewQueue(depth, sbitmap.QueueOptions{Options: sbitmap.Options{RoundRobin: rr, Kernel: sbitmap.KernelSwitches{CalculateShift: true}}})
-				if err != nil {
-					t.Fatal(err)
+		for _, words := range []string{"kernel-shift", "64-bit"} {
+			for _, rr := range []bool{false, true} {
+				if words == "64-bit" && (depth > 64 || depth < 4) {
+					continue // the same layout as the kernel rule's, or several words
 				}
-				own := make(owners, depth)
-				ops := stressOps(t)
-				var wg sync.WaitGroup
-				for id := range stressGoroutines {
-					wg.Go(func() { stressWorker(t, q, own, id, ops) })
-				}
-				wg.Wait()
-				if w := q.Sbitmap().Weight(); w != 0 {
-					t.Errorf("weight %d at the end, want 0", w)
-				}
-				var h uint32
-				for range depth {
-					if q.Get(&h) < 0 {
-						t.Fatalf("could not allocate all %d bits at the end", depth)
-					}
-				}
-			})
+				t.Run(fmt.Sprintf("depth=%d/words=%s/rr=%v", depth, words, rr), func(t *testing.T) {
+					opt := sbitmap.QueueOptions{Options: sbitmap.Options{RoundRobin: rr, Kernel: sbitmap.KernelSwitches{CalculateShift: words == "kernel-shift"}}}
+					runNoDoubleOwnership(t, depth, opt)
+				})
+			}
+		}
+	}
+}
+
+func runNoDoubleOwnership(t *testing.T, depth int, opt sbitmap.QueueOptions) {
+	q, err := sbitmap.NewQueue(depth, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := make(owners, depth)
+	ops := stressOps(t)
+	var wg sync.WaitGroup
+	for id := range stressGoroutines {
+		wg.Go(func() { stressWorker(t, q, own, id, ops) })
+	}
+	wg.Wait()
+	if w := q.Sbitmap().Weight(); w != 0 {
+		t.Errorf("weight %d at the end, want 0", w)
+	}
+	var h uint32
+	for range depth {
+		if q.Get(&h) < 0 {
+			t.Fatalf("could not allocate all %d bits at the end", depth)
 		}
 	}
 }
