@@ -87,28 +87,23 @@ func (s *Sbitmap) Get(hint *uint32) int {
 		// can only name word 0, whose depth is the bitmap's, so the first
 		// __sbitmap_get_word needs no word index: take the first free bit below
 		// depth (1..64) with one compare-and-swap, as the general path below
-		// would. A full word or a lost race goes on to that path.
+		// would; a full word is folded and taken from at once (foldTake), as that
+		// path does next, and if that fails the walk runs (getSlow). A lost race
+		// goes on to the general path, which reads the word again.
 		w := s.word0
 		v := w.word.Load()
-		if free := ^v & (^uint64(0) >> ((BitsPerWord - depth) & (BitsPerWord - 1))); free != 0 {
-			nr := uint32(bits.TrailingZeros64(free)) & (BitsPerWord - 1)
-			if w.word.CompareAndSwap(v, v|uint64(1)<<nr) {
-				if nr == h {
-					next := nr + 1
-					if next >= depth-1 {
-						next = 0
-					}
-					*hint = next
-				}
-				return int(nr)
+		free := ^v & (^uint64(0) >> ((BitsPerWord - depth) & (BitsPerWord - 1)))
+		nr := uint32(bits.TrailingZeros64(free)) & (BitsPerWord - 1)
+		if free != 0 && w.word.CompareAndSwap(v, v|uint64(1)<<nr) {
+			return s.gotHinted(hint, depth, h, nr)
+		}
+		if free == 0 && !s.unlocked {
+			if nr, ok := s.foldTake(w, 0, depth); ok {
+				return s.gotHinted(hint, depth, h, nr)
 			}
+			return s.getSlow(hint, depth, h)
 		}
 	}
-	return s.get(hint, depth, h)
-}
-
-// get is Get past the one-word fast path, with the depth and hint Get loaded.
-func (s *Sbitmap) get(hint *uint32, depth, h uint32) int {
 	if h >= depth {
 		h = s.hintBeforeGet(hint, depth)
 	}
