@@ -72,7 +72,9 @@ func (s *Sbitmap) hintAfterGet(hint *uint32, depth, h uint32, nr int) {
 // Get allocates a free bit and returns its number, or -1 if no bit is free. hint is
 // the caller's allocation hint (see InitHint); Get reads and updates it. Models
 // sbitmap_get: the hint chooses the word; outside round-robin mode the search in that
-// word starts at bit 0; the walk then visits every word once, wrapping.
+// word starts at bit 0; the walk then visits every word once, wrapping. A bitmap of
+// one word (Capacity() <= 2^Shift()) outside round-robin mode takes a shorter path
+// with the same result.
 //
 // Get never allocates memory. It panics if hint is nil ("sbitmap: Get with nil
 // hint"). Memory ordering: acquire (see Sbitmap).
