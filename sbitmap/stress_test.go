@@ -129,21 +129,27 @@ func stressWorker(t *testing.T, q *sbitmap.Queue, own owners, id, ops int) {
 }
 
 // TestStressGetWait: 64 goroutines block in GetWait at each depth, for both wake
-// schemes; a quarter of them have their context cancelled midway. Every goroutine
+// schemes, with the kernel's shift rule and (for depths 4..64, one word) the default
+// 64-bit words; a quarter of them have their context cancelled midway. Every goroutine
 // finishes (no waiter is stranded), no bit is held twice, and all bits end free.
 func TestStressGetWait(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	for _, scheme := range []sbitmap.WakeScheme{sbitmap.WakeGlobal, sbitmap.WakeCountdown} {
 		for _, depth := range stressDepths {
-			t.Run(fmt.Sprintf("scheme=%v/depth=%d", scheme, depth), func(t *testing.T) {
-				runGetWaitStress(t, scheme, depth)
-			})
+			for _, words := range []string{"kernel-shift", "64-bit"} {
+				if words == "64-bit" && (depth > 64 || depth < 4) {
+					continue // the same layout as the kernel rule's, or several words
+				}
+				t.Run(fmt.Sprintf("scheme=%v/depth=%d/words=%s", scheme, depth, words), func(t *testing.T) {
+					runGetWaitStress(t, scheme, depth, words == "kernel-shift")
+				})
+			}
 		}
 	}
 }
 
-func runGetWaitStress(t *testing.T, scheme sbitmap.WakeScheme, depth int) {
-	q, err := sbitmap.NewQueue(depth, sbitmap.QueueOptions{Options: sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: true, WakeScheme: scheme}}})
+func runGetWaitStress(t *testing.T, scheme sbitmap.WakeScheme, depth int, kernelShift bool) {
+	q, err := sbitmap.NewQueue(depth, sbitmap.QueueOptions{Options: sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: kernelShift, WakeScheme: scheme}}})
 	if err != nil {
 		t.Fatal(err)
 	}
