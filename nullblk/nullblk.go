@@ -98,6 +98,11 @@ var (
 	_ device.Completer      = (*doneFn)(nil)
 )
 
+// RqTimeout is null_blk's request timeout: null_init_tag_set gives its tag sets
+// (the shared one of shared_tags included) a timeout of 5 s (5 * HZ), which
+// blk_mq_init_allocated_queue makes every queue's rq_timeout. Sourced.
+const RqTimeout = 5 * sim.Second
+
 // New adds a null_blk device on the tag set dh (null_add_dev → blk_mq_init_queue).
 // It returns an error for a nil device or an irqmode out of range [0, 2], or AddLUN's.
 func New(dh *dispatch.Host, cfg Config) (*Device, error) {
@@ -113,6 +118,9 @@ func New(dh *dispatch.Host, cfg Config) (*Device, error) {
 	lc.Ops = d
 	q, err := dh.AddLUN(lc)
 	if err != nil {
+		return nil, err
+	}
+	if err := q.SetRqTimeout(RqTimeout); err != nil {
 		return nil, err
 	}
 	d.q = q

@@ -9,10 +9,13 @@
 //     an initramfs built by scripts/build-guest.sh into a cache directory; the guest
 //     loads the module with those parameters, writes the settings under
 //     /sys/block/DISK/, runs fio and reports fio's JSON plus block-layer facts
-//     (/sys/block/DISK/stat deltas, sampled inflight, debugfs tag depths);
+//     (/sys/block/DISK/stat deltas, sampled inflight, debugfs tag depths), and the
+//     state its setup I/O left before fio (modprobe runs on CPU 0; add_disk's partition
+//     scan reads each disk from there, Facts.SetupSeconds, HctxFacts.SetupActiveQueues);
 //   - the model side (RunModel): the same description resolved by package setup for
 //     the profile of the guest's kernel (6.1.0-57-amd64 = 6.1.192, dispatch.KernelProfile)
-//     and CPU count, run by stack.Run.
+//     and CPU count, run by stack.Run, with the guest's setup I/O (Facts.GuestSetup,
+//     stack.GuestSetup) when the facts recorded it.
 //
 // Both sides are reduced to Figures (per-job IOPS, mean and p99 completion latency,
 // device commands/s, mean command size and merge fraction), and Compare lines them up

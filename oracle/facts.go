@@ -4,9 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/blkmq/blkmq/sim"
+	"github.com/blkmq/blkmq/stack"
 )
 
 // Facts are what the guest reports about its block layer around the fio run.
@@ -35,6 +39,15 @@ type Facts struct {
 	// Params are the module parameters as the kernel holds them after loading
 	// ("scsi_debug delay=1 ...").
 	Params []string `json:"params,omitempty"`
+	// SetupSeconds is the guest uptime from the end of modprobe (the disks' add_disk
+	// and its partition scan done) to the stat snapshot just before fio (s); 0 in
+	// results recorded before it was collected, which also lack the Setup* fields
+	// of Disks and their Hctxs.
+	SetupSeconds float64 `json:"setup_seconds,omitempty"`
+	// StartUptime is the guest's uptime at the stat snapshot just before fio (s),
+	// recorded with SetupSeconds: the clock the kernel's second-rounded timers
+	// (round_jiffies_up) follow.
+	StartUptime float64 `json:"start_uptime,omitempty"`
 }
 
 // DiskFacts describes one disk: its queue configuration as fio ran against it and
@@ -48,6 +61,9 @@ type DiskFacts struct {
 	// QueueDepth is the SCSI device queue_depth; 0 for a non-SCSI disk.
 	QueueDepth   int `json:"queue_depth,omitempty"`
 	MaxSectorsKB int `json:"max_sectors_kb"`
+	// IOTimeoutMS is queue/io_timeout, the queue's rq_timeout (ms); 0 in results
+	// recorded before it was collected.
+	IOTimeoutMS int `json:"io_timeout_ms,omitempty"`
 	// ReadIOs ... WriteSectors are stat deltas: completed requests, merged bios,
 	// 512-byte sectors.
 	ReadIOs      int64 `json:"read_ios"`
@@ -56,6 +72,11 @@ type DiskFacts struct {
 	WriteIOs     int64 `json:"write_ios"`
 	WriteMerges  int64 `json:"write_merges"`
 	WriteSectors int64 `json:"write_sectors"`
+	// SetupReadIOs and SetupWriteIOs are the requests the disk completed before fio
+	// started (its stat just before fio: the partition scan at add_disk and anything
+	// else the guest's setup read or wrote).
+	SetupReadIOs  int64 `json:"setup_read_ios,omitempty"`
+	SetupWriteIOs int64 `json:"setup_write_ios,omitempty"`
 	// InflightMean and InflightMax summarise /sys/block/DISK/inflight (reads +
 	// writes) sampled every 250 ms during fio, start-up and ramp included.
 	InflightMean float64 `json:"inflight_mean"`
@@ -89,6 +110,12 @@ type HctxFacts struct {
 	// __blk_mq_run_hw_queue), deltas from just before to just after fio.
 	Queued int64 `json:"queued"`
 	Run    int64 `json:"run"`
+	// SetupActiveQueues is the tag set's active_queues seen from this hctx just
+	// before fio (debugfs tags: the hctxs, or with shared tags the queues, counted as
+	// active users by blk_mq_tag_busy and not yet idled by blk_mq_timeout_work), and
+	// SetupQueued the requests allocated on it before fio (debugfs queued).
+	SetupActiveQueues int   `json:"setup_active_queues,omitempty"`
+	SetupQueued       int64 `json:"setup_queued,omitempty"`
 }
 
 // guestLog is the guest's result log split into its blocks.
@@ -177,7 +204,8 @@ func (g *guestLog) facts() (*Facts, error) {
 			f.Version = strings.Join(w[1:], " ")
 		case "disk":
 			d := DiskFacts{Name: w[1], Scheduler: kv["scheduler"], NrRequests: atoi(kv["nr_requests"]),
-				HwQueues: atoi(kv["hw_queues"]), QueueDepth: atoi(kv["queue_depth"]), MaxSectorsKB: atoi(kv["max_sectors_kb"])}
+				HwQueues: atoi(kv["hw_queues"]), QueueDepth: atoi(kv["queue_depth"]), MaxSectorsKB: atoi(kv["max_sectors_kb"]),
+				IOTimeoutMS: atoi(kv["io_timeout"])}
 			f.Disks = append(f.Disks, d)
 		case "host":
 			f.Hosts = append(f.Hosts, strings.Join(w[1:], " "))
@@ -200,6 +228,18 @@ func (g *guestLog) facts() (*Facts, error) {
 		return nil, err
 	}
 	f.Seconds = t1 - t0
+	for _, line := range g.blocks["modprobe"] {
+		if w := strings.Fields(line); len(w) == 2 && w[0] == "uptime" {
+			if up, err := strconv.ParseFloat(w[1], 64); err == nil && t0 > up {
+				f.SetupSeconds, f.StartUptime = t0-up, t0
+			}
+		}
+	}
+	for name, b := range before {
+		if d := byName[name]; d != nil && len(b) >= 7 && f.SetupSeconds > 0 {
+			d.SetupReadIOs, d.SetupWriteIOs = b[0], b[4]
+		}
+	}
 	for name, a := range after {
 		d, b := byName[name], before[name]
 		if d == nil || len(a) < 7 || len(b) < 7 {
@@ -273,6 +313,17 @@ func (g *guestLog) facts() (*Facts, error) {
 		if h := hctxOf(disk, name); h != nil {
 			b := cb[k]
 			h.Queued, h.Run = a[0]-b[0], a[1]-b[1]
+		}
+	}
+	for _, line := range g.blocks["setup"] {
+		w := strings.Fields(line) // active DISK HCTX active_queues A queued Q
+		if len(w) != 7 || w[0] != "active" {
+			continue
+		}
+		if h := hctxOf(w[1], w[2]); h != nil {
+			kv := pairs(w[3:])
+			h.SetupActiveQueues = atoi(kv["active_queues"])
+			h.SetupQueued, _ = strconv.ParseInt(kv["queued"], 10, 64)
 		}
 	}
 	for _, d := range byName {
@@ -378,4 +429,22 @@ func atoi(s string) int {
 		return 0
 	}
 	return n
+}
+
+// GuestSetupCPU is the CPU the oracle's guest runs modprobe on (taskset in
+// scripts/guest-init.sh), and so the CPU add_disk's partition scan of a null_blk
+// disk reads from.
+const GuestSetupCPU = 0
+
+// GuestSetup returns the guest's I/O before fio as the model runs it (the partition
+// scan of every new disk from GuestSetupCPU, SetupSeconds before fio, on the guest's
+// clock), or nil for results recorded before the guest pinned modprobe and reported
+// its setup (SetupSeconds 0): those ran modprobe on whichever CPU the scheduler
+// chose.
+func (f *Facts) GuestSetup() *stack.GuestSetup {
+	if f == nil || f.SetupSeconds <= 0 {
+		return nil
+	}
+	return &stack.GuestSetup{ScanCPU: GuestSetupCPU,
+		Before: sim.Time(math.Round(f.SetupSeconds * 1e9)), Uptime: sim.Time(math.Round(f.StartUptime * 1e9))}
 }

@@ -35,6 +35,11 @@ type ModelOptions struct {
 	// table describes. 0 = none for RunModel (Index.CompareReference then uses the
 	// calibrated value); negative or 1 = none in both; else in [1, 1000].
 	EmulationSlowdown float64
+	// Setup, when non-nil, is the guest's I/O before fio (stack.GuestSetup: the
+	// partition scan of each new disk from CPU 0, where the guest runs modprobe).
+	// Index.CompareReference sets it from the committed facts that recorded it
+	// (Facts.SetupSeconds).
+	Setup *stack.GuestSetup
 }
 
 // ModelRun is the model side of one Case.
@@ -113,6 +118,7 @@ func RunModel(c *Case, jobPath string, o ModelOptions) (*ModelRun, error) {
 	if err != nil {
 		return nil, fmt.Errorf("oracle: %w", err)
 	}
+	cfg.Setup = o.Setup
 	out, err := stack.Run(withOverhead(cfg, o.EmulationOverhead), specs)
 	if err != nil {
 		return nil, err

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/blkmq/blkmq/sim"
 )
 
 func TestParseGuestLog(t *testing.T) {
@@ -226,5 +228,47 @@ func TestErrCell(t *testing.T) {
 				t.Errorf("errCell(kernel %v, model %v) = %q, want %q", tc.kernel, tc.model, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestParseGuestSetup: a log of the guest with modprobe pinned to CPU 0 (null_blk
+// shared_tags, two disks; fam-hold-nb-deep-shallow run by hand) reports the setup
+// I/O: 3 partition-scan reads per disk before fio, and on the shared tags of hctx0
+// one active user (only the later disk's scan counts), which Facts.GuestSetup turns
+// into the scan the model replays.
+func TestParseGuestSetup(t *testing.T) {
+	data, err := os.ReadFile("testdata/guest-setup-result.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, facts, err := ParseGuestLog(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type disk struct {
+		Reads  int64
+		Active []int
+	}
+	var got []disk
+	for _, d := range facts.Disks {
+		x := disk{Reads: d.SetupReadIOs}
+		for _, h := range d.Hctxs {
+			x.Active = append(x.Active, h.SetupActiveQueues)
+		}
+		got = append(got, x)
+	}
+	want := []disk{{3, []int{1, 0, 0}}, {3, []int{1, 0, 0}}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("setup facts (-want +got):\n%s", d)
+	}
+	if math.Abs(facts.SetupSeconds-0.81) > 1e-9 || math.Abs(facts.StartUptime-5.97) > 1e-9 {
+		t.Errorf("setup %v s before fio at uptime %v s, want 0.81 at 5.97", facts.SetupSeconds, facts.StartUptime)
+	}
+	s := facts.GuestSetup()
+	if s == nil || s.ScanCPU != GuestSetupCPU || s.Before != 810*sim.Millisecond || s.Uptime != 5970*sim.Millisecond {
+		t.Errorf("GuestSetup = %+v", s)
+	}
+	if (&Facts{}).GuestSetup() != nil {
+		t.Error("facts without setup give a GuestSetup")
 	}
 }

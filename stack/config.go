@@ -74,6 +74,9 @@ type Config struct {
 	// write_iops_log: fio.JobLogs); a nil entry writes none. Run sets each
 	// one's window when its job starts and closes it at the job's end.
 	Logs []*fio.JobLogs
+	// Setup, when non-nil, is the I/O the machine did on its disks before the run
+	// (GuestSetup, stack/emulation.go: the partition scan of each new disk).
+	Setup *GuestSetup
 }
 
 // DefaultJitterSeed is the JitterSeed of the zero value: 1, the stream Seed 1 drew

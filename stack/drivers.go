@@ -76,8 +76,22 @@ func (r *runner) assemble() error {
 			}
 			q, budgetMap = d.Queue(), d.HasBudgetMap()
 		}
+		if h.Driver != DriverSCSI {
+			if err := cfg.Setup.scan(q, cfg.NrCPUs); err != nil {
+				return err
+			}
+		}
 		r.queues = append(r.queues, q)
 		r.hasBudgetMap = append(r.hasBudgetMap, budgetMap)
+	}
+	// SCSI: the host scan allocates every LUN's device and queue first; sd_probe
+	// (asynchronous) reads the disks afterwards, when the host's tag set is shared
+	for i, l := range cfg.LUNs {
+		if h := cfg.hostAt(l.Host); h.Driver == DriverSCSI && !h.Legacy {
+			if err := cfg.Setup.scan(r.queues[i].(*dispatch.Queue), cfg.NrCPUs); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

@@ -38,8 +38,9 @@ type RequestQueue struct {
 	active         atomic.Bool  // QUEUE_FLAG_HCTX_ACTIVE
 	nrActiveShared atomic.Int32 // nr_active_requests_shared_tags
 
-	timerMu sync.Mutex
-	timerAt int64 // ns; -1 = not armed
+	timerMu   sync.Mutex
+	timerAt   int64 // ns; -1 = not armed
+	rqTimeout int64 // q->rq_timeout (ns); 0 = Options.IdleDelay (tagset/active.go)
 }
 
 // Hctx models the tag-related state of struct blk_mq_hw_ctx: its driver and

@@ -45,10 +45,16 @@ while read -r line; do
 	[ $# -eq 0 ] && continue
 	case "$1" in '#'*) continue;; modprobe) shift;; esac
 	echo "modprobe $*" > $res
-	modprobe "$@" > $res 2>&1 || rc=$?
+	# on CPU 0: add_disk's partition scan reads each new disk from the CPU modprobe
+	# runs on, and on a tag set shared by several disks that read leaves the hctx
+	# of that CPU an active user (blk_mq_tag_busy) until the queue's timeout work
+	# finds it idle; unpinned, the CPU (and so the fair share fio sees) would vary
+	# from boot to boot
+	taskset 0x1 modprobe "$@" > $res 2>&1 || rc=$?
 done < /job/modprobe.txt
 # a misspelt parameter is only a warning in the kernel log: make it fatal
 dmesg | grep -i 'unknown parameter' > $res && rc=22
+echo "uptime $(cut -d' ' -f1 /proc/uptime)" > $res
 close_block modprobe $rc
 [ $rc -ne 0 ] && halt_now
 
@@ -102,7 +108,8 @@ for d in $disks; do
 	q=/sys/block/$d/queue
 	echo "disk $d scheduler $(sed 's/.*\[\(.*\)\].*/\1/' $q/scheduler) nr_requests $(cat $q/nr_requests)" \
 		"hw_queues $(ls /sys/block/$d/mq | wc -l) queue_depth $(cat /sys/block/$d/device/queue_depth 2>/dev/null || echo -)" \
-		"max_sectors_kb $(cat $q/max_sectors_kb) sectors $(cat /sys/block/$d/size)" > $res
+		"max_sectors_kb $(cat $q/max_sectors_kb) sectors $(cat /sys/block/$d/size)" \
+		"io_timeout $(cat $q/io_timeout 2>/dev/null || echo -)" > $res
 done
 for h in /sys/class/scsi_host/host*; do
 	[ -f $h/can_queue ] && echo "host $(basename $h) $(cat $h/proc_name) can_queue $(cat $h/can_queue)" > $res
@@ -166,6 +173,21 @@ stat_all > $res
 hctx_counters > $res
 cpu_stat > $res
 close_block before 0
+# the block layer's state left by the I/O before fio (the partition scan at
+# add_disk): cumulative disk stat and, per hctx, the tag set's active users and
+# the requests allocated there so far
+open_block setup
+for d in $disks; do
+	for h in /sys/kernel/debug/block/$d/hctx*; do
+		[ -r $h/tags ] || continue
+		a=-
+		while read -r l; do case $l in active_queues=*) a=${l#active_queues=};; esac; done < $h/tags
+		q=-
+		[ -r $h/queued ] && read q < $h/queued
+		echo "active $d ${h##*/} active_queues $a queued $q"
+	done
+done > $res
+close_block setup 0
 (
 	while :; do
 		sample

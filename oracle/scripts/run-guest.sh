@@ -40,6 +40,10 @@ mkdir -p "$tmp/extra/job"
 cp "$modfile" "$tmp/extra/job/modprobe.txt"
 cp "$sysfile" "$tmp/extra/job/sysfs.txt"
 cp "$job" "$tmp/extra/job/job.fio"
+# the guest-init.sh next to this script replaces the initrd's /init (a later cpio
+# entry wins), so a changed init needs no rebuild of the guest
+here="$(cd "$(dirname "$0")" && pwd)"
+[ -r "$here/guest-init.sh" ] && install -m 755 "$here/guest-init.sh" "$tmp/extra/init"
 printf 'FIO_ARGS=%q\n' "${FIO_ARGS:-}" > "$tmp/extra/job/env"
 (cd "$tmp/extra" && find . | cpio -o -H newc --quiet) > "$tmp/job.cpio"
 cat "$cache/initrd.cpio" "$tmp/job.cpio" > "$tmp/initrd"
