@@ -90,8 +90,8 @@ func budgetMapConfig(skip bool, seed uint64, sc Scale) stack.Config {
 		Seed:       seed,
 		JitterSeed: sc.jitterSeed(), // 0 (default) except in benchmarks
 	}
-	if sc.Of(ParamCPUPath) != 1 {
-		cfg.CPU = dispatch.CPUModel{Costs: scaleCPUPath(dispatch.DefaultCPUCosts(), sc)}
+	if sc.Of(ParamCPUPath) != 1 || sc.Of(ParamTransferSelf) != 1 || sc.Of(ParamTransfer) != 1 || sc.Of(ParamElevatorLines) != 1 {
+		cfg.CPU = dispatch.CPUModel{Costs: scaleContention(scaleCPUPath(dispatch.DefaultCPUCosts(), sc), sc)}
 	}
 	return cfg
 }
@@ -150,6 +150,7 @@ func init() {
 			{Name: "budget.cpus", Value: BudgetMapCPUs, Unit: "CPUs", Basis: BasisAssumed, Ref: "nproc is not stated; one CPU does all the work, so the count does not change the result"},
 			{Name: "budget.get-put", Value: 24, Unit: "ns", Basis: BasisSourced, Ref: "this library's budget map get+put, BenchmarkIOPath on one core (BENCHMARKS.md)"},
 			cpuPathParam(),
+			contentionParams()[0], contentionParams()[1], contentionParams()[2],
 		}})
 }
 

@@ -43,7 +43,8 @@ type Param struct {
 	// figures follow from this calibrated parameter.
 	Follows []string `json:"follows,omitempty"`
 	// Scalable is true when the scenario honours a Scale for this parameter (the
-	// sensitivity runs halve and double every scalable assumed parameter).
+	// sensitivity runs halve and double every scalable parameter, sourced ones
+	// included when they are marked so).
 	Scalable bool `json:"scalable,omitempty"`
 }
 

@@ -104,7 +104,7 @@ func scsiMQConfig(sched, era string, seed uint64, sc Scale) (stack.Config, error
 	if err != nil {
 		return stack.Config{}, err
 	}
-	costs := scaleCPUPath(dispatch.DefaultCPUCosts(), sc)
+	costs := scaleContention(scaleCPUPath(dispatch.DefaultCPUCosts(), sc), sc)
 	costs.CPUsPerLLC = SCSIMQCPUsPerLLC
 	host := stack.Host{CanQueue: SCSIMQCanQueue, NrHwQueues: SCSIMQNrHwQueues, CmdPerLun: SCSIMQCmdPerLun}
 	if era == "legacy" {
@@ -270,6 +270,7 @@ func SCSIMQParams() []Param {
 		{Name: "srp.parallel-units", Value: float64(p.ParallelUnits), Unit: "", Basis: BasisAssumed, Scalable: true,
 			Ref: "enough that the 64 jobs never find the media the bottleneck"},
 		cpuPathParam(),
+		contentionParams()[0], contentionParams()[1], contentionParams()[2],
 		{Name: "srp.kernel", Value: 4.13, Unit: "", Basis: BasisSourced, Ref: "v4.13-rc6 with block for-next, and the series as merged for v4.15"},
 	}
 }

@@ -3,6 +3,9 @@ package bench
 import (
 	"context"
 	"sort"
+
+	"github.com/blkmq/blkmq/dispatch"
+	"github.com/blkmq/blkmq/sim"
 )
 
 // SensitivityFactors are the multipliers a sensitivity run applies to each assumed
@@ -21,8 +24,9 @@ type SensitivityRow struct {
 	Scaled []Result
 }
 
-// Sensitivity evaluates the claims with each scalable assumed (and calibrated) parameter of their
-// scenarios halved and doubled, one parameter at a time (all other parameters at
+// Sensitivity evaluates the claims with each scalable parameter of their scenarios
+// (assumed and calibrated ones; a sourced one only when it is marked Scalable, as the
+// contention model's transfer costs are) halved and doubled, one parameter at a time (all other parameters at
 // their values). base are the claims' unscaled results (from Evaluate with the same
 // seed). Rows are ordered by claim, then parameter name. It runs
 // len(SensitivityFactors) × (scalable assumed parameters) × (variants) scenario runs,
@@ -49,7 +53,7 @@ func Sensitivity(ctx context.Context, claims []Claim, base []Result, o Options) 
 		}
 		cs := byScenario[name]
 		for _, p := range s.Params {
-			if p.Basis == BasisSourced || !p.Scalable {
+			if !p.Scalable {
 				continue
 			}
 			scaled := make([][]Result, len(SensitivityFactors))
@@ -72,4 +76,51 @@ func Sensitivity(ctx context.Context, claims []Claim, base []Result, o Options) 
 		out = append(out, rows[c.ID]...)
 	}
 	return out
+}
+
+// The contention model's costs (issue 15) as scenario parameters, so that
+// `blkmq claims --sensitivity` halves and doubles each of them. The lock hold times are
+// the CPU path's own steps (ParamCPUPath scales them with the path).
+const (
+	// ParamTransfer scales the line transfer costs between CPUs (Transfer.SMT, Node,
+	// Socket, Remote of dispatch.DefaultTransferCosts): sourced, from Intel MLC
+	// cache-to-cache latencies; scalable so that the sensitivity runs include it.
+	ParamTransfer = "cpu.transfer"
+	// ParamTransferSelf scales Transfer.Self, the cost of a locked operation on a line
+	// the CPU owns already (assumed).
+	ParamTransferSelf = "cpu.transfer-self"
+	// ParamElevatorLines scales ElevatorLines, the scheduler data lines a dd->lock (or
+	// legacy queue_lock) section moves when the lock changes CPU (derived from one
+	// published lock-bound ceiling under assumed acquisition counts).
+	ParamElevatorLines = "cpu.elevator-lines"
+)
+
+// contentionParams are the contention model's parameter entries for a scenario's list.
+func contentionParams() []Param {
+	c := dispatch.DefaultCPUCosts()
+	return []Param{
+		{Name: ParamTransfer, Value: float64(c.Transfer.Node), Unit: "ns (same socket; 109 across)", Basis: BasisSourced, Scalable: true,
+			Ref: "dispatch.DefaultTransferCosts: Intel MLC --c2c_latency L2->L2 HITM on 2x Xeon Platinum 8180 (FD.io CSIT): 50.3 ns local socket, 108.6 ns remote"},
+		{Name: ParamTransferSelf, Value: float64(c.Transfer.Self), Unit: "ns", Basis: BasisAssumed, Scalable: true,
+			Ref: "a locked instruction on a line the CPU owns (~20 cycles); not measured"},
+		{Name: ParamElevatorLines, Value: float64(c.ElevatorLines), Unit: "lines", Basis: BasisAssumed, Scalable: true,
+			Ref: "derived from Axboe's Jan 2024 dd->lock ceiling (879 K IOPS, 32 threads, Ryzen 9 7950X) with an assumed 2.75 acquisitions per I/O (BENCHMARKS.md, contention)"},
+	}
+}
+
+// scaleContention applies the ParamTransfer, ParamTransferSelf and ParamElevatorLines
+// factors of sc to c (whose Transfer must be set, as DefaultCPUCosts sets it).
+func scaleContention(c dispatch.CPUCosts, sc Scale) dispatch.CPUCosts {
+	f := func(t sim.Time, k float64) sim.Time { return sim.Time(float64(t)*k + 0.5) }
+	if k := sc.Of(ParamTransfer); k != 1 {
+		c.Transfer.SMT, c.Transfer.Node = f(c.Transfer.SMT, k), f(c.Transfer.Node, k)
+		c.Transfer.Socket, c.Transfer.Remote = f(c.Transfer.Socket, k), f(c.Transfer.Remote, k)
+	}
+	if k := sc.Of(ParamTransferSelf); k != 1 {
+		c.Transfer.Self = f(c.Transfer.Self, k)
+	}
+	if k := sc.Of(ParamElevatorLines); k != 1 {
+		c.ElevatorLines = int(float64(c.ElevatorLines)*k + 0.5)
+	}
+	return c
 }

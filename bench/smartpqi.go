@@ -165,7 +165,7 @@ func newSmartpqiRig(variant string, seed uint64, sc Scale) (*SmartpqiRig, error)
 		}
 		return rig.Adapter, nil
 	}
-	costs := scaleCPUPath(dispatch.DefaultCPUCosts(), sc)
+	costs := scaleContention(scaleCPUPath(dispatch.DefaultCPUCosts(), sc), sc)
 	costs.CPUsPerLLC = SmartpqiCPUsPerSocket
 	opts := SmartpqiOptions()
 	cfg := stack.Config{NrCPUs: SmartpqiCPUs, Host: h, Options: &opts, Seed: seed,
@@ -310,6 +310,7 @@ func SmartpqiParams() []Param {
 		{Name: "smartpqi.disk-models", Value: 15, Unit: "disks", Basis: BasisAssumed, Ref: "seek, media rate, cache and SSD figures per model recalled from data sheets (bench.SmartpqiDevice), not verified"},
 		cpuPathParam(),
 		schedTickParam(),
+		contentionParams()[0], contentionParams()[1], contentionParams()[2],
 		{Name: "smartpqi.kernel", Value: 5.11, Unit: "", Basis: BasisSourced, Ref: "the measurement was posted on 3 Feb 2021 (v5.11-rc)"},
 	}
 }

@@ -229,6 +229,9 @@ type lineKey struct {
 // Names of the contention model's lines and locks (the kernel's fields).
 const (
 	lockElevator = "dd->lock"
+	lockCtx      = "ctx->lock"
+	lockHctx     = "hctx->lock"
+	lockQueue    = "queue_lock"
 	atomTagWord  = "sbitmap word"
 	atomBudget   = "budget map word / device_busy"
 	atomHostBusy = "host_busy"
@@ -317,6 +320,56 @@ func (h *Host) spinLock(name string, obj any, hold sim.Time, lines int) {
 		h.cpu.lnames[k] = name
 	}
 	h.charge(l.LockData(h.eng.Now(), h.cpuAt(), h.cpu.cur, hold, lines))
+}
+
+// listLock charges one critical section of hold ns under obj's spinlock named name
+// whose protected list shares the lock's cache line (ctx->lock with ctx->rq_lists,
+// hctx->lock with hctx->dispatch: both are one ____cacheline_aligned_in_smp group in
+// struct blk_mq_ctx / blk_mq_hw_ctx), so the hand-off moves everything the section
+// touches besides the requests themselves. In the Uncontended model it is hold alone:
+// that model had no such touch, and it stays as it was.
+func (h *Host) listLock(name string, obj any, hold sim.Time) {
+	if !h.cpu.on {
+		return
+	}
+	if h.cpu.c.Uncontended {
+		h.charge(hold)
+		return
+	}
+	h.spinLock(name, obj, hold, 0)
+}
+
+// ctxLock charges one critical section under the software queue's ctx->lock on the
+// current CPU: an insertion (__blk_mq_insert_request, blk_mq_insert_requests: hold is
+// Insert), a bio merge scan of the ctx list (blk_mq_sched_bio_merge without an
+// elevator, taken only when the list is not empty), or a dispatch taking requests
+// from it (flush_busy_ctx, dispatch_rq_from_ctx: a list splice, hold 0 besides the
+// line). The submitting CPU inserts and the CPU running the hctx takes, so the lock
+// moves when they differ.
+func (q *Queue) ctxLock(c *Ctx, hold sim.Time) { q.host.listLock(lockCtx, c, hold) }
+
+// lockDispatch charges one critical section under hctx->lock on the current CPU:
+// adding to or splicing hctx->dispatch (blk_mq_request_bypass_insert, the busy
+// splice of blk_mq_dispatch_rq_list, and __blk_mq_sched_dispatch_requests taking the
+// list when list_empty_careful finds it non-empty). Hold is 0 besides the line: a
+// list operation.
+func (h *Hctx) lockDispatch() { h.q.host.listLock(lockHctx, h, 0) }
+
+// SpinLock charges one critical section of hold ns under obj's spinlock named name on
+// the current CPU, touching lines cache lines of protected data besides the lock's
+// own: the contention model's queued spinlock (spinning behind other CPUs' sections,
+// FIFO; the hand-off transfer; the data lines when the lock changed CPU), or hold
+// alone in the Uncontended model. Package legacy calls it for q->queue_lock
+// (legacy.Locker).
+func (h *Host) SpinLock(name string, obj any, hold sim.Time, lines int) {
+	if !h.cpu.on {
+		return
+	}
+	if h.cpu.c.Uncontended {
+		h.charge(hold)
+		return
+	}
+	h.spinLock(name, obj, hold, lines)
 }
 
 // ContentionStat is the contention model's counters for one kind of lock or shared

@@ -89,6 +89,7 @@ func (h *Hctx) dispatchRqList(list *rqList, nrBudgets int, cpu int) bool {
 			rq.markDispatchList(now)
 		}
 	}
+	h.lockDispatch()
 	h.dispatch.spliceTail(list)
 	h.stats.MaxDispatch = max(h.stats.MaxDispatch, h.dispatch.n)
 	if prep == prepNoBudget {

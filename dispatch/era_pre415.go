@@ -94,7 +94,10 @@ func (h *Hctx) schedDispatchPre415() {
 	q := h.q
 	cpu := q.host.cpu.cur // the CPU running the hctx
 	var list rqList
-	list.spliceTail(&h.dispatch.rqList)
+	if !h.dispatch.empty() { // list_empty_careful, then hctx->lock
+		h.lockDispatch()
+		list.spliceTail(&h.dispatch.rqList)
+	}
 	hadList, didWork := !list.empty(), false
 	switch {
 	case hadList:
@@ -153,6 +156,7 @@ func (h *Hctx) dispatchRqListPre415(list *rqList, cpu int) bool {
 			rq.markDispatchList(now)
 		}
 	}
+	h.lockDispatch()
 	if q.opts.Pre415.DispatchListHead {
 		h.dispatch.spliceHead(list)
 	} else {

@@ -178,6 +178,7 @@ func (q *Queue) issueDirectBypass(rq *Request, cpu int, last bool) bool {
 		rq.budgetToken = -1
 	}
 	rq.markDispatchList(q.eng.Now())
+	h.lockDispatch()
 	h.dispatch.pushBack(rq) // blk_mq_request_bypass_insert
 	if last {
 		h.runHwQueue(false)

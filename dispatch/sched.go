@@ -23,7 +23,10 @@ func (h *Hctx) schedDispatchInner() int {
 	q := h.q
 	cpu := q.host.cpu.cur // the CPU running the hctx: the caller's, or kblockd's (Fire)
 	var list rqList
-	list.spliceTail(&h.dispatch.rqList)
+	if !h.dispatch.empty() { // list_empty_careful, then hctx->lock
+		h.lockDispatch()
+		list.spliceTail(&h.dispatch.rqList)
+	}
 	needDispatch := false
 	if !list.empty() {
 		h.markSchedRestart()
@@ -55,6 +58,7 @@ func (h *Hctx) flushBusyCtxs(list *rqList) {
 	}
 	for _, c := range h.ctxs {
 		if h.ctxMap[c.indexHw] {
+			h.q.ctxLock(c, 0)
 			list.spliceTail(&c.rqList)
 			h.clearCtxPending(c)
 		}
@@ -70,6 +74,7 @@ func (h *Hctx) dequeueFromCtx(start int) *Request {
 		if !h.ctxMap[c.indexHw] {
 			continue
 		}
+		h.q.ctxLock(c, 0)
 		rq := c.rqList.popFront()
 		if c.rqList.empty() {
 			h.clearCtxPending(c)

@@ -147,6 +147,10 @@ func (q *Queue) bioMerge(b *Bio, cpu int) bool {
 		return false
 	}
 	c := q.ctxs[cpu]
+	if c.rqList.empty() { // list_empty_careful: no lock
+		return false
+	}
+	q.ctxLock(c, 0)
 	if ctxBioMerge(&c.rqList, b, q.maxBytes) {
 		c.nrMerges++
 		q.stats.Merges++
@@ -314,13 +318,14 @@ func (q *Queue) queueNewRequest(rq *Request, b *Bio, cpu int) {
 // insertRequest is blk_mq_sched_insert_request without the run: the elevator, or the
 // tail (head) of the ctx list with the ctx marked pending.
 func (q *Queue) insertRequest(rq *Request, atHead bool) {
-	q.host.charge(q.host.cpu.c.Insert)
 	if q.elevator != nil {
+		q.host.charge(q.host.cpu.c.Insert)
 		q.elevatorLock()
 		q.elevator.InsertRequest(rq, atHead)
 		return
 	}
 	c := rq.ctx
+	q.ctxLock(c, q.host.cpu.c.Insert)
 	if atHead {
 		c.rqList.pushFront(rq)
 	} else {
@@ -356,6 +361,7 @@ func (q *Queue) tryIssueDirectly(rq *Request, cpu int) {
 		h.dispatchBusy = updateDispatchBusy(h.dispatchBusy, true)
 		q.putDriverTag(rq)
 		rq.markDispatchList(q.eng.Now())
+		h.lockDispatch()
 		h.dispatch.pushBack(rq) // blk_mq_request_bypass_insert
 		h.runHwQueue(false)
 	}

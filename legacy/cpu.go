@@ -18,6 +18,15 @@ type CPU interface {
 	SameLLC(a, b int) bool
 }
 
+// Locker is implemented by a CPU that models spinlocks (package dispatch's *Host):
+// SpinLock charges one critical section of hold ns under obj's lock named name on the
+// current CPU — spinning behind other CPUs' sections (FIFO), the lock's hand-off and
+// lines protected cache lines moved from the previous holder. With a CPU that is not
+// a Locker, a section charges hold alone.
+type Locker interface {
+	SpinLock(name string, obj any, hold sim.Time, lines int)
+}
+
 // Costs are the CPU times (ns, >= 0) of the legacy path's steps, charged through
 // Config.CPU. They name the same steps as the blk-mq path's cost table
 // (dispatch.CPUCosts), so one table serves both paths of a scenario.
@@ -38,6 +47,12 @@ type Costs struct {
 	// IPI is sending a completion to the submitting CPU when the interrupt CPU does
 	// not share its cache (__blk_complete_request with QUEUE_FLAG_SAME_COMP).
 	IPI sim.Time
+	// ElevatorLines is the number of cache lines of the elevator's data (the
+	// scheduler's sort trees and FIFOs, the merge hash, the dispatch list) that a
+	// queue_lock section working on the elevator moves from the previous holder when
+	// the lock changes CPU (dispatch.CPUCosts.ElevatorLines; 0 with a CPU that is not
+	// a Locker).
+	ElevatorLines int
 }
 
 func (c Costs) valid() bool {
@@ -47,7 +62,7 @@ func (c Costs) valid() bool {
 			return false
 		}
 	}
-	return true
+	return c.ElevatorLines >= 0
 }
 
 // IRQOnIssueCPU as Config.IRQCPU completes each command on the CPU whose request_fn
@@ -67,6 +82,20 @@ func (q *Queue) charge(cost sim.Time) {
 	if q.cfg.CPU != nil && cost > 0 {
 		q.cfg.CPU.Charge(cost)
 	}
+}
+
+// queueLock charges one critical section of hold ns under q->queue_lock on the
+// current CPU, moving lines lines of the data it protects when the lock changes CPU
+// (Locker), or hold alone (a no-op without Config.CPU).
+func (q *Queue) queueLock(hold sim.Time, lines int) {
+	if q.cfg.CPU == nil {
+		return
+	}
+	if l, ok := q.cfg.CPU.(Locker); ok {
+		l.SpinLock("queue_lock", q, hold, lines)
+		return
+	}
+	q.charge(hold)
 }
 
 // completionCPU is __blk_complete_request on the interrupt CPU of rq's command: the

@@ -85,3 +85,56 @@ func TestCompletionCPU(t *testing.T) {
 		})
 	}
 }
+
+// lockLedger is a ledger that models spinlocks (Locker): it records each queue_lock
+// section instead of charging it.
+type lockLedger struct {
+	ledger
+	sections []section
+}
+
+type section struct {
+	cpu   int
+	hold  sim.Time
+	lines int
+}
+
+func (l *lockLedger) SpinLock(name string, obj any, hold sim.Time, lines int) {
+	if name != "queue_lock" {
+		panic("lock " + name)
+	}
+	l.sections = append(l.sections, section{l.cur, hold, lines})
+}
+
+// TestQueueLockSections: one read from CPU 3 completing on CPU 0 takes queue_lock as
+// v4.x blk_queue_bio, __blk_run_queue/scsi_request_fn and scsi_end_request do — the
+// merge attempt, the insertion, request_fn's entry, the request's start (dispatch and
+// tag); then on the completion CPU blk_finish_request (tag put) and the queue run —
+// and charges the rest (host checks, queuecommand, completion, bio end) outside it.
+func TestQueueLockSections(t *testing.T) {
+	costs := Costs{Merge: 1, Insert: 2, Elevator: 4, Dispatch: 8, HostCheck: 16, TagGet: 32, QueueRq: 64,
+		Completion: 128, TagPut: 256, EndBio: 512, IPI: 1024, ElevatorLines: 6}
+	l := &lockLedger{ledger: ledger{charged: map[int]sim.Time{}, freeAt: map[int]sim.Time{}}}
+	q, d, _ := newTestQueue(Config{QueueDepth: 4, CPU: l, Costs: costs})
+	b := bio(device.OpRead, true, 0, 4096, &endCPU{l: &l.ledger})
+	b.CPU = 3
+	if q.SubmitBio(b, nil) {
+		t.Fatal("blocked")
+	}
+	d.complete(0)
+	want := []section{
+		{3, 0, 6},                             // elv_merge finds nothing
+		{3, costs.Insert + costs.Elevator, 6}, // __elv_add_request
+		{3, 0, 0},                             // __blk_run_queue → request_fn (or its last relock, whose peek finds nothing)
+		{3, costs.Dispatch + costs.TagGet, 6}, // peek, start tag, start request
+		{0, costs.TagPut, 0},                  // blk_finish_request
+		{0, 0, 0},                             // scsi_run_queue → request_fn
+	}
+	if diff := cmp.Diff(want, l.sections, cmp.AllowUnexported(section{})); diff != "" {
+		t.Errorf("queue_lock sections (-want +got):\n%s", diff)
+	}
+	wantCharged := map[int]sim.Time{3: costs.HostCheck + costs.QueueRq, 0: costs.Completion + costs.EndBio}
+	if diff := cmp.Diff(wantCharged, l.charged); diff != "" {
+		t.Errorf("charges outside the lock (-want +got):\n%s", diff)
+	}
+}

@@ -64,6 +64,7 @@ func (q *Queue) Run() { q.run() }
 // run models __blk_run_queue → scsi_request_fn.
 func (q *Queue) run() {
 	q.accountStats()
+	q.queueLock(0, 0) // __blk_run_queue runs request_fn with queue_lock held
 	for {
 		rq := q.peek()
 		if rq == nil {
@@ -81,8 +82,11 @@ func (q *Queue) run() {
 			}
 			return
 		}
+		// elv_next_request, blk_queue_start_tag and blk_start_request under
+		// queue_lock; scsi_request_fn drops it for the host checks and queuecommand.
 		c := &q.cfg.Costs
-		q.charge(c.Dispatch + c.HostCheck + c.TagGet + c.QueueRq)
+		q.queueLock(c.Dispatch+c.TagGet, c.ElevatorLines)
+		q.charge(c.HostCheck + c.QueueRq)
 		rq.issueCPU = q.cur
 		q.busy++
 		if q.cfg.IssueLatency == 0 {
@@ -188,7 +192,8 @@ func (q *Queue) Complete(cmd *device.Command, now sim.Time) {
 func (q *Queue) endRequest(rq *Request) {
 	if q.cfg.CPU != nil {
 		q.onCPU(rq.compCPU)
-		q.charge(q.cfg.Costs.Completion + q.cfg.Costs.TagPut)
+		q.charge(q.cfg.Costs.Completion)
+		q.queueLock(q.cfg.Costs.TagPut, 0) // blk_finish_request under queue_lock
 	}
 	q.accountStats()
 	q.tags.EndTag(rq.tag)

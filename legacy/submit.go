@@ -85,11 +85,14 @@ func (q *Queue) SubmitBio(b *Bio, plug *Plug) (blocked bool) {
 				return false
 			}
 		}
+		// blk_queue_bio takes queue_lock for elv_merge, get_request and (without a
+		// plug) the insertion and queue run.
 		if rq, k := q.elvMerge(b); rq != nil && q.attemptBioMerge(rq, b, k) {
-			q.charge(q.cfg.Costs.Merge)
+			q.queueLock(q.cfg.Costs.Merge, q.cfg.Costs.ElevatorLines)
 			q.mergedBio(rq, k)
 			return false
 		}
+		q.queueLock(0, q.cfg.Costs.ElevatorLines)
 	}
 	sync := b.Sync || b.Op == device.OpRead
 	if !q.mayAllocate(sync) {
@@ -116,7 +119,7 @@ func (q *Queue) SubmitBio(b *Bio, plug *Plug) (blocked bool) {
 // elvAdd models __elv_add_request(ELEVATOR_INSERT_SORT): hash, scheduler add,
 // last_merge.
 func (q *Queue) elvAdd(rq *Request) {
-	q.charge(q.cfg.Costs.Insert + q.cfg.Costs.Elevator)
+	q.queueLock(q.cfg.Costs.Insert+q.cfg.Costs.Elevator, q.cfg.Costs.ElevatorLines)
 	rq.where = inElevator
 	q.hash[rq.end()] = rq
 	q.elv.Add(rq, q.eng.Now())

@@ -4,7 +4,9 @@ import (
 	"runtime"
 	"slices"
 	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/blkmq/blkmq/sim"
 )
@@ -21,11 +23,33 @@ type paddedInt64 struct {
 // goroutines: the line's service time when they contend.
 func BenchmarkContendedAtomic(b *testing.B) {
 	var x paddedInt64
+	c0 := processCPU()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			x.v.Add(1)
 		}
 	})
+	reportCPU(b, c0)
+}
+
+// processCPU returns the process's user + system CPU time.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportCPU reports the CPU time per operation since c0 divided by GOMAXPROCS
+// ("cpu-ns/op/P"): on a loaded machine, where a goroutine's wall time includes the
+// time its thread was preempted, this is the per-operation cost while running. With
+// P goroutines all spinning it equals the wall time per operation of an unloaded
+// machine; when preemption leaves one goroutine alone for a while, its uncontended
+// operations pull the figure down.
+func reportCPU(b *testing.B, c0 time.Duration) {
+	d := processCPU() - c0
+	b.ReportMetric(float64(d.Nanoseconds())/float64(b.N)/float64(runtime.GOMAXPROCS(0)), "cpu-ns/op/P")
 }
 
 // spin is a test-and-test-and-set spinlock on one word.
@@ -50,6 +74,7 @@ func (s *spin) unlock() { s.w.Store(0) }
 func BenchmarkContendedSpinLock(b *testing.B) {
 	var l spin
 	var data paddedInt64
+	c0 := processCPU()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			l.lock()
@@ -57,6 +82,7 @@ func BenchmarkContendedSpinLock(b *testing.B) {
 			l.unlock()
 		}
 	})
+	reportCPU(b, c0)
 }
 
 // BenchmarkLinePingPong measures one cache-line transfer between two goroutines on

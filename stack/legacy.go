@@ -233,7 +233,7 @@ func (c *Config) legacyConfig(l LUN, h *dispatch.Host) legacy.Config {
 		lc.CPU = h
 		lc.Costs = legacy.Costs{Merge: k.Merge, Insert: k.Insert, Elevator: k.Elevator, Dispatch: k.Dispatch,
 			HostCheck: k.HostCheck, TagGet: k.TagGet, QueueRq: k.QueueRq, Completion: k.Completion,
-			TagPut: k.TagPut, EndBio: k.EndBio, IPI: k.IPI}
+			TagPut: k.TagPut, EndBio: k.EndBio, IPI: k.IPI, ElevatorLines: k.ElevatorLines}
 	}
 	return lc
 }

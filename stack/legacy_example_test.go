@@ -51,5 +51,5 @@ time_based
 	fmt.Printf("scheduler %s, %d bios in %d commands (%.1f KiB each)\n", res.Schedulers[0], q.Bios, q.Dispatched,
 		float64(q.DispatchedBytes)/float64(q.Dispatched)/1024)
 	// Output:
-	// scheduler deadline, 24481 bios in 7946 commands (12.3 KiB each)
+	// scheduler deadline, 24526 bios in 7948 commands (12.3 KiB each)
 }
