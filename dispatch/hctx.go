@@ -219,10 +219,16 @@ func (h *Hctx) runAsync() { h.runAsyncFrom(h.q.host.cpu.cur) }
 // soon as kblockd runs"), unless the queue has a single hw queue and cpu is not the
 // CPU the work is queued on: mod_delayed_work_on(WORK_CPU_UNBOUND) takes the work back
 // and queues it on cpu's kblockd worker.
+//
+// The work is due the kblockd wake-up latency after cpu reaches this call in its path
+// (Host.kblockdQueuedAt), not after the path's start: a completion frees the budget
+// early (scsi_device_unbusy) but asks for the reruns last (scsi_run_queue_async at the
+// end of scsi_end_request), so no kworker it wakes can run before the completion's
+// CPU time charged so far has passed.
 func (h *Hctx) runAsyncFrom(cpu int) {
 	h.q.stats.AsyncRuns++
+	t := h.q.host.kblockdQueuedAt(cpu) + h.q.host.kblockdDelay()
 	h.q.host.charge(h.q.host.cpu.c.Wakeup) // queue the work, wake kblockd
-	t := h.q.eng.Now() + h.q.host.kblockdDelay()
 	moved := h.singleHwQueue() && h.runWork.pending && h.workCPU != cpu
 	if h.singleHwQueue() {
 		h.workCPU = cpu
@@ -279,7 +285,15 @@ func (d *dispatchWait) wake(*sbitmap.Waiter) {
 // runHwQueues is blk_mq_run_hw_queues(q, async) issued from cpu: every hctx, or with a
 // single-queue elevator (v5.12+) the hctx of cpu plus hctxs with a non-empty dispatch
 // list.
+//
+// An asynchronous call queues every hctx's work from the one point cpu reached when
+// it made the call (Host.kblockdFrom): the wake-up cost each queueing charges is the
+// waking CPU's time, not a delay of the other kworkers.
 func (q *Queue) runHwQueues(cpu int, async bool) {
+	if h := q.host; async && !h.kblockdFromSet {
+		h.kblockdFrom, h.kblockdFromSet = h.kblockdQueuedAt(cpu), true
+		defer func() { h.kblockdFromSet = false }()
+	}
 	sq := q.sqHctx(cpu)
 	if q.elevator == nil {
 		q.runMarkedHwQueues(sq, async) // the same hctxs in the same order (workset.go)

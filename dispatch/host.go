@@ -102,6 +102,12 @@ type Host struct {
 	queues []*Queue
 
 	cpu cpuState // simulated CPUs and shared cache lines (CPUModel)
+
+	// kblockdFrom is the point every kblockd run queued by the asynchronous
+	// blk_mq_run_hw_queues call in progress is queued from (set while
+	// kblockdFromSet; Queue.runHwQueues).
+	kblockdFrom    sim.Time
+	kblockdFromSet bool
 }
 
 // NewHost builds a host on eng. It returns Validate's error, or an sbitmap error.
@@ -159,6 +165,18 @@ func (h *Host) TagSet() *tagset.TagSet { return h.ts }
 
 func (h *Host) kblockdDelay() sim.Time {
 	return h.rnd.Uniform(h.timing.KblockdMin, h.timing.KblockdMax)
+}
+
+// kblockdQueuedAt returns when a kblockd work queued now from cpu is queued: when cpu
+// reaches the queueing step, after the CPU time already charged to it (the model
+// charges a path's cost from its start: the steps before the queueing take that
+// long), or the point of the blk_mq_run_hw_queues call in progress. Without CPU
+// costs it is now.
+func (h *Host) kblockdQueuedAt(cpu int) sim.Time {
+	if h.kblockdFromSet {
+		return h.kblockdFrom
+	}
+	return max(h.eng.Now(), h.busyUntil(cpu))
 }
 
 func (h *Host) wakeupDelay() sim.Time {

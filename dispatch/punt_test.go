@@ -205,3 +205,48 @@ func TestKblockdCPUSingleQueueRequeue(t *testing.T) {
 		}
 	}
 }
+
+// TestKblockdQueuedAfterChargedCPU: a kblockd run is due the kblockd delay after the
+// queueing CPU reaches the call, not after the start of the path that makes it: a
+// completion frees the budget early but runs scsi_run_queue_async last, after its
+// other work. Every hctx run that one asynchronous blk_mq_run_hw_queues call queues is
+// due from the same point (the wake-up cost of each queueing is CPU time on the waker,
+// not a delay of the next kworker).
+func TestKblockdQueuedAfterChargedCPU(t *testing.T) {
+	tests := []struct {
+		name    string
+		charged sim.Time // CPU time charged to the queueing CPU before the call
+	}{
+		{"idle-cpu", 0},
+		{"cpu-busy-200us", 200 * sim.Microsecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			eng := sim.NewEngine()
+			h, err := dispatch.NewHost(eng, dispatch.HostConfig{NrCPUs: 4, NrHwQueues: 2, CanQueue: 8})
+			if err != nil {
+				t.Fatal(err)
+			}
+			drv := &refuseTwice{eng: eng}
+			q, err := h.AddLUN(dispatch.LUNConfig{Ops: drv, Elevator: "none"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			const sub = 2
+			b := dispatch.Bio{Op: device.OpRead, Length: 4096, Sync: true, End: drv}
+			q.SubmitBio(&b, sub, true, nil)
+			eng.RunUntil(sim.Millisecond) // refused twice: parked on hctx->dispatch
+			h.OnCPU(sub)
+			h.Charge(tt.charged)
+			q.RunHwQueues(sub, true)
+			eng.RunUntil(2 * sim.Millisecond)
+			if len(drv.at) != 1 {
+				t.Fatalf("accepted %d commands by 2 ms, want 1", len(drv.at))
+			}
+			d := drv.at[0] - sim.Millisecond - tt.charged
+			if d < 5*sim.Microsecond || d > 30*sim.Microsecond+sim.Microsecond {
+				t.Errorf("kblockd run %v after the charged CPU time, want within the kblockd delay (5-30 us)", d)
+			}
+		})
+	}
+}

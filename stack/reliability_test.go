@@ -62,7 +62,7 @@ func TestWatchdogStuckDevice(t *testing.T) {
 		{"mq-deadline", "stack: watchdog: job j.0 did not finish within 100ms of model time (4 I/Os in flight): " +
 			"request read offset 8290304 len 4096 of job j.0 on LUN 0 hctx 0 waiting for device " +
 			"(in device, tag 15, sched tag 15, driver tags 4/64, budget 4/32, host_busy 4/64, device in flight 4, run pending no) " +
-			"since 951.098µs, no progress for 99.048902ms"},
+			"since 961.022µs, no progress for 99.038978ms"},
 	} {
 		t.Run("stuck-device/"+tt.sched, func(t *testing.T) {
 			cfg := baseConfig()
