@@ -34,6 +34,8 @@ const (
 	StorvscCanQueue = 1024
 	// StorvscKernel: the RFC was posted on 18 Feb 2022 against v5.17-rc.
 	StorvscKernel = "5.17"
+	// storvscJobs is the job file's number of fio jobs (15 read_hogs + 1 wal).
+	storvscJobs = 16
 )
 
 // StorvscSpecs parses StorvscJob with the runtime replaced (seconds).
@@ -77,6 +79,7 @@ func storvscConfig(shared bool, nrRequests int, seed uint64, sc Scale) stack.Con
 		JitterSeed: sc.jitterSeed(), // 0 (default) except in benchmarks
 	}
 	applyPlacementScale(&cfg, sc)
+	applyFioParentScale(&cfg, sc, storvscJobs)
 	return cfg
 }
 
@@ -154,10 +157,30 @@ func schedTickParam() Param {
 			"Unpinned fio threads are placed by stack.PlaceFair (6.1 select_task_rq_fair, idle balance after the sourced 0.5 ms sysctl_sched_migration_cost)"}
 }
 
+// ParamFioParentRun is the name of the CPU time of one loop of fio's parent process
+// (stack.FioParentRunBase + stack.FioParentRunPerJob per job), an assumption shared by
+// every scenario with unpinned fio threads.
+const ParamFioParentRun = "stack.fio-parent-run"
+
+// fioParentRunParam is ParamFioParentRun with its basis, for a scenario of jobs jobs.
+func fioParentRunParam(jobs int) Param {
+	return Param{Name: ParamFioParentRun, Value: float64(stack.FioParentRunFor(jobs)) / 1e3, Unit: "µs", Basis: BasisAssumed, Scalable: true,
+		Ref: "CPU time of one pass of fio's parent loop (backend.c run_threads: reap_threads, one waitpid(WNOHANG) per job, then do_usleep(10000)): " +
+			"4 µs plus 1 µs per job, the order of a system call and a context switch; not measured. The 10 ms period is fio's (sourced)"}
+}
+
 // applyPlacementScale applies a scaled ParamSchedTick to cfg.
 func applyPlacementScale(cfg *stack.Config, sc Scale) {
 	if f := sc.Of(ParamSchedTick); f != 1 {
 		cfg.Placement.Tick = max(1, sim.Time(float64(stack.DefaultSchedTick)*f))
+	}
+}
+
+// applyFioParentScale applies a scaled ParamFioParentRun to cfg (a scenario of jobs
+// fio jobs).
+func applyFioParentScale(cfg *stack.Config, sc Scale, jobs int) {
+	if f := sc.Of(ParamFioParentRun); f != 1 {
+		cfg.Placement.FioParentRun = max(1, sim.Time(float64(stack.FioParentRunFor(jobs))*f))
 	}
 }
 
@@ -178,6 +201,7 @@ func StorvscParams() []Param {
 		{Name: "storvsc.can_queue", Value: StorvscCanQueue, Unit: "", Basis: BasisAssumed,
 			Ref: "storvsc derives can_queue from its VMBus ring size; any value >= nr_requests gives the same figures (the LUN budget of 15 binds first)"},
 		schedTickParam(),
+		fioParentRunParam(storvscJobs),
 		{Name: "storvsc.kernel", Value: 5.17, Unit: "", Basis: BasisSourced, Ref: "the RFC was posted in Feb 2022 against v5.17-rc"},
 	}
 }

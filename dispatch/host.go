@@ -102,6 +102,7 @@ type Host struct {
 	queues []*Queue
 
 	cpu cpuState // simulated CPUs and shared cache lines (CPUModel)
+	kw  kworkers // kblockd workers as tasks, for the scheduler's idle test
 }
 
 // NewHost builds a host on eng. It returns Validate's error, or an sbitmap error.
