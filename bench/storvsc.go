@@ -116,8 +116,25 @@ func runStorvscPinned(shared bool, nrRequests int, runtime time.Duration, seed u
 	return storvscFigures(shared, nrRequests, specs, seed, sc)
 }
 
+// runStorvscTasks is runStorvscScaled with the scheduler tasks PlaceFair leaves out
+// by default (stack.Placement WakeupPlacement, KworkerTasks, FioParent): placement
+// in try_to_wake_up, kblockd's kworkers and fio's parent process as tasks.
+func runStorvscTasks(shared bool, nrRequests int, runtime time.Duration, seed uint64, sc Scale) (*StorvscFigures, error) {
+	specs, err := StorvscSpecs(runtime)
+	if err != nil {
+		return nil, err
+	}
+	cfg := storvscConfig(shared, nrRequests, seed, sc)
+	cfg.Placement.WakeupPlacement, cfg.Placement.KworkerTasks, cfg.Placement.FioParent = true, true, true
+	return storvscFiguresOf(cfg, specs)
+}
+
 func storvscFigures(shared bool, nrRequests int, specs []fio.Spec, seed uint64, sc Scale) (*StorvscFigures, error) {
-	res, err := stack.Run(storvscConfig(shared, nrRequests, seed, sc), specs)
+	return storvscFiguresOf(storvscConfig(shared, nrRequests, seed, sc), specs)
+}
+
+func storvscFiguresOf(cfg stack.Config, specs []fio.Spec) (*StorvscFigures, error) {
+	res, err := stack.Run(cfg, specs)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +154,7 @@ func storvscFigures(shared bool, nrRequests int, specs []fio.Spec, seed uint64, 
 
 func init() {
 	Register(Scenario{Name: "storvsc", Source: "000_3f9e87d917f8ad71.txt",
-		Variants: []string{"tags=per-hctx", "tags=shared", "tags=per-hctx/pinned", "tags=shared/pinned"},
+		Variants: []string{"tags=per-hctx", "tags=shared", "tags=per-hctx/pinned", "tags=shared/pinned", "tags=per-hctx/tasks", "tags=shared/tasks"},
 		Run:      runStorvsc, RunScaled: runStorvscWith, Params: StorvscParams()})
 }
 
@@ -214,19 +231,26 @@ func runStorvsc(variant string, seed uint64) (map[string]float64, error) {
 
 // runStorvscWith runs one variant with scaled parameters. The "/pinned" variants pin
 // every fio job to one CPU (cpus_allowed, the jobs spread round robin over the CPUs):
-// the source does not say how its jobs were placed, so these are informational.
+// the source does not say how its jobs were placed, so these are informational. The
+// "/tasks" variants add the scheduler tasks PlaceFair leaves out by default
+// (runStorvscTasks), also informational.
 func runStorvscWith(variant string, seed uint64, sc Scale) (map[string]float64, error) {
 	base, pinned := strings.CutSuffix(variant, "/pinned")
+	base, tasks := strings.CutSuffix(base, "/tasks")
 	var shared bool
 	switch base {
 	case "tags=per-hctx":
 	case "tags=shared":
 		shared = true
 	default:
-		return nil, fmt.Errorf("bench: storvsc: unknown variant %q (want tags=per-hctx or tags=shared, optionally /pinned)", variant)
+		return nil, fmt.Errorf("bench: storvsc: unknown variant %q (want tags=per-hctx or tags=shared, optionally /pinned or /tasks)", variant)
 	}
-	if pinned {
-		f, err := runStorvscPinned(shared, StorvscNrRequests, 60*time.Second, seed, sc)
+	if pinned || tasks {
+		run := runStorvscPinned
+		if tasks {
+			run = runStorvscTasks
+		}
+		f, err := run(shared, StorvscNrRequests, 60*time.Second, seed, sc)
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,7 @@
 package stack
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/blkmq/blkmq/sim"
@@ -98,4 +99,18 @@ func (fp *fioParent) Fire(now sim.Time) {
 	s := r.sched()
 	s.taskUntil[fp.cpu] = max(s.taskUntil[fp.cpu], now+r.cfg.Placement.fioParentRun(len(r.jobs)))
 	r.eng.At(now+FioParentPeriod, fp)
+}
+
+// validateTasks checks the fio parent's fields (a placement error names the field and
+// its range).
+func (p Placement) validateTasks(nrCPUs int) error {
+	switch {
+	case p.FioParentCPU < 0 || p.FioParentCPU > nrCPUs:
+		return fmt.Errorf("stack: Placement.FioParentCPU %d out of range [0, %d] (1 + CPU, 0 = default)", p.FioParentCPU, nrCPUs)
+	case p.FioParentRun < 0 || p.FioParentRun > FioParentPeriod:
+		return fmt.Errorf("stack: Placement.FioParentRun %d ns out of range [0, %d] (0 = default)", p.FioParentRun, FioParentPeriod)
+	case !(p.FioParentSlowdown >= 0) || p.FioParentSlowdown > 10000:
+		return fmt.Errorf("stack: Placement.FioParentSlowdown %v out of range [0, 10000] (≤ 1 = none)", p.FioParentSlowdown)
+	}
+	return nil
 }
