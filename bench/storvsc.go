@@ -34,6 +34,8 @@ const (
 	StorvscCanQueue = 1024
 	// StorvscKernel: the RFC was posted on 18 Feb 2022 against v5.17-rc.
 	StorvscKernel = "5.17"
+	// storvscJobs is the job file's number of fio jobs (15 read_hogs + 1 wal).
+	storvscJobs = 16
 )
 
 // StorvscSpecs parses StorvscJob with the runtime replaced (seconds).
@@ -77,6 +79,7 @@ func storvscConfig(shared bool, nrRequests int, seed uint64, sc Scale) stack.Con
 		JitterSeed: sc.jitterSeed(), // 0 (default) except in benchmarks
 	}
 	applyPlacementScale(&cfg, sc)
+	applyFioParentScale(&cfg, sc, storvscJobs)
 	return cfg
 }
 
@@ -113,8 +116,25 @@ func runStorvscPinned(shared bool, nrRequests int, runtime time.Duration, seed u
 	return storvscFigures(shared, nrRequests, specs, seed, sc)
 }
 
+// runStorvscTasks is runStorvscScaled with the scheduler tasks PlaceFair leaves out
+// by default (stack.Placement WakeupPlacement, KworkerTasks, FioParent): placement
+// in try_to_wake_up, kblockd's kworkers and fio's parent process as tasks.
+func runStorvscTasks(shared bool, nrRequests int, runtime time.Duration, seed uint64, sc Scale) (*StorvscFigures, error) {
+	specs, err := StorvscSpecs(runtime)
+	if err != nil {
+		return nil, err
+	}
+	cfg := storvscConfig(shared, nrRequests, seed, sc)
+	cfg.Placement.WakeupPlacement, cfg.Placement.KworkerTasks, cfg.Placement.FioParent = true, true, true
+	return storvscFiguresOf(cfg, specs)
+}
+
 func storvscFigures(shared bool, nrRequests int, specs []fio.Spec, seed uint64, sc Scale) (*StorvscFigures, error) {
-	res, err := stack.Run(storvscConfig(shared, nrRequests, seed, sc), specs)
+	return storvscFiguresOf(storvscConfig(shared, nrRequests, seed, sc), specs)
+}
+
+func storvscFiguresOf(cfg stack.Config, specs []fio.Spec) (*StorvscFigures, error) {
+	res, err := stack.Run(cfg, specs)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +154,7 @@ func storvscFigures(shared bool, nrRequests int, specs []fio.Spec, seed uint64, 
 
 func init() {
 	Register(Scenario{Name: "storvsc", Source: "000_3f9e87d917f8ad71.txt",
-		Variants: []string{"tags=per-hctx", "tags=shared", "tags=per-hctx/pinned", "tags=shared/pinned"},
+		Variants: []string{"tags=per-hctx", "tags=shared", "tags=per-hctx/pinned", "tags=shared/pinned", "tags=per-hctx/tasks", "tags=shared/tasks"},
 		Run:      runStorvsc, RunScaled: runStorvscWith, Params: StorvscParams()})
 }
 
@@ -154,10 +174,30 @@ func schedTickParam() Param {
 			"Unpinned fio threads are placed by stack.PlaceFair (6.1 select_task_rq_fair, idle balance after the sourced 0.5 ms sysctl_sched_migration_cost)"}
 }
 
+// ParamFioParentRun is the name of the CPU time of one loop of fio's parent process
+// (stack.FioParentRunBase + stack.FioParentRunPerJob per job), an assumption shared by
+// every scenario with unpinned fio threads.
+const ParamFioParentRun = "stack.fio-parent-run"
+
+// fioParentRunParam is ParamFioParentRun with its basis, for a scenario of jobs jobs.
+func fioParentRunParam(jobs int) Param {
+	return Param{Name: ParamFioParentRun, Value: float64(stack.FioParentRunFor(jobs)) / 1e3, Unit: "µs", Basis: BasisAssumed, Scalable: true,
+		Ref: "CPU time of one pass of fio's parent loop (backend.c run_threads: reap_threads, one waitpid(WNOHANG) per job, then do_usleep(10000)): " +
+			"4 µs plus 1 µs per job, the order of a system call and a context switch; not measured. The 10 ms period is fio's (sourced)"}
+}
+
 // applyPlacementScale applies a scaled ParamSchedTick to cfg.
 func applyPlacementScale(cfg *stack.Config, sc Scale) {
 	if f := sc.Of(ParamSchedTick); f != 1 {
 		cfg.Placement.Tick = max(1, sim.Time(float64(stack.DefaultSchedTick)*f))
+	}
+}
+
+// applyFioParentScale applies a scaled ParamFioParentRun to cfg (a scenario of jobs
+// fio jobs).
+func applyFioParentScale(cfg *stack.Config, sc Scale, jobs int) {
+	if f := sc.Of(ParamFioParentRun); f != 1 {
+		cfg.Placement.FioParentRun = max(1, sim.Time(float64(stack.FioParentRunFor(jobs))*f))
 	}
 }
 
@@ -178,6 +218,7 @@ func StorvscParams() []Param {
 		{Name: "storvsc.can_queue", Value: StorvscCanQueue, Unit: "", Basis: BasisAssumed,
 			Ref: "storvsc derives can_queue from its VMBus ring size; any value >= nr_requests gives the same figures (the LUN budget of 15 binds first)"},
 		schedTickParam(),
+		fioParentRunParam(storvscJobs),
 		{Name: "storvsc.kernel", Value: 5.17, Unit: "", Basis: BasisSourced, Ref: "the RFC was posted in Feb 2022 against v5.17-rc"},
 	}
 }
@@ -190,19 +231,26 @@ func runStorvsc(variant string, seed uint64) (map[string]float64, error) {
 
 // runStorvscWith runs one variant with scaled parameters. The "/pinned" variants pin
 // every fio job to one CPU (cpus_allowed, the jobs spread round robin over the CPUs):
-// the source does not say how its jobs were placed, so these are informational.
+// the source does not say how its jobs were placed, so these are informational. The
+// "/tasks" variants add the scheduler tasks PlaceFair leaves out by default
+// (runStorvscTasks), also informational.
 func runStorvscWith(variant string, seed uint64, sc Scale) (map[string]float64, error) {
 	base, pinned := strings.CutSuffix(variant, "/pinned")
+	base, tasks := strings.CutSuffix(base, "/tasks")
 	var shared bool
 	switch base {
 	case "tags=per-hctx":
 	case "tags=shared":
 		shared = true
 	default:
-		return nil, fmt.Errorf("bench: storvsc: unknown variant %q (want tags=per-hctx or tags=shared, optionally /pinned)", variant)
+		return nil, fmt.Errorf("bench: storvsc: unknown variant %q (want tags=per-hctx or tags=shared, optionally /pinned or /tasks)", variant)
 	}
-	if pinned {
-		f, err := runStorvscPinned(shared, StorvscNrRequests, 60*time.Second, seed, sc)
+	if pinned || tasks {
+		run := runStorvscPinned
+		if tasks {
+			run = runStorvscTasks
+		}
+		f, err := run(shared, StorvscNrRequests, 60*time.Second, seed, sc)
 		if err != nil {
 			return nil, err
 		}

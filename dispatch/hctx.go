@@ -109,6 +109,10 @@ type runWork struct {
 	pending bool
 	// deferred: the due work already waited once for its CPU (CPU costs)
 	deferred bool
+	// kwOn: the work has woken kwCPU's kblockd worker (queued with delay 0, or due
+	// and waiting for its CPU), which counts as a task there (kworkers)
+	kwOn  bool
+	kwCPU int
 }
 
 // Fire runs the hctx from kblockd (blk_mq_run_work_fn), or re-arms a postponed work.
@@ -129,11 +133,13 @@ func (w *runWork) Fire(now sim.Time) {
 		w.deferred = true
 		w.at, w.evAt = t, t
 		w.id = h.q.eng.At(t, w)
+		w.kwQueue(cpu) // the woken worker waits for its CPU
 		return
 	}
 	w.pending, w.deferred = false, false
 	h.q.host.onCPU(cpu)
 	h.runHwQueueNow()
+	w.kwRan(cpu)
 }
 
 // runCPU is the CPU whose kblockd worker runs the work (blk_mq_hctx_next_cpu). On a
@@ -237,6 +243,7 @@ func (h *Hctx) runAsyncFrom(cpu int) {
 		return
 	}
 	h.runWork.modify(t)
+	h.runWork.kwQueue(h.kwCPUPeek())
 }
 
 // delayRun is blk_mq_delay_run_hw_queue(hctx, 3 ms) from the current CPU.
@@ -250,6 +257,7 @@ func (h *Hctx) delayRunFrom(cpu int) {
 		h.workCPU = cpu
 	}
 	h.runWork.modify(h.q.eng.Now() + h.q.host.timing.ResourceDelay)
+	h.runWork.kwCancel() // a timer now: no worker is woken until it fires
 }
 
 // runHwQueueNow is __blk_mq_run_hw_queue: one dispatch run

@@ -49,6 +49,14 @@ type Sleeper interface {
 	Unblocked(b *Bio, now sim.Time)
 }
 
+// WakePlacer is a Sleeper the scheduler places when it is woken: try_to_wake_up runs
+// select_task_rq on the waking CPU (wakerCPU, the one freeing the tag) and enqueues the
+// task on the chosen CPU at once, before the wake-up latency after which WakeCPU is
+// called.
+type WakePlacer interface {
+	Woken(wakerCPU int)
+}
+
 // TagWaiter is a task's blocking tag allocation (blk_mq_get_tag with its struct
 // sbq_wait): a tagset.TagAlloc whose wake-up schedules the task after the scheduler's
 // wake-up latency. A task owns one and passes it to every blocking SubmitBio; it must
@@ -235,6 +243,9 @@ func (tw *TagWaiter) bind(q *Queue, b *Bio) {
 	// charged on the waking CPU)
 	tw.woken = func(*tagset.TagAlloc) {
 		tw.wakerCPU = q.host.cpu.cur
+		if p, ok := tw.S.(WakePlacer); ok {
+			p.Woken(tw.wakerCPU)
+		}
 		q.host.charge(q.host.cpu.c.Wakeup)
 		q.eng.After(q.host.wakeupDelay(), tw)
 	}

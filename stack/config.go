@@ -296,6 +296,9 @@ func (c *Config) Validate() error {
 	if p := c.Placement; p.MigrationCost < 0 || p.MigrationCost > sim.Second || p.Tick < 0 || p.Tick > sim.Second {
 		return fmt.Errorf("stack: Placement.MigrationCost %d / Tick %d ns out of range [0, 1e9] (0 = default)", p.MigrationCost, p.Tick)
 	}
+	if err := c.Placement.validateTasks(c.NrCPUs); err != nil {
+		return err
+	}
 	t := c.Submit
 	if t.ReapMin < 0 || t.ReapMax < t.ReapMin || t.WorkerStep < 0 {
 		return fmt.Errorf("stack: Submit %+v: want 0 <= ReapMin <= ReapMax, WorkerStep >= 0", t)

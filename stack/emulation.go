@@ -29,6 +29,8 @@ func (c Config) Emulated(factor float64) (Config, error) {
 	t := c.Submit.withDefaults()
 	c.Submit.ReapMin, c.Submit.ReapMax = t.ReapMin, t.ReapMax
 	c.Submit.WorkerStep = sim.Time(math.Round(float64(t.WorkerStep) * factor))
+	// fio's parent process is emulated code too (stack/fiothreads.go)
+	c.Placement.FioParentSlowdown = factor
 	return c, nil
 }
 

@@ -152,9 +152,18 @@ func (w *worker) finishPlug() {
 	}
 }
 
-// WakeCPU: a woken worker runs on a CPU the scheduler picks.
+// Woken: with Placement.WakeupPlacement, try_to_wake_up places the worker woken
+// from blk_mq_get_tag on a CPU the scheduler picks (stack/placement.go).
+func (w *worker) Woken(waker int) {
+	if w.j.place.atWakeup() && !w.j.r.sub.StickyWorkers {
+		w.cpu = w.j.placeWorker(w, waker, false, false)
+	}
+}
+
+// WakeCPU: a woken worker runs on a CPU the scheduler picks (when woken, with
+// WakeupPlacement, or now).
 func (w *worker) WakeCPU(sim.Time) int {
-	if !w.j.r.sub.StickyWorkers {
+	if !w.j.place.atWakeup() && !w.j.r.sub.StickyWorkers {
 		w.cpu = w.j.placeWorker(w, w.tw.WakerCPU(), false, false)
 	}
 	return w.cpu

@@ -136,6 +136,7 @@ type job struct {
 	// comes at turnAt (stack/placement.go); reapWaker is the CPU whose completion
 	// woke it to reap
 	cpuWait, contended bool
+	woken              bool // placed at a wake-up, not yet running (wokenAt)
 	waitSince, turnAt  sim.Time
 	reapWaker          int
 
@@ -175,11 +176,14 @@ type reapEvent struct{ j *job }
 func (e *reapEvent) Fire(now sim.Time) {
 	j := e.j
 	j.reapPending = false
+	j.wokenRuns() // placed at the wake-up (EndBio), with WakeupPlacement
 	if !j.inGetevents {
 		return
 	}
 	j.inGetevents = false
-	j.wakePlacement(j.reapWaker)
+	if !j.place.atWakeup() {
+		j.wakePlacement(j.reapWaker) // placed as it runs
+	}
 	if j.getevents(now) {
 		j.run(now)
 	}
@@ -488,9 +492,23 @@ func (j *job) finishDIOPlug() {
 // jobSleeper is the job thread as a dispatch.Sleeper (libaio/psync).
 type jobSleeper job
 
-// WakeCPU: the job thread runs where the scheduler places it (Placement).
+// Woken: with Placement.WakeupPlacement, try_to_wake_up places the thread where
+// the scheduler puts it.
+func (s *jobSleeper) Woken(waker int) {
+	if s.place.atWakeup() {
+		(*job)(s).wokenAt(waker)
+	}
+}
+
+// WakeCPU: the job thread runs where the scheduler places it (Placement): placed
+// when woken (WakeupPlacement), or now.
 func (s *jobSleeper) WakeCPU(sim.Time) int {
-	(*job)(s).wakePlacement(s.tw.WakerCPU())
+	j := (*job)(s)
+	if j.place.atWakeup() {
+		j.wokenRuns()
+	} else {
+		j.wakePlacement(s.tw.WakerCPU())
+	}
 	return s.runCPU
 }
 
@@ -528,6 +546,9 @@ func (j *job) EndBio(b *dispatch.Bio, now sim.Time, _ error) {
 	if j.inGetevents && !j.reapPending && j.reapReady() {
 		j.reapPending = true
 		j.reapWaker = j.q.Host().CurrentCPU()
+		if j.place.atWakeup() {
+			j.wokenAt(j.reapWaker) // try_to_wake_up places the thread now
+		}
 		j.r.eng.After(j.r.rnd.Uniform(j.r.sub.ReapMin, j.r.sub.ReapMax), &j.reapEv)
 	}
 }

@@ -100,11 +100,13 @@ type WaitBreakdown struct {
 
 // runner is one run in progress.
 type runner struct {
-	cfg    Config
-	eng    *sim.Engine
-	host   *dispatch.Host   // host 0; its CPUs are every host's
-	hosts  []*dispatch.Host // every host (tag set), index as LUN.Host
-	queues []blockQueue     // per LUN: *dispatch.Queue, or *legacyLUN on a Legacy host
+	cfg   Config
+	eng   *sim.Engine
+	host  *dispatch.Host   // host 0; its CPUs are every host's
+	hosts []*dispatch.Host // every host (tag set), index as LUN.Host
+	// parentCPU is where fio's parent process starts (fiothreads.go)
+	parentCPU int
+	queues    []blockQueue // per LUN: *dispatch.Queue, or *legacyLUN on a Legacy host
 	// hasBudgetMap tells, per LUN, whether its driver keeps a budget map.
 	hasBudgetMap []bool
 	jobs         []*job
@@ -144,6 +146,7 @@ func Run(cfg Config, specs []fio.Spec) (*Result, error) {
 		j.start()
 		end = max(end, j.stopAt)
 	}
+	r.startFioParent()
 	if phased {
 		err = r.runPhased()
 		end = r.phasedEnd()
@@ -207,6 +210,12 @@ func (r *runner) placeJobs(specs []fio.Spec) error {
 		}
 		extent[k] = max(extent[k], jobOffset(s)+size)
 		ps[i] = placed{q, cpu, size, k}
+	}
+	r.parentCPU = 0 // fio's parent: the least loaded CPU after the jobs (fiothreads.go)
+	for c := range load {
+		if load[c] < load[r.parentCPU] {
+			r.parentCPU = c
+		}
 	}
 	regionStart := map[blockQueue]int64{} // next free byte of each LUN
 	base := map[fileKey]int64{}
