@@ -108,7 +108,7 @@ type Host struct {
 	// kblockdFromSet; Queue.runHwQueues).
 	kblockdFrom    sim.Time
 	kblockdFromSet bool
-	kw  kworkers // kblockd workers as tasks, for the scheduler's idle test
+	kw             kworkers // kblockd workers as tasks, for the scheduler's idle test
 }
 
 // NewHost builds a host on eng. It returns Validate's error, or an sbitmap error.
