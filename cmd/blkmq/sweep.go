@@ -315,6 +315,13 @@ status is 128 (fio's after a signal); a second signal exits at once.`,
 						fmt.Fprintf(cmd.ErrOrStderr(), "blkmq: note: point %s: %s\n", strings.Join(sets, " "), n)
 					}
 				}
+				if i == 0 {
+					// Module parameters come from --device/--host, not --vary:
+					// the first point names them for all.
+					if _, err := m.inertParams(cmd, res); err != nil {
+						return usageError(err)
+					}
+				}
 				for _, w := range res.Warnings {
 					if !warned[w] {
 						warned[w] = true
