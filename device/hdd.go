@@ -14,7 +14,7 @@ import (
 type HDDParams struct {
 	Name string // reported by the device's Name method
 
-	// RPM is the spindle speed (revolutions per minute, > 0).
+	// RPM is the spindle speed (revolutions per minute, in [1, 1000000]).
 	RPM int
 	// CapacityBytes is the addressable size (bytes, > 0).
 	CapacityBytes int64
@@ -31,8 +31,8 @@ type HDDParams struct {
 	// OuterBytesPerSec and InnerBytesPerSec are the sustained media rates of the first
 	// (outer) and last (inner) zone (bytes/s, Outer >= Inner > 0).
 	OuterBytesPerSec, InnerBytesPerSec float64
-	// Zones is the number of recording zones (>= 1); rates step linearly between
-	// the outer and the inner rate.
+	// Zones is the number of recording zones, in [1, 65536] (NewHDD allocates one
+	// entry each); rates step linearly between the outer and the inner rate.
 	Zones int
 
 	// CommandOverhead is the drive's processing time per command before positioning
@@ -134,12 +134,16 @@ const (
 
 // Validate checks the parameters and returns an error naming the first bad field.
 func (p HDDParams) Validate() error {
+	// maxHDDZones bounds NewHDD's zone table (real drives have tens of zones);
+	// maxHDDRPM keeps a revolution (60 s / RPM) at 60 µs or more, well above any
+	// spindle and far from a zero revolution time.
+	const maxHDDZones, maxHDDRPM = 1 << 16, 1_000_000
 	bad := func(field string, v any, rng string) error {
 		return fmt.Errorf("device: hdd %q: %s %v out of range %s", p.Name, field, v, rng)
 	}
 	switch {
-	case p.RPM <= 0:
-		return bad("RPM", p.RPM, "[1, inf)")
+	case p.RPM <= 0 || p.RPM > maxHDDRPM:
+		return bad("RPM", p.RPM, fmt.Sprintf("[1, %d]", maxHDDRPM))
 	case p.CapacityBytes <= 0:
 		return bad("CapacityBytes", p.CapacityBytes, "[1, inf)")
 	case p.TrackToTrackSeek <= 0:
@@ -154,8 +158,8 @@ func (p HDDParams) Validate() error {
 		return bad("InnerBytesPerSec", p.InnerBytesPerSec, "(0, inf)")
 	case !(p.OuterBytesPerSec >= p.InnerBytesPerSec) || math.IsInf(p.OuterBytesPerSec, 0):
 		return bad("OuterBytesPerSec", p.OuterBytesPerSec, fmt.Sprintf("[InnerBytesPerSec %v, inf)", p.InnerBytesPerSec))
-	case p.Zones < 1:
-		return bad("Zones", p.Zones, "[1, inf)")
+	case p.Zones < 1 || p.Zones > maxHDDZones:
+		return bad("Zones", p.Zones, fmt.Sprintf("[1, %d]", maxHDDZones))
 	case p.CommandOverhead < 0:
 		return bad("CommandOverhead", p.CommandOverhead, "[0, inf)")
 	case p.WriteCache && p.WriteCacheBytes <= 0:

@@ -66,13 +66,18 @@ func ScsiDebugParams() NullParams {
 // ScsiDebugDelay converts scsi_debug's delay parameters to a completion delay (ns):
 // ndelay (ns) if it is positive, otherwise delay jiffies at the kernel's HZ (1 jiffy =
 // 1e9/hz ns; HZ=250 on Debian gives 4 ms per jiffy). delay=0 and ndelay=0 mean the
-// command completes without delay.
+// command completes without delay; so do a negative delay (scsi_debug's -1 and -2,
+// a tiny delay from a tasklet or workqueue) and hz <= 0. A delay whose nanoseconds
+// overflow int64 saturates at the largest sim.Time instead of wrapping negative.
 func ScsiDebugDelay(delayJiffies int, ndelay sim.Time, hz int) sim.Time {
 	if ndelay > 0 {
 		return ndelay
 	}
-	if hz <= 0 {
+	if hz <= 0 || delayJiffies <= 0 {
 		return 0
+	}
+	if int64(delayJiffies) > math.MaxInt64/int64(sim.Second) {
+		return math.MaxInt64
 	}
 	return sim.Time(delayJiffies) * sim.Second / sim.Time(hz)
 }

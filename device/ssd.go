@@ -16,7 +16,8 @@ import (
 type SSDParams struct {
 	Name string // reported by the device's Name method
 
-	// ParallelUnits is the number of media units that serve chunks concurrently (>= 1).
+	// ParallelUnits is the number of media units that serve chunks concurrently, in
+	// [1, 65536].
 	ParallelUnits int
 	// ControllerOverhead is the controller time per command (ns, >= 0); commands pass
 	// the controller one at a time, so 1/ControllerOverhead is the command-rate cap.
@@ -25,7 +26,8 @@ type SSDParams struct {
 	// the chunk's transfer at the unit's share of InternalBytesPerSec.
 	ReadLatency, WriteLatency sim.Time
 	// ChunkBytes is the striping unit: a command of n bytes is split into
-	// ceil(n / ChunkBytes) chunks, each served by the earliest free unit (> 0).
+	// ceil(n / ChunkBytes) chunks, each served by the earliest free unit (bytes,
+	// >= 512, one sector).
 	ChunkBytes int64
 	// InternalBytesPerSec is the media bandwidth of all units together (bytes/s, > 0);
 	// one unit transfers at InternalBytesPerSec / ParallelUnits.
@@ -57,22 +59,27 @@ func ExampleSSDParams() SSDParams {
 	}
 }
 
-// Validate checks the parameters and returns an error naming the first bad field.
+// maxSSDUnits bounds ParallelUnits (one free time each): far above any real drive's
+// dies or a target's threads, and small enough that NewSSD's memory is bounded.
+const maxSSDUnits = 1 << 16
+
+// Validate checks the parameters and returns an error naming the first bad field
+// and its allowed range.
 func (p SSDParams) Validate() error {
 	bad := func(field string, v any, rng string) error {
 		return fmt.Errorf("device: ssd %q: %s %v out of range %s", p.Name, field, v, rng)
 	}
 	switch {
-	case p.ParallelUnits < 1:
-		return bad("ParallelUnits", p.ParallelUnits, "[1, inf)")
+	case p.ParallelUnits < 1 || p.ParallelUnits > maxSSDUnits:
+		return bad("ParallelUnits", p.ParallelUnits, fmt.Sprintf("[1, %d]", maxSSDUnits))
 	case p.ControllerOverhead < 0:
 		return bad("ControllerOverhead", p.ControllerOverhead, "[0, inf)")
 	case p.ReadLatency < 0:
 		return bad("ReadLatency", p.ReadLatency, "[0, inf)")
 	case p.WriteLatency < 0:
 		return bad("WriteLatency", p.WriteLatency, "[0, inf)")
-	case p.ChunkBytes <= 0:
-		return bad("ChunkBytes", p.ChunkBytes, "[1, inf)")
+	case p.ChunkBytes < 512:
+		return bad("ChunkBytes", p.ChunkBytes, "[512, inf)")
 	case !(p.InternalBytesPerSec > 0) || math.IsInf(p.InternalBytesPerSec, 0):
 		return bad("InternalBytesPerSec", p.InternalBytesPerSec, "(0, inf)")
 	case !(p.LinkBytesPerSec > 0) || math.IsInf(p.LinkBytesPerSec, 0):
@@ -92,6 +99,7 @@ type SSD struct {
 	ctrlFree   sim.Time
 	linkFree   sim.Time
 	unitFree   []sim.Time
+	units      []int32 // unit indices as a min-heap on (unitFree, index)
 	nsPerBUnit float64
 	nsPerBLink float64
 	inFlight   int
@@ -115,9 +123,14 @@ func NewSSD(eng *sim.Engine, p SSDParams) (*SSD, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
+	units := make([]int32, p.ParallelUnits)
+	for i := range units {
+		units[i] = int32(i) // all free at 0: index order is a valid heap
+	}
 	return &SSD{
 		p:          p,
 		eng:        eng,
+		units:      units,
 		unitFree:   make([]sim.Time, p.ParallelUnits),
 		nsPerBUnit: 1e9 * float64(p.ParallelUnits) / p.InternalBytesPerSec,
 		nsPerBLink: 1e9 / p.LinkBytesPerSec,
@@ -163,22 +176,46 @@ func (d *SSD) link(t sim.Time, n int64) sim.Time {
 	return d.linkFree
 }
 
-// media splits n bytes into chunks, gives each to the earliest free unit from t, and
-// returns the end of the last chunk.
+// media splits n bytes into chunks, gives each to the earliest free unit from t (the
+// lowest-numbered one among equals), and returns the end of the last chunk. The
+// units are a heap, so a command costs O(chunks × log ParallelUnits).
 func (d *SSD) media(t sim.Time, n int64, lat sim.Time) sim.Time {
 	end := t
 	for n > 0 {
 		c := min(n, d.p.ChunkBytes)
 		n -= c
-		u := 0
-		for i, f := range d.unitFree {
-			if f < d.unitFree[u] {
-				u = i
-			}
-		}
+		u := d.units[0]
 		fin := max(t, d.unitFree[u]) + lat + sim.Time(math.Ceil(float64(c)*d.nsPerBUnit))
 		d.unitFree[u] = fin
+		d.siftDown()
 		end = max(end, fin)
 	}
 	return end
+}
+
+// unitLess orders units by free time, then index.
+func (d *SSD) unitLess(a, b int32) bool {
+	fa, fb := d.unitFree[a], d.unitFree[b]
+	return fa < fb || fa == fb && a < b
+}
+
+// siftDown restores the heap after the root unit's free time grew.
+func (d *SSD) siftDown() {
+	h := d.units
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(h) && d.unitLess(h[r], h[l]) {
+			m = r
+		}
+		if !d.unitLess(h[m], h[i]) {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
 }

@@ -14,8 +14,12 @@ import (
 // (options.c fio_keyword_replace, which pipes it through bc: integer
 // arithmetic, division truncates). Operands are unsigned integers (decimal or
 // 0x hex) with an optional size suffix in units of kbBase (k, m, g, t, p, with
-// b or ib); operators are + - * / % with the usual precedence, unary minus
-// and parentheses. Overflow of int64 and division by zero are errors.
+// b or ib); operators are + - * / ^ % and unary minus with the precedence of
+// fio's exp/expression-parser.y (lowest first: + -, then * /, then ^ (power,
+// right-associative), then %, then unary minus, so -2^2 is 4 and 2*7%3 is 2),
+// and parentheses. Overflow of int64 and division by zero are errors; a
+// negative power truncates towards zero as fio's (long long)pow() does (2^-1
+// is 0), and 0 to a negative power is an error (fio's is undefined).
 func evalExpr(s string, kbBase int) (int64, error) {
 	p := &exprParser{s: s, kbBase: kbBase}
 	v, err := p.sum()
@@ -70,16 +74,16 @@ func (p *exprParser) sum() (int64, error) {
 }
 
 func (p *exprParser) product() (int64, error) {
-	v, err := p.unary()
+	v, err := p.power()
 	for err == nil {
 		p.skip()
-		if p.i >= len(p.s) || strings.IndexByte("*/%", p.s[p.i]) < 0 {
+		if p.i >= len(p.s) || strings.IndexByte("*/", p.s[p.i]) < 0 {
 			break
 		}
 		op := p.s[p.i]
 		p.i++
 		var w int64
-		if w, err = p.unary(); err != nil {
+		if w, err = p.power(); err != nil {
 			break
 		}
 		switch op {
@@ -89,16 +93,81 @@ func (p *exprParser) product() (int64, error) {
 				return 0, errExprOverflow
 			}
 			v *= w
-		case '/', '%':
+		case '/':
 			if w == 0 {
 				return 0, errors.New("arithmetic: division by zero")
 			}
-			if op == '/' {
-				v /= w
-			} else {
-				v %= w
-			}
+			v /= w
 		}
+	}
+	return v, err
+}
+
+// power is fio's '^' level: right-associative, above * and / and below %.
+func (p *exprParser) power() (int64, error) {
+	v, err := p.modulo()
+	if err != nil {
+		return 0, err
+	}
+	p.skip()
+	if p.i >= len(p.s) || p.s[p.i] != '^' {
+		return v, nil
+	}
+	p.i++
+	w, err := p.power()
+	if err != nil {
+		return 0, err
+	}
+	return intPow(v, w)
+}
+
+// intPow is v^w in int64, erroring on overflow.
+func intPow(v, w int64) (int64, error) {
+	switch {
+	case w == 0:
+		return 1, nil
+	case v == 0 && w < 0:
+		return 0, errors.New("arithmetic: 0 to a negative power")
+	case v == 1:
+		return 1, nil
+	case v == -1:
+		if w%2 == 0 {
+			return 1, nil
+		}
+		return -1, nil
+	case w < 0, v == 0:
+		return 0, nil
+	case w > 63:
+		return 0, errExprOverflow
+	}
+	r := int64(1)
+	for range w {
+		hi, lo := bits.Mul64(uint64(abs64(r)), uint64(abs64(v)))
+		if hi != 0 || lo > 1<<63-1 {
+			return 0, errExprOverflow
+		}
+		r *= v
+	}
+	return r, nil
+}
+
+// modulo is fio's '%' level: left-associative, above ^ and below unary minus.
+func (p *exprParser) modulo() (int64, error) {
+	v, err := p.unary()
+	for err == nil {
+		p.skip()
+		if p.i >= len(p.s) || p.s[p.i] != '%' {
+			break
+		}
+		p.i++
+		var w int64
+		if w, err = p.unary(); err != nil {
+			break
+		}
+		if w == 0 {
+			return 0, errors.New("arithmetic: division by zero")
+		}
+		v %= w
 	}
 	return v, err
 }
@@ -127,8 +196,11 @@ func (p *exprParser) unary() (int64, error) {
 			return 0, err
 		}
 		p.skip()
-		if p.i >= len(p.s) || p.s[p.i] != ')' {
+		if p.i >= len(p.s) {
 			return 0, fmt.Errorf("arithmetic %q: missing )", p.s)
+		}
+		if p.s[p.i] != ')' {
+			return 0, fmt.Errorf("arithmetic %q: unexpected %q; want an operator (+ - * / ^ %%) or )", p.s, p.s[p.i:])
 		}
 		p.i++
 		p.depth--

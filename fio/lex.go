@@ -158,6 +158,9 @@ type lexer struct {
 	secs  []section
 	errs  *errList
 	nOpts int
+	// chain is the files being read, outermost first, while an include is
+	// read: an include of one of them is a cycle.
+	chain []string
 }
 
 // lex reads one job file's text. file names it in errors (and resolves
@@ -248,11 +251,22 @@ func (lx *lexer) include(name, file string, lineNo, depth int) {
 	if _, err := os.Stat(p); err != nil && !filepath.IsAbs(p) && lx.cfg.ReadFile == nil {
 		p = filepath.Join(filepath.Dir(file), name)
 	}
+	if depth == 0 {
+		lx.chain = append(lx.chain[:0], filepath.Clean(file))
+	}
+	for k, f := range lx.chain {
+		if f == filepath.Clean(p) {
+			perr(fmt.Errorf("include cycle: %s includes %s again", strings.Join(lx.chain[k:], " -> "), p))
+			return
+		}
+	}
 	data, err := lx.cfg.readFile(p)
 	if err != nil {
 		perr(err)
 		return
 	}
+	lx.chain = append(lx.chain, filepath.Clean(p))
+	defer func() { lx.chain = lx.chain[:len(lx.chain)-1] }()
 	for i, l := range strings.Split(strings.TrimPrefix(string(data), "\ufeff"), "\n") {
 		l = stripComment(strings.TrimLeft(l, " \t\r\v\f"))
 		if l == "" {

@@ -20,6 +20,7 @@ type ConfigError struct {
 	Err error
 }
 
+// Error returns the message: the field's problem and its allowed range.
 func (e *ConfigError) Error() string { return e.Err.Error() }
 
 // Unwrap returns the underlying error (a fio or dispatch error when the check
@@ -42,6 +43,8 @@ type WatchdogError struct {
 	msg  string
 }
 
+// Error returns the watchdog's report: the accused job, its oldest request and
+// where that request waits (tag, budget, device), and for how long.
 func (e *WatchdogError) Error() string { return e.msg }
 
 // ResourceLimitError is a run refused, or stopped, because its estimated or counted
@@ -57,6 +60,8 @@ type ResourceLimitError struct {
 	Detail string
 }
 
+// Error returns the estimate, the limit, and the Config field and blkmq flag that
+// set the limit.
 func (e *ResourceLimitError) Error() string {
 	f := func(v float64) string {
 		if e.Resource == "memory" {

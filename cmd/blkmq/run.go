@@ -120,6 +120,30 @@ func (m *machineFlags) unmodelled(cmd *cobra.Command, specs []fio.Spec) ([]strin
 	return ws, nil
 }
 
+// inertNote is the Note setup gives a device or host module parameter it accepts
+// but does not simulate (a real module parameter such as null_blk bs= or
+// scsi_debug's INQUIRY strings).
+const inertNote = "accepted; no effect in the model"
+
+// inertParams prints one warning line per module parameter given that the model
+// accepts but does not simulate, as unmodelled does for fio options, and returns
+// them; with --strict they are an error (exit 2).
+func (m *machineFlags) inertParams(cmd *cobra.Command, res *setup.Resolved) ([]string, error) {
+	var ws []string
+	for _, st := range res.Settings {
+		if st.Note == inertNote {
+			ws = append(ws, fmt.Sprintf("module parameter accepted but not modelled: %s=%s (%s): no effect in the model", st.Key, st.Value, st.Source))
+		}
+	}
+	if m.strict && len(ws) > 0 {
+		return ws, fmt.Errorf("--strict: %d module parameter(s) accepted but not modelled:\n  %s", len(ws), strings.Join(ws, "\n  "))
+	}
+	for _, w := range ws {
+		fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: warning:", w)
+	}
+	return ws, nil
+}
+
 // usageError wraps err as an exit-status-2 error.
 func usageError(err error) error { return &exitError{2, err} }
 
@@ -251,6 +275,11 @@ finished and, under "blkmq", which were interrupted or not started; exit status 
 			if err != nil {
 				return usageError(err)
 			}
+			inert, err := m.inertParams(cmd, res)
+			if err != nil {
+				return usageError(err)
+			}
+			warnings = append(warnings, inert...)
 			for _, w := range res.Warnings {
 				fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: warning:", w)
 				warnings = append(warnings, w)

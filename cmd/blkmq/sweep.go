@@ -81,8 +81,19 @@ func parseVary(s string) (axis, error) {
 			return axis{}, fmt.Errorf("--vary %q: empty value in list", s)
 		}
 		a.values = append(a.values, x)
+		if len(a.values) > maxSweepPoints {
+			return axis{}, fmt.Errorf("--vary %q: more than %d values", clipVary(s), maxSweepPoints)
+		}
 	}
 	return a, nil
+}
+
+// clipVary shortens a long --vary argument for an error message.
+func clipVary(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "…"
+	}
+	return s
 }
 
 // numeric reports whether every value is a number.
@@ -279,10 +290,16 @@ status is 128 (fio's after a signal); a second signal exits at once.`,
 			if anyLogs(specs) {
 				fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: warning: write_bw_log/write_lat_log/write_iops_log: sweep writes no log files (run one point with blkmq run)")
 			}
-			points := combine(axes)
-			if len(points) > maxSweepPoints {
-				return usageError(fmt.Errorf("--vary: %d points, more than %d", len(points), maxSweepPoints))
+			// Count before building: two axes of 10000 values each would
+			// otherwise allocate 10^8 points before being refused.
+			n := 1
+			for _, a := range axes {
+				n *= len(a.values) // each <= maxSweepPoints, so no overflow
+				if n > maxSweepPoints {
+					return usageError(fmt.Errorf("--vary: %s points, more than %d", pointCount(axes), maxSweepPoints))
+				}
 			}
+			points := combine(axes)
 			// Resolve every point first, so a bad value fails before any run.
 			cfgs := make([]stack.Config, len(points))
 			pspecs := make([][]fio.Spec, len(points))
@@ -313,6 +330,13 @@ status is 128 (fio's after a signal); a second signal exits at once.`,
 					if !warned[n] {
 						warned[n] = true
 						fmt.Fprintf(cmd.ErrOrStderr(), "blkmq: note: point %s: %s\n", strings.Join(sets, " "), n)
+					}
+				}
+				if i == 0 {
+					// Module parameters come from --device/--host, not --vary:
+					// the first point names them for all.
+					if _, err := m.inertParams(cmd, res); err != nil {
+						return usageError(err)
 					}
 				}
 				for _, w := range res.Warnings {
@@ -387,6 +411,14 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// pointCount is the number of points of axes as text, "A × B = N" for two.
+func pointCount(axes []axis) string {
+	if len(axes) == 1 {
+		return strconv.Itoa(len(axes[0].values))
+	}
+	return fmt.Sprintf("%d × %d = %d", len(axes[0].values), len(axes[1].values), len(axes[0].values)*len(axes[1].values))
 }
 
 // combine returns the cartesian product of the axes, first axis outermost.
