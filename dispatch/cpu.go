@@ -218,7 +218,25 @@ type cpuState struct {
 	locks  map[lineKey]*sim.SpinLock
 	sched  map[*tagset.Tags]bool // tag sets known to be scheduler tags
 	lnames map[lineKey]string
+
+	// A faster index of atoms by object, then word (atomLine): per object its lines
+	// by word, and the last few objects looked up. The same lines as atoms.
+	byObj  map[any]*objLines
+	recent [4]recentObj
+	next   int // recent entry to replace next
 }
+
+// objLines is one object's atomic lines by word (nil: not created yet).
+type objLines struct{ words []*sim.AtomicLine }
+
+// recentObj is one entry of cpuState.recent.
+type recentObj struct {
+	obj any
+	ls  *objLines
+}
+
+// maxIndexedWord bounds the words atomLine indexes by object (others use the map only).
+const maxIndexedWord = 1 << 12
 
 // lineKey names one shared line or lock: the structure it belongs to and a word.
 type lineKey struct {
@@ -262,6 +280,7 @@ func newCPUState(m CPUModel, nrCPUs int) cpuState {
 	s.locks = map[lineKey]*sim.SpinLock{}
 	s.sched = map[*tagset.Tags]bool{}
 	s.lnames = map[lineKey]string{}
+	s.byObj = map[any]*objLines{}
 	return s
 }
 
@@ -289,12 +308,45 @@ func (h *Host) rmw(name string, obj any, word int) {
 // atomLine returns the modelled cache line of word of obj, named name, creating it on
 // first use (rmw and load share it).
 func (h *Host) atomLine(name string, obj any, word int) *sim.AtomicLine {
+	c := &h.cpu
+	if word < 0 || word >= maxIndexedWord {
+		return c.atomLineSlow(name, obj, word)
+	}
+	var ls *objLines
+	for i := range c.recent {
+		if r := &c.recent[i]; r.ls != nil && r.obj == obj {
+			ls = r.ls
+			break
+		}
+	}
+	if ls == nil {
+		if ls = c.byObj[obj]; ls == nil {
+			ls = &objLines{}
+			c.byObj[obj] = ls
+		}
+		c.recent[c.next] = recentObj{obj, ls}
+		c.next = (c.next + 1) % len(c.recent)
+	}
+	if word < len(ls.words) {
+		if l := ls.words[word]; l != nil {
+			return l
+		}
+	} else {
+		ls.words = append(ls.words, make([]*sim.AtomicLine, word+1-len(ls.words))...)
+	}
+	l := c.atomLineSlow(name, obj, word)
+	ls.words[word] = l
+	return l
+}
+
+// atomLineSlow is atomLine through the atoms map.
+func (c *cpuState) atomLineSlow(name string, obj any, word int) *sim.AtomicLine {
 	k := lineKey{obj, word}
-	l := h.cpu.atoms[k]
+	l := c.atoms[k]
 	if l == nil {
-		l = sim.NewAtomicLine(h.cpu.topo)
-		h.cpu.atoms[k] = l
-		h.cpu.lnames[k] = name
+		l = sim.NewAtomicLine(c.topo)
+		c.atoms[k] = l
+		c.lnames[k] = name
 	}
 	return l
 }

@@ -49,6 +49,13 @@ func (o *owned) forget(now Time) {
 // the interval for cpu and returns s, its length and prev.
 func (o *owned) reserve(now, at Time, cpu int, dur func(prev, ahead int) Time) (start, length Time, prev int) {
 	o.forget(now)
+	if n := len(o.iv); n == 0 || o.iv[n-1].end <= at {
+		// free at at: what the search below finds when every interval ends by at
+		prev = o.lastOwner()
+		d := dur(prev, 0)
+		o.iv = append(o.iv, interval{start: at, end: at + d, cpu: cpu})
+		return at, d, prev
+	}
 	s, prev, ahead := at, o.last, 0
 	i := 0
 	for ; i < len(o.iv); i++ {
