@@ -9,25 +9,37 @@ import (
 
 // TestR07 is case R07 (CVE-2024-26671, "blk-mq: fix IO hang from sbitmap wakeup
 // race"), replayed at the racing interleaving: host-wide tags with one free driver tag,
-// two hctxs, mq-deadline. Request X (hctx 1) takes the tag; request Y (hctx 0) finds
-// none, so hctx 0 hooks its dispatch_wait entry on the tag waitqueue and retries; X
-// completes 200 ns later. With the barrier (v6.8+) the hook is visible before the retry
-// and X's free wakes it: Y completes. Without it the hook becomes visible only after
-// the window, X's free wakes nobody, no budget failure was recorded, and Y stays on
-// hctx 0's dispatch list with nothing in flight: a hang (watchdog: 1 s of model time).
+// two hctxs, mq-deadline. Request X takes the tag; request Y (another hctx) finds none,
+// so the CPU running the dispatch hooks Y's hctx's dispatch_wait entry on the tag
+// waitqueue and retries; X completes 200 ns later, on X's submitting CPU. With the
+// barrier (v6.8+) the hook is visible before the retry and X's free wakes it: Y
+// completes. Without it, when X completes on another CPU than the one that hooked, the
+// hook becomes visible to it only after the window, X's free wakes nobody, no budget
+// failure was recorded, and Y stays on its hctx's dispatch list with nothing in flight:
+// a hang (watchdog: 1 s of model time). Three CPUs with hctx 0 on CPUs 0 and 1: X
+// submitted on CPU 1 is dispatched by kblockd on CPU 0 and completes on CPU 1.
+//
+// The same-cpu rows are the R09 hang of the merged model: X submitted and completed on
+// the CPU whose dispatch hooked Y's hctx. A CPU sees its own stores and clear_bit is a
+// locked instruction, so the free finds the hook even without the barrier: Y completes.
 func TestR07(t *testing.T) {
 	tests := []struct {
-		name      string
-		noBarrier bool
-		wantDone  int
+		name       string
+		noBarrier  bool
+		nrCPUs     int
+		xCPU, yCPU int // submitting CPUs of X and Y
+		wantDone   int
+		hungHctx   int // Y's hctx, left with Y on its dispatch list (wantDone 1)
 	}{
-		{"R07/barrier-no-hang", false, 2},
-		{"R07/5266caaf5660-missing-hang", true, 1},
+		{"R07/barrier-no-hang", false, 3, 1, 2, 2, 0},
+		{"R07/5266caaf5660-missing-hang", true, 3, 1, 2, 1, 1},
+		{"R07/same-cpu/barrier-no-hang", false, 2, 1, 0, 2, 0},
+		{"R07/same-cpu/5266caaf5660-missing-no-hang", true, 2, 1, 0, 2, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fixed := 10 * sim.Microsecond
-			rig := newRig(t, HostConfig{NrCPUs: 2, NrHwQueues: 2, CanQueue: 2, HostTagset: true,
+			rig := newRig(t, HostConfig{NrCPUs: tt.nrCPUs, NrHwQueues: 2, CanQueue: 2, HostTagset: true,
 				Options: Options{NoTagWaitBarrier: tt.noBarrier},
 				Timing:  Timing{KblockdMin: fixed, KblockdMax: fixed, WakeupMin: fixed, WakeupMax: fixed},
 				// The replay fixes the racing interleaving to the nanosecond; CPU costs
@@ -41,16 +53,16 @@ func TestR07(t *testing.T) {
 			var c counter
 			x := Bio{Op: device.OpRead, Offset: 0, Length: 4096, Sync: true, End: &c}
 			y := Bio{Op: device.OpRead, Offset: 1 << 30, Length: 4096, Sync: true, End: &c}
-			rig.q.SubmitBio(&x, 1, true, nil)
-			rig.q.SubmitBio(&y, 0, true, nil)
+			rig.q.SubmitBio(&x, tt.xCPU, true, nil)
+			rig.q.SubmitBio(&y, tt.yCPU, true, nil)
 			rig.eng.RunUntil(sim.Second)
 			if c.n != tt.wantDone {
 				t.Errorf("completed %d, want %d", c.n, tt.wantDone)
 			}
-			if tt.noBarrier {
-				h0 := rig.q.hctxs[0]
-				if h0.DispatchLen() != 1 || h0.RunPending() || deviceBusy(rig.q) != 0 {
-					t.Errorf("hang state: dispatch %d, run pending %v, busy %d", h0.DispatchLen(), h0.RunPending(), deviceBusy(rig.q))
+			if tt.wantDone == 1 {
+				h := rig.q.hctxs[tt.hungHctx]
+				if h.DispatchLen() != 1 || h.RunPending() || deviceBusy(rig.q) != 0 {
+					t.Errorf("hang state: dispatch %d, run pending %v, busy %d", h.DispatchLen(), h.RunPending(), deviceBusy(rig.q))
 				}
 			}
 		})

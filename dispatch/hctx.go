@@ -280,8 +280,10 @@ type dispatchWait struct {
 	bt     *sbitmap.Queue
 	queued bool
 
-	pendingAdd bool // R07 bad era: registration not yet visible
-	addAt      int  // wait queue of the pending registration
+	pendingAdd bool        // R07 bad era: registration not yet visible
+	addAt      int         // wait queue of the pending registration
+	addCPU     int         // CPU that made the pending registration
+	addID      sim.EventID // the event making it visible to the other CPUs
 }
 
 // wake is blk_mq_dispatch_wake: unhook and run the hctx asynchronously.

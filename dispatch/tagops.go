@@ -34,6 +34,9 @@ func (q *Queue) putDriverTag(rq *Request) {
 		return
 	}
 	q.chargeTag(rq.hctx.th.Tags(), rq.tag, false)
+	if q.opts.NoTagWaitBarrier {
+		q.landOwnHooks(rq.hctx)
+	}
 	rq.hctx.th.PutDriverTag(rq.tag, rq.ctx.cpu)
 	rq.tag = noTag
 }
@@ -70,9 +73,31 @@ func (q *Queue) markTagWaitNoBarrier(rq *Request) bool {
 	}
 	h.waitHook.pendingAdd = true
 	h.waitHook.addAt = h.waitIndex
+	h.waitHook.addCPU = q.host.cpu.cur
 	h.waitIndex = (h.waitIndex + 1) % sbitmap.WaitQueues
-	q.eng.After(tagWaitVisibilityDelay, &h.waitHook)
+	h.waitHook.addID = q.eng.After(tagWaitVisibilityDelay, &h.waitHook)
 	return false
+}
+
+// landOwnHooks makes visible, before a driver tag of h's tag set is freed from the
+// current CPU, every pending R07 registration (markTagWaitNoBarrier) that CPU made on
+// that tag set's wait queues. The race of case R07 needs two CPUs: a CPU always sees
+// its own earlier stores, and the free's clear_bit is a locked instruction that
+// drains its store buffer, so the waker's waitqueue_active finds the hook when the
+// hooking CPU itself frees the tag. Without this, a free on the hooking CPU inside
+// the visibility window lost the wake-up (a hang of R09 the kernel cannot have).
+func (q *Queue) landOwnHooks(h *Hctx) {
+	cpu := q.host.cpu.cur
+	bt := h.th.Tags().Bitmap()
+	for _, x := range q.host.queues {
+		for _, o := range x.hctxs {
+			d := &o.waitHook
+			if d.pendingAdd && d.addCPU == cpu && o.th.Tags().Bitmap() == bt {
+				q.eng.Cancel(d.addID)
+				d.land()
+			}
+		}
+	}
 }
 
 // tagWaitVisibilityDelay is how long, without the barrier of case R07, the hook's
@@ -91,8 +116,14 @@ func (d *dispatchWait) add(bt *sbitmap.Queue, ws int) {
 
 // Fire makes a delayed (R07 bad-era) registration visible.
 func (d *dispatchWait) Fire(sim.Time) {
-	d.pendingAdd = false
 	d.h.q.host.onCPU(d.h.cpus[0])
+	d.land()
+}
+
+// land makes the pending registration visible: the hook joins its wait queue.
+func (d *dispatchWait) land() {
+	d.pendingAdd = false
+	d.addID = 0
 	d.add(d.h.th.Tags().Bitmap(), d.addAt)
 }
 
@@ -107,6 +138,9 @@ func (q *Queue) freeRequest(rq *Request) {
 	}
 	if rq.tag != noTag {
 		q.chargeTag(h.th.Tags(), rq.tag, false)
+		if q.opts.NoTagWaitBarrier {
+			q.landOwnHooks(h)
+		}
 		h.th.PutDriverTag(rq.tag, cpu)
 	}
 	if rq.internalTag != noTag {
