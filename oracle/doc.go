@@ -30,7 +30,8 @@
 // side adds that as a fixed per-command delay calibrated at queue depth 1
 // (CalibrationJob, EmulationOverhead, Index.Overhead). The emulated CPU is also tens of
 // times slower than a native one, so a guest CPU that handles a few thousand commands a
-// second saturates: the model side multiplies every CPU cost by the emulation slowdown,
+// second saturates: the model side multiplies every cost of guest instructions (not the
+// host's cross-CPU line moves, dispatch.CPUCosts.Emulated) by the emulation slowdown,
 // the guest's marginal CPU time per command over the model's, measured on a pinned
 // null_blk reader at iodepth 4 and 32 (SlowdownJob, EmulationSlowdown, Index.Slowdown);
 // the overhead is calibrated with the slowdown applied.

@@ -30,7 +30,8 @@ type ModelOptions struct {
 	// RunModel (Index.CompareReference then uses the calibrated value); negative =
 	// none in both.
 	EmulationOverhead time.Duration
-	// EmulationSlowdown multiplies every CPU cost of the model (see SlowdownJob): the
+	// EmulationSlowdown multiplies every CPU cost of guest instructions of the model
+	// (dispatch.CPUCosts.Emulated: a line's cross-CPU move is kept; see SlowdownJob): the
 	// guest's CPU under TCG runs that many times slower than the native CPU the cost
 	// table describes. 0 = none for RunModel (Index.CompareReference then uses the
 	// calibrated value); negative or 1 = none in both; else in [1, 1000].

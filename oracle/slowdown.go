@@ -15,7 +15,8 @@ import (
 // CPU 83-93 % busy). The per-command emulation overhead (EmulationOverhead, a
 // completion delay calibrated at queue depth 1) adds latency but no CPU time, so it
 // cannot make a CPU saturate. The emulation slowdown is the other half of the
-// instrument correction: every CPU cost of the model (dispatch.CPUCosts) multiplied
+// instrument correction: every CPU cost of the model (dispatch.CPUCosts; of a line
+// transfer only the owned-line access, the cross-CPU move being host traffic) multiplied
 // by one factor, measured on the guest: the same pinned reader run twice, at iodepth 4
 // (not CPU-bound) and at iodepth 32 (SlowdownJob, CPU-bound), and the difference of
 // the busy time of the CPU it is pinned to (cpu_busy × the run's seconds) over the

@@ -30,7 +30,7 @@ func init() {
 		},
 		get: func(s *state) string { return s.emulationOverhead.String() }})
 	addKey(&key{name: "system/emulation_slowdown",
-		doc:     "factor by which an emulated guest's CPU (QEMU TCG) is slower than the native CPU the cost table describes: every CPU cost of the submission and completion paths is multiplied by it, 1 = native",
+		doc:     "factor by which an emulated guest's CPU (QEMU TCG) is slower than the native CPU the cost table describes: every CPU cost of the submission and completion paths (of a cache-line transfer only the guest instruction, not the host's cross-CPU move) is multiplied by it, 1 = native",
 		allowed: "a number in [1, 1000], e.g. 74",
 		set: func(s *state, v string) error {
 			f, err := strconv.ParseFloat(v, 64)
