@@ -335,8 +335,12 @@ func (r *runner) result(end sim.Time) *Result {
 		res.DiskNames = append(res.DiskNames, r.cfg.LUNs[i].Name)
 	}
 	for _, j := range r.jobs {
+		// fio's runtime is the job's elapsed time: a job whose runtime ran out
+		// (a rate or thinktime sleep is capped at the timeout: rate_ddir) ran
+		// to stopAt, time_based or not; one that finished its size (or was
+		// stopped early) ran to its last completion
 		wEnd := int64(j.stopAt)
-		if j.stopAt == sim.MaxTime || j.lastDone < j.stopAt && j.finished && !j.spec.TimeBased {
+		if j.stopAt == sim.MaxTime || j.lastDone < j.stopAt && j.finished && !j.spec.TimeBased && !j.timedOut {
 			wEnd = int64(j.lastDone)
 		}
 		wStart := int64(j.windowStart)
