@@ -29,7 +29,7 @@ type HDDParams struct {
 	WriteSeekExtra sim.Time
 
 	// OuterBytesPerSec and InnerBytesPerSec are the sustained media rates of the first
-	// (outer) and last (inner) zone (bytes/s, Outer >= Inner > 0).
+	// (outer) and last (inner) zone (bytes/s, Outer >= Inner >= 1).
 	OuterBytesPerSec, InnerBytesPerSec float64
 	// Zones is the number of recording zones, in [1, 65536] (NewHDD allocates one
 	// entry each); rates step linearly between the outer and the inner rate.
@@ -46,7 +46,7 @@ type HDDParams struct {
 	WriteCache      bool
 	WriteCacheBytes int64 // dirty-data capacity (bytes, > 0 when WriteCache)
 	// InterfaceBytesPerSec is the host interface rate for cached transfers
-	// (bytes/s, > 0).
+	// (bytes/s, >= 1).
 	InterfaceBytesPerSec float64
 
 	// QueuedReordering makes the drive serve its queued commands in shortest
@@ -154,8 +154,8 @@ func (p HDDParams) Validate() error {
 		return bad("FullStrokeSeek", p.FullStrokeSeek, fmt.Sprintf("(AverageSeek %v, inf)", p.AverageSeek))
 	case p.WriteSeekExtra < 0:
 		return bad("WriteSeekExtra", p.WriteSeekExtra, "[0, inf)")
-	case !(p.InnerBytesPerSec > 0) || math.IsInf(p.InnerBytesPerSec, 0):
-		return bad("InnerBytesPerSec", p.InnerBytesPerSec, "(0, inf)")
+	case !(p.InnerBytesPerSec >= minBytesPerSec) || math.IsInf(p.InnerBytesPerSec, 0):
+		return bad("InnerBytesPerSec", p.InnerBytesPerSec, "[1, inf)")
 	case !(p.OuterBytesPerSec >= p.InnerBytesPerSec) || math.IsInf(p.OuterBytesPerSec, 0):
 		return bad("OuterBytesPerSec", p.OuterBytesPerSec, fmt.Sprintf("[InnerBytesPerSec %v, inf)", p.InnerBytesPerSec))
 	case p.Zones < 1 || p.Zones > maxHDDZones:
@@ -164,8 +164,8 @@ func (p HDDParams) Validate() error {
 		return bad("CommandOverhead", p.CommandOverhead, "[0, inf)")
 	case p.WriteCache && p.WriteCacheBytes <= 0:
 		return bad("WriteCacheBytes", p.WriteCacheBytes, "[1, inf) with WriteCache")
-	case !(p.InterfaceBytesPerSec > 0) || math.IsInf(p.InterfaceBytesPerSec, 0):
-		return bad("InterfaceBytesPerSec", p.InterfaceBytesPerSec, "(0, inf)")
+	case !(p.InterfaceBytesPerSec >= minBytesPerSec) || math.IsInf(p.InterfaceBytesPerSec, 0):
+		return bad("InterfaceBytesPerSec", p.InterfaceBytesPerSec, "[1, inf)")
 	case p.MaxQueue < 0:
 		return bad("MaxQueue", p.MaxQueue, "[0 (unlimited), inf)")
 	case p.AgingLimit < 0:

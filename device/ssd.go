@@ -29,10 +29,10 @@ type SSDParams struct {
 	// ceil(n / ChunkBytes) chunks, each served by the earliest free unit (bytes,
 	// >= 512, one sector).
 	ChunkBytes int64
-	// InternalBytesPerSec is the media bandwidth of all units together (bytes/s, > 0);
+	// InternalBytesPerSec is the media bandwidth of all units together (bytes/s, >= 1);
 	// one unit transfers at InternalBytesPerSec / ParallelUnits.
 	InternalBytesPerSec float64
-	// LinkBytesPerSec is the host link bandwidth (bytes/s, > 0), one transfer at a time:
+	// LinkBytesPerSec is the host link bandwidth (bytes/s, >= 1), one transfer at a time:
 	// reads cross it after the media, writes before.
 	LinkBytesPerSec float64
 	// MaxQueue is the number of commands the device holds; above it Submit answers
@@ -80,10 +80,10 @@ func (p SSDParams) Validate() error {
 		return bad("WriteLatency", p.WriteLatency, "[0, inf)")
 	case p.ChunkBytes < 512:
 		return bad("ChunkBytes", p.ChunkBytes, "[512, inf)")
-	case !(p.InternalBytesPerSec > 0) || math.IsInf(p.InternalBytesPerSec, 0):
-		return bad("InternalBytesPerSec", p.InternalBytesPerSec, "(0, inf)")
-	case !(p.LinkBytesPerSec > 0) || math.IsInf(p.LinkBytesPerSec, 0):
-		return bad("LinkBytesPerSec", p.LinkBytesPerSec, "(0, inf)")
+	case !(p.InternalBytesPerSec >= minBytesPerSec) || math.IsInf(p.InternalBytesPerSec, 0):
+		return bad("InternalBytesPerSec", p.InternalBytesPerSec, "[1, inf)")
+	case !(p.LinkBytesPerSec >= minBytesPerSec) || math.IsInf(p.LinkBytesPerSec, 0):
+		return bad("LinkBytesPerSec", p.LinkBytesPerSec, "[1, inf)")
 	case p.MaxQueue < 0:
 		return bad("MaxQueue", p.MaxQueue, "[0 (unlimited), inf)")
 	}
@@ -156,7 +156,7 @@ func (d *SSD) Submit(cmd *Command) Status {
 	now := d.eng.Now()
 	cmd.Submitted = now
 	d.inFlight++
-	t := max(now, d.ctrlFree) + d.p.ControllerOverhead
+	t := addTime(max(now, d.ctrlFree), d.p.ControllerOverhead)
 	d.ctrlFree = t
 	if cmd.Op == OpWrite {
 		t = d.media(d.link(t, cmd.Length), cmd.Length, d.p.WriteLatency)
@@ -172,9 +172,12 @@ func (d *SSD) Submit(cmd *Command) Status {
 // link reserves the host link for n bytes from t and returns the transfer's end.
 func (d *SSD) link(t sim.Time, n int64) sim.Time {
 	start := max(t, d.linkFree)
-	d.linkFree = start + sim.Time(math.Ceil(float64(n)*d.nsPerBLink))
+	d.linkFree = addTime(start, xferTime(n, d.nsPerBLink))
 	return d.linkFree
 }
+
+// Each stage's time saturates at sim.MaxTime: a very slow device completes at the
+// end of the clock rather than wrapping to a negative time.
 
 // media splits n bytes into chunks, gives each to the earliest free unit from t (the
 // lowest-numbered one among equals), and returns the end of the last chunk. The
@@ -185,7 +188,7 @@ func (d *SSD) media(t sim.Time, n int64, lat sim.Time) sim.Time {
 		c := min(n, d.p.ChunkBytes)
 		n -= c
 		u := d.units[0]
-		fin := max(t, d.unitFree[u]) + lat + sim.Time(math.Ceil(float64(c)*d.nsPerBUnit))
+		fin := addTime(addTime(max(t, d.unitFree[u]), lat), xferTime(c, d.nsPerBUnit))
 		d.unitFree[u] = fin
 		d.siftDown()
 		end = max(end, fin)

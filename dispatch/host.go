@@ -81,11 +81,30 @@ func (c HostConfig) Validate() error {
 	case c.CanQueue < 1 || c.CanQueue > 10240:
 		return fmt.Errorf("dispatch: can_queue %d out of range [1, 10240]", c.CanQueue)
 	}
-	t := c.Timing
-	if t.KblockdMin < 0 || t.KblockdMax < t.KblockdMin || t.WakeupMin < 0 || t.WakeupMax < t.WakeupMin || t.ResourceDelay < 0 {
-		return fmt.Errorf("dispatch: timing %+v: want 0 <= Min <= Max and ResourceDelay >= 0", t)
+	if err := c.Timing.validate(); err != nil {
+		return err
 	}
 	return c.CPU.validate()
+}
+
+// validate names the first Timing field out of range and its range: each Min in
+// [0, its Max], each Max >= 0 (0 = the default pair), ResourceDelay >= 0 (0 = 3 ms).
+func (t Timing) validate() error {
+	for _, p := range []struct {
+		name     string
+		min, max sim.Time
+	}{{"Kblockd", t.KblockdMin, t.KblockdMax}, {"Wakeup", t.WakeupMin, t.WakeupMax}} {
+		if p.max < 0 {
+			return fmt.Errorf("dispatch: Timing.%sMax %v out of range [0 (= default), %v]", p.name, p.max, sim.MaxTime)
+		}
+		if p.min < 0 || p.min > p.max {
+			return fmt.Errorf("dispatch: Timing.%sMin %v out of range [0, %v (Timing.%sMax)]", p.name, p.min, p.max, p.name)
+		}
+	}
+	if t.ResourceDelay < 0 {
+		return fmt.Errorf("dispatch: Timing.ResourceDelay %v out of range [0 (= 3ms), %v]", t.ResourceDelay, sim.MaxTime)
+	}
+	return nil
 }
 
 // Host is a tag set (struct blk_mq_tag_set) with the simulated CPUs it runs on:

@@ -366,9 +366,10 @@ func (j *jobBuilder) check(sec section, errs *errList) {
 	if s.TimeBased && s.Runtime == 0 {
 		at("time_based", errors.New("needs runtime > 0"))
 	}
-	if s.SteadyState.Set && s.SteadyState.Dur < 2*time.Second {
-		// steadystate.c needs at least two one-second samples
-		at("ss_dur", errors.New("steadystate= needs ss_dur of at least 2 s"))
+	if s.SteadyState.Set && s.SteadyState.Dur != 0 && s.SteadyState.Dur < 2*time.Second {
+		// steadystate.c needs at least two one-second samples; ss_dur=0 (fio's
+		// default) disables the detection (SteadyState.Active)
+		at("steadystate_duration", errors.New("steadystate= needs ss_dur 0 (detection off, the default) or at least 2 s"))
 	}
 }
 

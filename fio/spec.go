@@ -435,9 +435,15 @@ type SteadyState struct {
 	Slope   bool
 	Percent bool
 	Limit   float64
-	// Dur is ss_dur= (required with ss=); Ramp is ss_ramp= (default 0).
+	// Dur is ss_dur=: 0 (fio's default) disables the detection (Active),
+	// else at least 2 s; Ramp is ss_ramp= (default 0).
 	Dur, Ramp time.Duration
 }
+
+// Active reports whether steady state detection runs: ss= is set and ss_dur
+// is not 0. fio's steadystate_setup and steadystate_check skip a job whose
+// ss_dur is 0, and its output then has no steady state section.
+func (ss SteadyState) Active() bool { return ss.Set && ss.Dur > 0 }
 
 // Option is one option as written in a job file or on the command line.
 type Option struct {

@@ -483,6 +483,9 @@ func JobNotes(specs []fio.Spec) []string {
 		if s.Index == 0 && !s.IOEngine.Async() && s.IODepth > 1 {
 			out = append(out, fmt.Sprintf("job %s: both iodepth >= 1 and synchronous I/O engine %s are selected, queue depth will be capped at 1 (fio's note)", s.Name, s.IOEngine))
 		}
+		if s.Index == 0 && s.SteadyState.Set && !s.SteadyState.Active() {
+			out = append(out, fmt.Sprintf("job %s: steadystate= is set but ss_dur is 0 (fio's default): steady state detection is off, as in fio; set ss_dur (>= 2 s) to detect it", s.Name))
+		}
 	}
 	return out
 }

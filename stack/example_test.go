@@ -1,6 +1,7 @@
 package stack_test
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -54,4 +55,37 @@ time_based
 	// Output:
 	// scheduler none, cpu 0
 	// 5920 I/Os, 59200 IOPS, mean clat 66.8 µs
+}
+
+// ExampleRun_errors tells Run's errors apart by type with errors.As: here a LUN's
+// queue_depth out of range is a *ConfigError naming the field and the range.
+func ExampleRun_errors() {
+	specs, err := fio.Parse(strings.NewReader("[j]\nrw=randread\nsize=1m\n"), "errors.fio")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	cfg := stack.Config{
+		NrCPUs: 1,
+		Host:   stack.Host{CanQueue: 64, NrHwQueues: 1},
+		LUNs: []stack.LUN{{
+			Device: func(eng *sim.Engine) (device.Device, error) {
+				return device.NewNull(eng, device.NullParams{Name: "null", CompletionNsec: 50 * sim.Microsecond})
+			},
+			QueueDepth: 20000,
+		}},
+	}
+	_, err = stack.Run(cfg, specs)
+	var ce *stack.ConfigError
+	var re *stack.ResourceLimitError
+	var we *stack.WatchdogError
+	switch {
+	case errors.As(err, &ce):
+		fmt.Println("bad input:", err)
+	case errors.As(err, &re):
+		fmt.Printf("over a limit (%s): %v\n", re.Flag, err)
+	case errors.As(err, &we):
+		fmt.Printf("modelled hang of job %s: %v\n", we.Job, err)
+	}
+	// Output: bad input: stack: LUNs[0].QueueDepth 20000 out of range [0 (= cmd_per_lun), 64]
 }

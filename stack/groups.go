@@ -40,7 +40,7 @@ func (r *runner) linkJobs() bool {
 	}
 	for _, j := range r.jobs {
 		// jobs that may stop early end the run when they have all finished
-		any = any || j.spec.ExitAll || j.spec.RateMin != [2]int64{} || j.spec.RateIOPSMin != [2]int{} || j.spec.SteadyState.Set
+		any = any || j.spec.ExitAll || j.spec.RateMin != [2]int64{} || j.spec.RateIOPSMin != [2]int{} || j.spec.SteadyState.Active()
 	}
 	return any
 }

@@ -98,6 +98,9 @@ type job struct {
 	lastDone                     sim.Time
 	finished                     bool
 	stopped                      bool
+	// timedOut: the job stopped because its runtime ran out (fio's
+	// runtime_exceeded), not because its size was done or it was stopped early
+	timedOut bool
 
 	// completion side
 	cq          ioFIFO
@@ -297,7 +300,7 @@ func (j *job) done(now sim.Time) bool {
 	}
 	switch {
 	case now >= j.stopAt:
-		j.stopped = true
+		j.stopped, j.timedOut = true, true
 	case !j.spec.TimeBased && j.issuedBytes >= total*int64(max(j.spec.Loops, 1)):
 		j.stopped = true
 	case j.spec.NumberIOs > 0 && j.issued >= j.spec.NumberIOs:

@@ -121,16 +121,28 @@ type runner struct {
 }
 
 // Run runs the fio jobs on the modelled machine in virtual time and returns the
-// per-job results. It returns an error for an invalid Config (naming the field and
-// range), for a spec that targets no LUN or allows no existing CPU, or for a device
-// constructor's error. Run is deterministic: the same Config (Seed and JitterSeed
-// included) and specs give identical results. Memory does not grow with the simulated run length.
+// per-job results. Run is deterministic: the same Config (Seed and JitterSeed
+// included) and specs give identical results. Memory does not grow with the
+// simulated run length.
+//
+// Its errors are typed; tell them apart with errors.As, never by their text (a job
+// may be named "watchdog"):
+//   - *ConfigError: bad input, the run did not start: a Config field or job spec out
+//     of range (the message names the field and the allowed range), a spec that
+//     targets no LUN or allows no existing CPU, no specs at all, or a device
+//     constructor's rejection of its parameters;
+//   - *ResourceLimitError: the run's estimated memory or simulated events exceed
+//     Config.Limits, before it starts or (events) while it runs;
+//   - *WatchdogError: a modelled hang, or a job that stopped completing I/O, caught
+//     by Config.Watchdog; the input was valid and the model failed.
+//
+// A run ended by Limits.Interrupt is not an error: Result.Interrupted is set.
 func Run(cfg Config, specs []fio.Spec) (*Result, error) {
 	if err := validateRun(&cfg, specs); err != nil {
 		return nil, err
 	}
 	if len(specs) == 0 {
-		return nil, fmt.Errorf("stack: no fio jobs")
+		return nil, configErrorf("specs", "no fio jobs")
 	}
 	r := &runner{cfg: cfg, eng: sim.NewEngine(), rnd: sim.NewRand(cfg.jitterSeed()), sub: cfg.Submit.withDefaults()}
 	if err := r.assemble(); err != nil {
@@ -323,8 +335,12 @@ func (r *runner) result(end sim.Time) *Result {
 		res.DiskNames = append(res.DiskNames, r.cfg.LUNs[i].Name)
 	}
 	for _, j := range r.jobs {
+		// fio's runtime is the job's elapsed time: a job whose runtime ran out
+		// (a rate or thinktime sleep is capped at the timeout: rate_ddir) ran
+		// to stopAt, time_based or not; one that finished its size (or was
+		// stopped early) ran to its last completion
 		wEnd := int64(j.stopAt)
-		if j.stopAt == sim.MaxTime || j.lastDone < j.stopAt && j.finished && !j.spec.TimeBased {
+		if j.stopAt == sim.MaxTime || j.lastDone < j.stopAt && j.finished && !j.spec.TimeBased && !j.timedOut {
 			wEnd = int64(j.lastDone)
 		}
 		wStart := int64(j.windowStart)

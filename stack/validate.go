@@ -66,6 +66,28 @@ func validateRun(cfg *Config, specs []fio.Spec) error {
 	return cfg.checkResources(specs)
 }
 
+// checkTiming names the first Config.Timing field out of range and its range (the
+// Max bounds are maxDelay; dispatch.HostConfig.Validate checks the same order
+// without the bound).
+func (c *Config) checkTiming() error {
+	t := c.Timing
+	for _, p := range []struct {
+		name     string
+		min, max sim.Time
+	}{{"Kblockd", t.KblockdMin, t.KblockdMax}, {"Wakeup", t.WakeupMin, t.WakeupMax}} {
+		if p.max < 0 {
+			return configErrorf("Timing."+p.name+"Max", "Timing.%sMax %v out of range [0 (= default), %v]", p.name, p.max, maxDelay)
+		}
+		if p.min < 0 || p.min > p.max {
+			return configErrorf("Timing."+p.name+"Min", "Timing.%sMin %v out of range [0, %v (Timing.%sMax)]", p.name, p.min, p.max, p.name)
+		}
+	}
+	if t.ResourceDelay < 0 {
+		return configErrorf("Timing.ResourceDelay", "Timing.ResourceDelay %v out of range [0 (= 3ms), %v]", t.ResourceDelay, maxDelay)
+	}
+	return nil
+}
+
 // check is Config.Validate plus the values derived from several fields, typed.
 func (c *Config) check() error {
 	if err := c.Validate(); err != nil {
@@ -86,6 +108,9 @@ func (c *Config) check() error {
 		if d.v > maxDelay {
 			return configErrorf(d.field, "%s %v out of range [0, %v]", d.field, d.v, maxDelay)
 		}
+	}
+	if err := c.checkTiming(); err != nil {
+		return err
 	}
 	for i := range c.nrHosts() {
 		hc := c.hostConfig(i)

@@ -57,7 +57,11 @@ func TestRunRejectsBadInputs(t *testing.T) {
 		{name: "duplicate-lun-names", cfg: func(c *stack.Config) {
 			c.LUNs = []stack.LUN{{Name: "a", Device: nullDevice(0)}, {Name: "a", Device: nullDevice(0)}}
 		}, spec: func(s *fio.Spec) { s.Target = "a" }, want: `LUNs[1].Name "a" repeats LUNs[0].Name`},
-		{name: "bad-timing", cfg: func(c *stack.Config) { c.Timing.KblockdMin = 5; c.Timing.KblockdMax = 1 }, want: "dispatch: timing"},
+		{name: "timing-kblockd-min-over-max", cfg: func(c *stack.Config) { c.Timing.KblockdMin = 5; c.Timing.KblockdMax = 1 }, want: "Timing.KblockdMin 5ns out of range [0, 1ns (Timing.KblockdMax)]"},
+		{name: "timing-kblockd-min-negative", cfg: func(c *stack.Config) { c.Timing.KblockdMin = -5 }, want: "Timing.KblockdMin -5ns out of range [0, 0s (Timing.KblockdMax)]"},
+		{name: "timing-wakeup-max-negative", cfg: func(c *stack.Config) { c.Timing.WakeupMax = -1 }, want: "Timing.WakeupMax -1ns out of range [0 (= default), 1h0m0s]"},
+		{name: "timing-wakeup-max-over-hour", cfg: func(c *stack.Config) { c.Timing.WakeupMax = 2 * 3600 * sim.Second }, want: "Timing.WakeupMax 2h0m0s out of range [0, 1h0m0s]"},
+		{name: "timing-resource-delay-negative", cfg: func(c *stack.Config) { c.Timing.ResourceDelay = -1 }, want: "Timing.ResourceDelay -1ns out of range [0 (= 3ms), 1h0m0s]"},
 		{name: "memory-over-limit", spec: func(s *fio.Spec) { s.IODepth, s.EffectiveIODepth, s.IODepthLow = 65536, 65536, 65536 },
 			cfg: func(c *stack.Config) { c.Limits.MaxMemory = 16 << 20 }, want: "run needs an estimated", resource: true},
 		{name: "size-bound-events-over-limit", spec: func(s *fio.Spec) { s.Size = 1 << 45 },

@@ -132,6 +132,8 @@ func TestRunPrintsClamps(t *testing.T) {
 			"blkmq: warning: storvsc: storvsc_max_hw_queues 64 > 2 CPUs: capped, as the driver does\n"},
 		{"sync-engine-iodepth", "[j]\nioengine=psync\niodepth=16\nruntime=1ms\ntime_based\n", nil,
 			"blkmq: note: job j: both iodepth >= 1 and synchronous I/O engine psync are selected, queue depth will be capped at 1 (fio's note)\n"},
+		{"steadystate-without-ss-dur", "[j]\nioengine=libaio\nsteadystate=iops:0%\nruntime=1ms\ntime_based\n", nil,
+			"blkmq: note: job j: steadystate= is set but ss_dur is 0 (fio's default): steady state detection is off, as in fio; set ss_dur (>= 2 s) to detect it\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

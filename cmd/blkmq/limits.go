@@ -21,7 +21,8 @@ import (
 // model run gets them through runStack or withLimits (stack.Limits).
 
 // byteSize is a --max-memory value: bytes, with an optional binary suffix (k, m, g,
-// t; KiB … TiB); 0 = the stack's default, "none" or a negative number = no limit.
+// t; KiB … TiB); 0 = the stack's default, "none" = no limit; a negative number is
+// refused (parseScaled).
 type byteSize int64
 
 func (b *byteSize) String() string { return strconv.FormatInt(int64(*b), 10) }
@@ -37,8 +38,8 @@ func (b *byteSize) Set(s string) error {
 }
 
 // eventCount is a --max-events value: a count with an optional decimal suffix (k, M,
-// G, T) or in e-notation (1e10); 0 = the stack's default, "none" or negative = no
-// limit.
+// G, T) or in e-notation (1e10); 0 = the stack's default, "none" = no limit; a
+// negative number is refused (parseScaled).
 type eventCount int64
 
 func (e *eventCount) String() string { return strconv.FormatInt(int64(*e), 10) }
@@ -54,7 +55,9 @@ func (e *eventCount) Set(s string) error {
 }
 
 // parseScaled parses "N[suffix]" (suffix i-th of suffixes = base^(i+1), case
-// insensitive, an optional trailing "iB"/"B"), e-notation, or "none" (-1).
+// insensitive, an optional trailing "iB"/"B"), e-notation, or "none" / "unlimited"
+// (-1, no limit). A negative number is an error, not a spelling of "no limit": the
+// value would otherwise silently lift the limit.
 func parseScaled(s string, base float64, suffixes []string) (int64, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
 	if t == "none" || t == "unlimited" {
@@ -73,11 +76,11 @@ func parseScaled(s string, base float64, suffixes []string) (int64, error) {
 		return 0, fmt.Errorf("want a number with an optional suffix (%s), or none", strings.Join(suffixes, ", "))
 	}
 	v := f * mult
+	if v < 0 {
+		return 0, fmt.Errorf("%s out of range [0, %d]: say none for no limit", strings.TrimSpace(s), int64(math.MaxInt64))
+	}
 	if v >= math.MaxInt64 {
 		return math.MaxInt64, nil
-	}
-	if v < 0 {
-		return -1, nil
 	}
 	return int64(v), nil
 }
@@ -87,9 +90,9 @@ func registerLimitFlags(root *cobra.Command) {
 	var mem byteSize
 	var ev eventCount
 	f := root.PersistentFlags()
-	f.Var(&mem, "max-memory", fmt.Sprintf("refuse a model run whose estimated memory exceeds this (bytes; k, m, g, t suffixes; none = no limit) (default: half of this machine's memory, %s)",
+	f.Var(&mem, "max-memory", fmt.Sprintf("refuse a model run whose estimated memory exceeds this (bytes >= 0; k, m, g, t suffixes; none = no limit, a negative value is refused) (default: half of this machine's memory, %s)",
 		fmtGiB(stack.DefaultMaxMemory())))
-	f.Var(&ev, "max-events", fmt.Sprintf("stop a model run whose simulated events exceed, or are projected to exceed, this (k, M, G suffixes or 1e10; none = no limit) (default %.0e, about half an hour to an hour of one core)",
+	f.Var(&ev, "max-events", fmt.Sprintf("stop a model run whose simulated events exceed, or are projected to exceed, this (>= 0; k, M, G suffixes or 1e10; none = no limit, a negative value is refused) (default %.0e, about half an hour to an hour of one core)",
 		float64(stack.DefaultMaxEvents)))
 }
 

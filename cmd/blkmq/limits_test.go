@@ -21,7 +21,10 @@ func TestParseScaled(t *testing.T) {
 		{"16GiB", 1024, 16 << 30, false},
 		{"1.5k", 1024, 1536, false},
 		{"none", 1024, -1, false},
-		{"-5", 1024, -1, false},
+		{"unlimited", 1000, -1, false},
+		{"-5", 1024, 0, true},
+		{"-1", 1000, 0, true},
+		{"-0.5k", 1024, 0, true},
 		{"1e10", 1000, 1e10, false},
 		{"10G", 1000, 1e10, false},
 		{"1e400", 1000, 0, true},
@@ -51,6 +54,10 @@ func TestRunOverLimits(t *testing.T) {
 			[]string{"of events (projected:", "blkmq --max-events"}},
 		{"events-flag", "[j]\nsize=1g\n", []string{"--max-events", "500k"},
 			[]string{"stack: run needs an estimated 524.3 k of events (at least 2 per I/O × 262.1 k I/Os", "over the limit of 500.0 k"}},
+		{"max-memory-negative", "[j]\nsize=1m\n", []string{"--max-memory", "-1"},
+			[]string{`"--max-memory"`, "-1 out of range [0, 9223372036854775807]: say none for no limit"}},
+		{"max-events-negative", "[j]\nsize=1m\n", []string{"--max-events=-1"},
+			[]string{`"--max-events"`, "-1 out of range [0, 9223372036854775807]: say none for no limit"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -407,6 +407,7 @@ func idleJobLines(out *stack.Result) []string {
 	idle := map[string]bool{}
 	sleepers := map[string]int{}
 	window := map[string]time.Duration{}
+	ramp := map[string]time.Duration{} // ramp_time of a job without time_based
 	for _, j := range out.Jobs {
 		name := j.Spec.Name
 		if _, ok := idle[name]; !ok {
@@ -420,6 +421,9 @@ func idleJobLines(out *stack.Result) []string {
 		}
 		sleepers[name] = max(sleepers[name], j.MaxSleepers)
 		window[name] = max(window[name], j.Fio.Window)
+		if !j.Spec.TimeBased && j.Spec.RampTime > 0 {
+			ramp[name] = j.Spec.RampTime
+		}
 	}
 	var luns []string
 	for i, q := range out.Queues {
@@ -434,6 +438,14 @@ func idleJobLines(out *stack.Result) []string {
 		why := "its submitter never slept waiting for a tag, so its I/Os were still queued or in the device"
 		if n := sleepers[name]; n > 0 {
 			why = fmt.Sprintf("its submitter was still blocked: up to %d of its tasks slept in blk_mq_get_tag waiting for a tag", n)
+		}
+		if r := ramp[name]; r > 0 && window[name] == 0 {
+			// fio opens the window only when ramp_time ends (ramp_time_over), and
+			// without time_based a job stops once its size is done: a job that
+			// finishes during ramp_time has no window, whatever its runtime.
+			lines = append(lines, fmt.Sprintf("job %s: no I/O completed in the 0s measurement window: the job did all its I/O (size) within ramp_time=%v, and without time_based it stops when its size is done, so the window after ramp_time never opened; a shorter ramp_time, or time_based, gives it one",
+				name, r))
+			continue
 		}
 		lines = append(lines, fmt.Sprintf("job %s: no I/O completed in the %v measurement window: %s; a longer --runtime may help",
 			name, window[name], why))

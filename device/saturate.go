@@ -1,0 +1,29 @@
+package device
+
+import (
+	"math"
+
+	"github.com/blkmq/blkmq/sim"
+)
+
+// minBytesPerSec is the lowest transfer rate a device model accepts (1 byte/s): a
+// slower one makes the per-byte time of a large command overflow the virtual clock.
+const minBytesPerSec = 1
+
+// xferTime returns ceil(bytes × nsPerByte) ns, saturated at sim.MaxTime (never
+// negative, never wrapped).
+func xferTime(bytes int64, nsPerByte float64) sim.Time {
+	f := math.Ceil(float64(bytes) * nsPerByte)
+	if !(f < float64(sim.MaxTime)) {
+		return sim.MaxTime
+	}
+	return sim.Time(f)
+}
+
+// addTime returns a + d for a, d >= 0, saturated at sim.MaxTime.
+func addTime(a, d sim.Time) sim.Time {
+	if a > sim.MaxTime-d {
+		return sim.MaxTime
+	}
+	return a + d
+}
