@@ -372,7 +372,7 @@ finished and, under "blkmq", which were interrupted or not started; exit status 
 	cmd.Flags().StringVar(&outPath, "output", "", "write the output to this file instead of stdout (fio --output)")
 	cmd.Flags().BoolVar(&explain, "explain", false, "print every resolved setting and its source, then exit without running")
 	cmd.Flags().DurationVar(&overhead, "emulation-overhead", 0, "add this delay to every device command's completion, as blkmq validate does, to compare with your own\nQEMU (TCG) runs, e.g. 270us, in [0, 1s] (the same as --set system/emulation_overhead=DUR, also in a TOML set list)")
-	cmd.Flags().Float64Var(&slowdown, "emulation-slowdown", 1, "multiply every CPU cost by this factor, as blkmq validate does, to compare with your own\nQEMU (TCG) runs, e.g. 74, in [1, 1000] (the same as --set system/emulation_slowdown=F, also in a TOML set list)")
+	cmd.Flags().Float64Var(&slowdown, "emulation-slowdown", 1, "multiply every CPU cost by this factor (a cache line's move between CPUs is host hardware and stays unscaled), as blkmq validate does, to compare with your own\nQEMU (TCG) runs, e.g. 74, in [1, 1000] (the same as --set system/emulation_slowdown=F, also in a TOML set list)")
 	cmd.Flags().IntVar(&replicas, "replicas", 1, "run the jobs with N model-jitter seeds (1..N) in parallel and report each figure's mean and 95% interval, disk_util's too\n(JSON: under a \"blkmq\" key; text: after fio's output); the fio output shown is seed 1's, [1, 1000]")
 	return cmd
 }

@@ -63,7 +63,8 @@ The emulated CPU is also tens of times slower than a native one, so a guest CPU 
 submits a few thousand commands a second saturates: --emulation-slowdown=auto (default)
 first runs two calibration jobs in the VM (one pinned 4k reader at iodepth 4, then 32,
 CPU-bound, on a 2 ms null_blk) and multiplies every CPU cost of the model by the guest's
-marginal CPU time per command over the model's (about 74 on a 2-core host); 1 turns that off. With both on,
+marginal CPU time per command over the model's (about 74 on a 2-core host), except a cache
+line's move between CPUs, which is host hardware under multi-threaded TCG; 1 turns that off. With both on,
 the overhead is calibrated with the slowdown applied.
 
 --reference testdata/kernel/configs.json compares the model with committed kernel
