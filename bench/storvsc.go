@@ -8,6 +8,7 @@ import (
 	"github.com/blkmq/blkmq"
 	"github.com/blkmq/blkmq/device"
 	"github.com/blkmq/blkmq/fio"
+	"github.com/blkmq/blkmq/scsi"
 	"github.com/blkmq/blkmq/sim"
 	"github.com/blkmq/blkmq/stack"
 )
@@ -34,6 +35,10 @@ const (
 	StorvscCanQueue = 1024
 	// StorvscKernel: the RFC was posted on 18 Feb 2022 against v5.17-rc.
 	StorvscKernel = "5.17"
+	// storvscVCPUsPerSubChannel is storvsc_vcpus_per_sub_channel's default (4,
+	// drivers/scsi/storvsc_drv.c): 4 VMBus channels on 16 CPUs, whose target CPUs
+	// receive the completions (scsi.StorvscChannelCPU).
+	storvscVCPUsPerSubChannel = 4
 	// storvscJobs is the job file's number of fio jobs (15 read_hogs + 1 wal).
 	storvscJobs = 16
 )
@@ -66,7 +71,8 @@ func storvscConfig(shared bool, nrRequests int, seed uint64, sc Scale) stack.Con
 	cfg := stack.Config{
 		NrCPUs: StorvscCPUs,
 		Host: stack.Host{CanQueue: StorvscCanQueue, NrHwQueues: StorvscCPUs, CmdPerLun: 2048,
-			HctxShareTags: shared},
+			HctxShareTags: shared, Completion: scsi.CompleteOnVMBusChannel,
+			ChannelCPUs: scsi.StorvscChannelCPUs(StorvscCPUs, storvscVCPUsPerSubChannel)},
 		LUNs: []stack.LUN{{
 			Device: func(eng *sim.Engine) (device.Device, error) {
 				return device.NewThrottled(eng, disk)

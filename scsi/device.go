@@ -257,8 +257,11 @@ func (l *lldDone) Complete(cmd *device.Command, _ sim.Time) {
 	d := l.d
 	rq := cmd.Priv.(*dispatch.Request)
 	cpu := rq.IssueCPU()
-	if d.host.completion == CompleteOnHctxIRQ {
+	switch d.host.completion {
+	case CompleteOnHctxIRQ:
 		cpu = rq.Hctx().CPUs()[0]
+	case CompleteOnVMBusChannel:
+		cpu = StorvscChannelCPU(cpu, d.host.chanCPUs)
 	}
 	d.q.CompleteRequest(rq, cpu)
 }

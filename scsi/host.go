@@ -20,15 +20,22 @@ const (
 	// CompleteOnIssueCPU: a timer armed by queuecommand on the CPU running it
 	// (scsi_debug's hrtimer, HRTIMER_MODE_REL_PINNED in schedule_resp).
 	CompleteOnIssueCPU
+	// CompleteOnVMBusChannel: storvsc's VMBus channels (storvsc_do_io picks the
+	// outgoing channel per submitting CPU; storvsc_on_channel_callback runs on that
+	// channel's target_cpu). Template.ChannelCPUs lists the channels' target CPUs;
+	// StorvscChannelCPU is the rule.
+	CompleteOnVMBusChannel
 )
 
-// String returns "hctx-irq" or "issue-cpu".
+// String returns "hctx-irq", "issue-cpu" or "vmbus-channel".
 func (c Completion) String() string {
 	switch c {
 	case CompleteOnHctxIRQ:
 		return "hctx-irq"
 	case CompleteOnIssueCPU:
 		return "issue-cpu"
+	case CompleteOnVMBusChannel:
+		return "vmbus-channel"
 	}
 	return fmt.Sprintf("Completion(%d)", uint8(c))
 }
@@ -51,6 +58,9 @@ type Template struct {
 	HostTagset bool
 	// Completion is where the LLD completes commands.
 	Completion Completion
+	// ChannelCPUs are the target CPUs of the VMBus channels, ascending (storvsc's
+	// stor_device->alloced_cpus); used only with CompleteOnVMBusChannel.
+	ChannelCPUs []int
 }
 
 // Validate returns an error naming the first field out of range.
@@ -62,8 +72,10 @@ func (t Template) Validate() error {
 		return fmt.Errorf("scsi: host %s: cmd_per_lun %d out of range [1, %d]", t.Name, t.CmdPerLun, budget.MaxCanQueue)
 	case t.NrHwQueues < 1 || t.NrHwQueues > budget.MaxHwQueues:
 		return fmt.Errorf("scsi: host %s: nr_hw_queues %d out of range [1, %d]", t.Name, t.NrHwQueues, budget.MaxHwQueues)
-	case t.Completion > CompleteOnIssueCPU:
-		return fmt.Errorf("scsi: host %s: completion %v not one of hctx-irq, issue-cpu", t.Name, t.Completion)
+	case t.Completion > CompleteOnVMBusChannel:
+		return fmt.Errorf("scsi: host %s: completion %v not one of hctx-irq, issue-cpu, vmbus-channel", t.Name, t.Completion)
+	case t.Completion == CompleteOnVMBusChannel && len(t.ChannelCPUs) == 0:
+		return fmt.Errorf("scsi: host %s: completion vmbus-channel needs at least one channel CPU", t.Name)
 	}
 	return nil
 }
@@ -87,9 +99,8 @@ const StorvscPerChannel = 256
 //     CPUs), else num_present_cpus().
 //   - host_tagset: not set upstream (per-hctx tags; seed 000's RFC proposes it).
 //   - completion: storvsc_on_channel_callback runs on the VMBus channel's target CPU;
-//     the channel is picked per issuing CPU (storvsc_do_io, get_og_chn). Modelled as
-//     CompleteOnHctxIRQ (the hctx's first CPU). Assumption: the channel-to-CPU
-//     placement of the host is not modelled.
+//     the channel is picked per issuing CPU by storvsc_do_io (StorvscChannelCPU):
+//     CompleteOnVMBusChannel with ChannelCPUs = StorvscChannelCPUs.
 func Storvsc(nrCPUs, maxHwQueues, vcpusPerSubChannel int) Template {
 	nhw := nrCPUs
 	if maxHwQueues > 0 {
@@ -99,7 +110,59 @@ func Storvsc(nrCPUs, maxHwQueues, vcpusPerSubChannel int) Template {
 		vcpusPerSubChannel = 4
 	}
 	cq := min(StorvscPerChannel*((nrCPUs-1)/vcpusPerSubChannel+1), budget.MaxCanQueue)
-	return Template{Name: "storvsc", CanQueue: cq, CmdPerLun: 2048, NrHwQueues: max(nhw, 1)}
+	return Template{Name: "storvsc", CanQueue: cq, CmdPerLun: 2048, NrHwQueues: max(nhw, 1),
+		Completion: CompleteOnVMBusChannel, ChannelCPUs: StorvscChannelCPUs(nrCPUs, vcpusPerSubChannel)}
+}
+
+// StorvscChannelCPUs returns the target CPUs of storvsc's VMBus channels on nrCPUs
+// CPUs: the primary channel plus (nrCPUs − 1) / vcpusPerSubChannel sub-channels
+// (storvsc_probe's max_sub_channels, requested in storvsc_channel_init; each
+// channel's target_cpu is set in stor_device->alloced_cpus). Assumption: the host
+// offers every requested sub-channel and VMBus (init_vp_index) places channel i on
+// CPU i × vcpusPerSubChannel, spreading them evenly on one NUMA node; the real
+// placement depends on the other VMBus devices' channels and is not known for seed 000.
+// nrCPUs < 1 returns nil.
+func StorvscChannelCPUs(nrCPUs, vcpusPerSubChannel int) []int {
+	if nrCPUs < 1 {
+		return nil
+	}
+	if vcpusPerSubChannel < 1 {
+		vcpusPerSubChannel = 4
+	}
+	n := (nrCPUs-1)/vcpusPerSubChannel + 1
+	cpus := make([]int, n)
+	for i := range cpus {
+		cpus[i] = i * vcpusPerSubChannel
+	}
+	return cpus
+}
+
+// StorvscChannelCPU returns the CPU on which storvsc completes a command that cpu
+// (get_cpu() in storvsc_queuecommand) submitted, for channels on channelCPUs
+// (ascending, one NUMA node): the target CPU of the channel storvsc_do_io (v5.8–v6.1)
+// sends it on.
+//   - cpu is a channel's own target CPU (stor_chns[cpu]->target_cpu == cpu): the
+//     first other channel CPU after cpu, wrapping (for_each_cpu_wrap over
+//     alloced_cpus from cpu + 1) whose outbound ring is above
+//     ring_avail_percent_lowater; with one channel, cpu itself.
+//   - any other cpu: the channel get_og_chn caches in stor_chns[cpu], the
+//     (cpu mod channels)-th channel CPU.
+//
+// Assumption: no outbound ring is ever at or below the low-water mark (10 % free by
+// default): a ring holds about max_outstanding_req_per_channel requests and the
+// modelled scenarios keep at most one LUN's queue_depth in flight, far fewer. An
+// empty channelCPUs returns cpu.
+func StorvscChannelCPU(cpu int, channelCPUs []int) int {
+	n := len(channelCPUs)
+	if n == 0 {
+		return cpu
+	}
+	for i, c := range channelCPUs {
+		if c == cpu {
+			return channelCPUs[(i+1)%n]
+		}
+	}
+	return channelCPUs[cpu%n]
 }
 
 // Smartpqi is the Microchip smartpqi host (drivers/scsi/smartpqi/smartpqi_init.c,
@@ -171,6 +234,7 @@ type Host struct {
 	bhost      *budget.Host
 	target     *budget.Target
 	completion Completion
+	chanCPUs   []int // VMBus channel target CPUs (CompleteOnVMBusChannel)
 	byDevice   map[*budget.Device]*Device
 	devices    []*Device
 	busyLine   struct{} // key of the host_busy cache line (pre-v5.5 host_busy check)
@@ -182,6 +246,9 @@ type Host struct {
 func NewHost(dh *dispatch.Host, completion Completion) (*Host, error) {
 	hc := dh.Config()
 	h := &Host{dh: dh, completion: completion, byDevice: map[*budget.Device]*Device{}}
+	if completion > CompleteOnVMBusChannel {
+		return nil, fmt.Errorf("scsi: completion %v not one of hctx-irq, issue-cpu, vmbus-channel", completion)
+	}
 	var err error
 	if h.bhost, err = budget.NewHost(budget.HostConfig{CanQueue: hc.CanQueue, NrHwQueues: hc.NrHwQueues,
 		HostTagset: hc.HostTagset, Options: budgetOptions(hc.Options)}); err != nil {
@@ -191,6 +258,23 @@ func NewHost(dh *dispatch.Host, completion Completion) (*Host, error) {
 		return nil, fmt.Errorf("scsi: %w", err)
 	}
 	return h, nil
+}
+
+// SetChannelCPUs sets the target CPUs of the host's VMBus channels (ascending), used
+// when completions are CompleteOnVMBusChannel (StorvscChannelCPU). It returns an
+// error for a CPU outside [0, the tag set's CPUs) or an unsorted list.
+func (h *Host) SetChannelCPUs(cpus []int) error {
+	n := h.dh.Config().NrCPUs
+	for i, c := range cpus {
+		if c < 0 || c >= n {
+			return fmt.Errorf("scsi: channel CPU %d out of range [0, %d]", c, n-1)
+		}
+		if i > 0 && c <= cpus[i-1] {
+			return fmt.Errorf("scsi: channel CPUs %v not ascending", cpus)
+		}
+	}
+	h.chanCPUs = append([]int(nil), cpus...)
+	return nil
 }
 
 // budgetOptions maps the dispatch era switches onto the budget package's.

@@ -79,9 +79,11 @@ func TestTemplates(t *testing.T) {
 		want scsi.Template
 	}{
 		{"storvsc/16cpus", scsi.Storvsc(16, 0, 4),
-			scsi.Template{Name: "storvsc", CanQueue: 1024, CmdPerLun: 2048, NrHwQueues: 16}},
+			scsi.Template{Name: "storvsc", CanQueue: 1024, CmdPerLun: 2048, NrHwQueues: 16,
+				Completion: scsi.CompleteOnVMBusChannel, ChannelCPUs: []int{0, 4, 8, 12}}},
 		{"storvsc/max_hw_queues", scsi.Storvsc(16, 4, 4),
-			scsi.Template{Name: "storvsc", CanQueue: 1024, CmdPerLun: 2048, NrHwQueues: 4}},
+			scsi.Template{Name: "storvsc", CanQueue: 1024, CmdPerLun: 2048, NrHwQueues: 4,
+				Completion: scsi.CompleteOnVMBusChannel, ChannelCPUs: []int{0, 4, 8, 12}}},
 		{"smartpqi", scsi.Smartpqi(1013, 28),
 			scsi.Template{Name: "smartpqi", CanQueue: 1013, CmdPerLun: 1013, NrHwQueues: 28, HostTagset: true}},
 		{"scsi_debug/default", scsi.ScsiDebug(192, 0, 1),

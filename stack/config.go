@@ -118,8 +118,14 @@ type Host struct {
 	// Completion is where a SCSI low-level driver completes commands
 	// (scsi.Completion): the zero value is the hctx's interrupt CPU (an HBA with one
 	// MSI-X vector per hw queue); scsi.CompleteOnIssueCPU is scsi_debug's hrtimer on
-	// the CPU that issued the command. Ignored for DriverNullBlk.
+	// the CPU that issued the command; scsi.CompleteOnVMBusChannel is storvsc's
+	// channel selection (scsi.StorvscChannelCPU) over ChannelCPUs. Ignored for
+	// DriverNullBlk.
 	Completion scsi.Completion
+	// ChannelCPUs are the target CPUs of storvsc's VMBus channels, ascending, each in
+	// [0, NrCPUs) (scsi.StorvscChannelCPUs); used only with
+	// scsi.CompleteOnVMBusChannel, where empty means completions on the issuing CPU.
+	ChannelCPUs []int
 	// Driver is the block driver of the host's queues: DriverSCSI (the zero value,
 	// the SCSI mid-layer of package scsi), DriverNullBlk (package nullblk) or
 	// DriverNVMe (package nvme); the last two have no budget, so LUN queue_depth and
@@ -321,8 +327,8 @@ func validateHost(h Host, i int) error {
 		return fmt.Errorf("stack: %s.CmdPerLun %d out of range [0 (= 1), 10240]", name, h.CmdPerLun)
 	case h.Driver > DriverNVMe:
 		return fmt.Errorf("stack: %s.Driver %v not one of scsi, null_blk, nvme", name, h.Driver)
-	case h.Completion > scsi.CompleteOnIssueCPU:
-		return fmt.Errorf("stack: %s.Completion %v not one of hctx-irq, issue-cpu", name, h.Completion)
+	case h.Completion > scsi.CompleteOnVMBusChannel:
+		return fmt.Errorf("stack: %s.Completion %v not one of hctx-irq, issue-cpu, vmbus-channel", name, h.Completion)
 	case h.NullBlk.IRQMode > nullblk.IRQTimer:
 		return fmt.Errorf("stack: %s.NullBlk.IRQMode %d out of range [0, 2]", name, h.NullBlk.IRQMode)
 	}

@@ -31,6 +31,9 @@ func (r *runner) assemble() error {
 			if scsiHosts[i], err = scsi.NewHost(hosts[i], h.Completion); err != nil {
 				return fmt.Errorf("stack: %w", err)
 			}
+			if err = scsiHosts[i].SetChannelCPUs(h.ChannelCPUs); err != nil {
+				return fmt.Errorf("stack: host %d: %w", i, err)
+			}
 		}
 	}
 	r.host, r.hosts = hosts[0], hosts
