@@ -23,8 +23,9 @@
 //
 // Host templates (Template; Storvsc, Smartpqi, ScsiDebug, Generic) give can_queue,
 // cmd_per_lun, nr_hw_queues and host_tagset as each LLD sets them, and where its
-// completions run (Completion): on the CPU of the hctx's interrupt vector, or — for
-// scsi_debug's hrtimer — on the CPU that issued the command.
+// completions run (Completion): on the CPU of the hctx's interrupt vector; for
+// scsi_debug's hrtimer, on the CPU that issued the command; for storvsc, on the
+// target CPU of the VMBus channel storvsc_do_io picks (StorvscChannelCPU).
 //
 // Use: dispatch.NewHost for the tag set, NewHost on it, then Host.AddDevice per LUN;
 // submit bios to Device.Queue.

@@ -139,8 +139,10 @@ func StorvscChannelCPUs(nrCPUs, vcpusPerSubChannel int) []int {
 
 // StorvscChannelCPU returns the CPU on which storvsc completes a command that cpu
 // (get_cpu() in storvsc_queuecommand) submitted, for channels on channelCPUs
-// (ascending, one NUMA node): the target CPU of the channel storvsc_do_io (v5.8–v6.1)
-// sends it on.
+// (ascending, one NUMA node): the target CPU of the channel storvsc_do_io sends it
+// on. The rule is the same in the 5.17 and 6.x sources read; a 2025 proposal
+// ("scsi: storvsc: Prefer returning channel with the same CPU as on the I/O issuing
+// CPU") would keep a channel CPU's own channel, and is not modelled.
 //   - cpu is a channel's own target CPU (stor_chns[cpu]->target_cpu == cpu): the
 //     first other channel CPU after cpu, wrapping (for_each_cpu_wrap over
 //     alloced_cpus from cpu + 1) whose outbound ring is above
