@@ -42,6 +42,9 @@ func (s *state) applyDrivers(cfg *stack.Config) {
 	for i, l := range s.luns {
 		if i == 0 {
 			cfg.Host.Driver, cfg.Host.NullBlk, cfg.Host.Completion = l.driver, l.nullBlk, l.completion
+			if s.vmbusChannelCPUs != nil {
+				cfg.Host.Completion, cfg.Host.ChannelCPUs = scsi.CompleteOnVMBusChannel, s.vmbusChannelCPUs
+			}
 			continue
 		}
 		if l.ownTagSet {
@@ -478,6 +481,7 @@ func parseStorvsc(s *state, pairs [][2]string, where, source string) error {
 		s.warn = append(s.warn, fmt.Sprintf("storvsc: storvsc_max_hw_queues %d > %d CPUs: capped, as the driver does", maxHW, s.cpus))
 	}
 	tpl := scsi.Storvsc(s.cpus, maxHW, perSub)
+	s.vmbusChannelCPUs = tpl.ChannelCPUs // completions on the channel's CPU (storvsc_do_io)
 	s.setDerived("host/nr_hw_queues", tpl.NrHwQueues, source)
 	if full := scsi.StorvscPerChannel * ((s.cpus-1)/perSub + 1); full > tpl.CanQueue {
 		s.warn = append(s.warn, fmt.Sprintf("storvsc: can_queue %d (%d per channel) above the model's limit: capped at %d", full, scsi.StorvscPerChannel, tpl.CanQueue))

@@ -22,6 +22,9 @@ type state struct {
 	nrHwQueues int
 	cmdPerLun  int
 	hostTagset bool
+	// vmbusChannelCPUs: the storvsc host's VMBus channel CPUs (scsi.Storvsc); when set,
+	// commands complete on the channel storvsc_do_io picks (scsi.CompleteOnVMBusChannel).
+	vmbusChannelCPUs []int
 	// pollQueues are null_blk's poll_queues: extra hctxs of the request queue
 	// that count in elevator_get_default's nr_hw_queues but get no normal I/O,
 	// so the model does not simulate them.
