@@ -114,3 +114,28 @@ func TestJobNotes(t *testing.T) {
 		t.Errorf("notes (-want +got):\n%s", diff)
 	}
 }
+
+// TestJobNotesThinktimeCut: a thinktime that is a large share of the runtime is noted
+// once per section (the model ends a think at the runtime, as fio 3.34+ does); a short
+// thinktime, or one without a runtime, is not.
+func TestJobNotesThinktimeCut(t *testing.T) {
+	for _, tt := range []struct {
+		name, job string
+		want      []string
+	}{
+		{"thinktime-1h-runtime-3s", "[a]\nthinktime=1h\nruntime=3s\nnumjobs=2\n",
+			[]string{"job a: thinktime 1h0m0s is at least a tenth of runtime 3s: a think that would run past the runtime ends at the runtime, as fio 3.34+ does; fio 3.33 sleeps the whole thinktime and reports a longer run"}},
+		{"short-thinktime", "[a]\nthinktime=10ms\nruntime=3s\n", nil},
+		{"no-runtime", "[a]\nthinktime=1h\n", nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			specs, err := fio.Parse(strings.NewReader(tt.job), "j.fio")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, JobNotes(specs)); diff != "" {
+				t.Errorf("notes (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

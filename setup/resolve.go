@@ -483,6 +483,12 @@ func JobNotes(specs []fio.Spec) []string {
 		if s.Index == 0 && !s.IOEngine.Async() && s.IODepth > 1 {
 			out = append(out, fmt.Sprintf("job %s: both iodepth >= 1 and synchronous I/O engine %s are selected, queue depth will be capped at 1 (fio's note)", s.Name, s.IOEngine))
 		}
+		if s.Index == 0 && s.ThinkTime > 0 && s.Runtime > 0 && 10*s.ThinkTime >= s.Runtime {
+			// stack's pause caps every sleep at the job's timeout; fio 3.33 does that for
+			// rate sleeps only (rate_ddir) and sleeps a thinktime whole, fio 3.34 caps it
+			// too (f9fc7a27, "backend: fix runtime when used with thinktime")
+			out = append(out, fmt.Sprintf("job %s: thinktime %v is at least a tenth of runtime %v: a think that would run past the runtime ends at the runtime, as fio 3.34+ does; fio 3.33 sleeps the whole thinktime and reports a longer run", s.Name, s.ThinkTime, s.Runtime))
+		}
 		if s.Index == 0 && s.SteadyState.Set && !s.SteadyState.Active() {
 			out = append(out, fmt.Sprintf("job %s: steadystate= is set but ss_dur is 0 (fio's default): steady state detection is off, as in fio; set ss_dur (>= 2 s) to detect it", s.Name))
 		}

@@ -140,7 +140,7 @@ and the table shows what finished (the rest as errors); a second signal exits at
 	cmd.Flags().StringVar(&only, "only", "", "run only the claims whose id starts with this prefix (e.g. 000/)")
 	cmd.Flags().StringVar(&show, "show", "", "print how claim ID is computed (scenario, switch, metric, parameters) and its source, then run it")
 	cmd.Flags().StringVar(&record, "record", "", "after the run, rewrite the known-miss and informational records (model value, band) in this claims file (testdata/claims.json)")
-	cmd.Flags().BoolVar(&sensitivity, "sensitivity", false, "also run each claim with each assumed or calibrated parameter halved and doubled (slow: ~7 min CPU)")
+	cmd.Flags().BoolVar(&sensitivity, "sensitivity", false, "also run each claim with each assumed or calibrated parameter (and each sourced one marked scalable, such as the line-transfer cost) halved and doubled (slow: ~7 min CPU)")
 	return cmd
 }
 
@@ -227,7 +227,7 @@ func writeClaimsText(w io.Writer, results []bench.Result) error {
 }
 
 func writeSensitivityText(w io.Writer, rows []bench.SensitivityRow) error {
-	fmt.Fprintf(w, "\nSensitivity: each claim with one assumed or calibrated parameter scaled (others at their values)\n")
+	fmt.Fprintf(w, "\nSensitivity: each claim with one assumed, calibrated or scalable sourced parameter scaled (others at their values)\n")
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprint(tw, "CLAIM\tPARAMETER\tVALUE\tMODEL")
 	var fs []string
