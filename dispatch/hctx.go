@@ -243,7 +243,9 @@ func (h *Hctx) runAsyncFrom(cpu int) {
 		return
 	}
 	h.runWork.modify(t)
-	h.runWork.kwQueue(h.kwCPUPeek())
+	if h.q.host.kw.on {
+		h.runWork.kwQueue(h.kwCPUPeek())
+	}
 }
 
 // delayRun is blk_mq_delay_run_hw_queue(hctx, 3 ms) from the current CPU.

@@ -10,6 +10,7 @@ import "github.com/blkmq/blkmq/sim"
 // wake_up_worker → try_to_wake_up), so the worker counts from the queueing until the
 // run's work is done; a delayed run (BLK_MQ_BUDGET_DELAY) is a timer until it fires.
 type kworkers struct {
+	on      bool       // TrackKworkers: kept only when someone reads KworkerBusy
 	pending []int      // per CPU: hctx run works queued with delay 0, not yet run
 	until   []sim.Time // per CPU: end of the last run's charged work
 }
@@ -24,6 +25,11 @@ func (h *Host) kwFor(cpu int) *kworkers {
 	return k
 }
 
+// TrackKworkers turns on the bookkeeping KworkerBusy reads (off by default, so the
+// hctx runs of a caller that never asks do not carry it). Call it before the run
+// starts.
+func (h *Host) TrackKworkers() { h.kw.on = true }
+
 // KworkerBusy reports whether one of the host's kblockd workers is runnable or running
 // on cpu at now: a run of an hctx queued there with delay 0 and not yet done, or the
 // work of the last run not yet finished. The scheduler's idle test (available_idle_cpu)
@@ -37,7 +43,7 @@ func (h *Host) KworkerBusy(cpu int, now sim.Time) bool {
 
 // kwQueue marks the hctx's run work as having woken the kblockd worker of cpu.
 func (w *runWork) kwQueue(cpu int) {
-	if w.kwOn && w.kwCPU == cpu {
+	if !w.h.q.host.kw.on || w.kwOn && w.kwCPU == cpu {
 		return
 	}
 	w.kwCancel()
@@ -56,6 +62,9 @@ func (w *runWork) kwCancel() {
 // kwRan records the end of a run on cpu: the worker occupies the CPU until the run's
 // charged work is done.
 func (w *runWork) kwRan(cpu int) {
+	if !w.h.q.host.kw.on {
+		return
+	}
 	w.kwCancel()
 	k := w.h.q.host.kwFor(cpu)
 	k.until[cpu] = max(k.until[cpu], w.h.q.host.busyUntil(cpu))

@@ -18,6 +18,7 @@ func TestKworkerBusy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	h.TrackKworkers() // what stack does with Placement.KworkerTasks
 	drv := &refuseTwice{eng: eng}
 	q, err := h.AddLUN(dispatch.LUNConfig{Ops: drv, Elevator: "none"})
 	if err != nil {

@@ -37,6 +37,11 @@ func (r *runner) assemble() error {
 		}
 	}
 	r.host, r.hosts = hosts[0], hosts
+	if cfg.Placement.KworkerTasks {
+		for _, h := range hosts {
+			h.TrackKworkers() // nrRunning reads KworkerBusy
+		}
+	}
 	for i, l := range cfg.LUNs {
 		dev, err := l.Device(r.eng)
 		if err != nil {
