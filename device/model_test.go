@@ -191,6 +191,8 @@ func TestInvalidParams(t *testing.T) {
 		{"null/busy-probability-1", null(func(p *device.NullParams) { p.BusyProbability = 1 }), "BusyProbability"},
 		{"null/busy-status-accepted", null(func(p *device.NullParams) { p.BusyProbability = 0.1 }), "BusyStatus"},
 		{"throttled/zero-iops", thr(func(p *device.ThrottledParams) { p.IOPS = 0 }), "IOPS"},
+		{"throttled/tiny-iops", thr(func(p *device.ThrottledParams) { p.IOPS = 1e-300 }), "IOPS"},
+		{"throttled/tiny-bandwidth", thr(func(p *device.ThrottledParams) { p.BandwidthBytesPerSec = 1e-300 }), "BandwidthBytesPerSec"},
 		{"throttled/zero-burst", thr(func(p *device.ThrottledParams) { p.IOPSBurst = 0 }), "IOPSBurst"},
 		{"throttled/zero-bandwidth", thr(func(p *device.ThrottledParams) { p.BandwidthBytesPerSec = 0 }), "BandwidthBytesPerSec"},
 		{"throttled/zero-bw-burst", thr(func(p *device.ThrottledParams) { p.BandwidthBurstBytes = 0 }), "BandwidthBurstBytes"},

@@ -27,3 +27,12 @@ func addTime(a, d sim.Time) sim.Time {
 	}
 	return a + d
 }
+
+// satTime returns ceil(f) ns, saturated at sim.MaxTime (f is a non-negative time in ns).
+func satTime(f float64) sim.Time {
+	f = math.Ceil(f)
+	if !(f < float64(sim.MaxTime)) {
+		return sim.MaxTime
+	}
+	return sim.Time(f)
+}

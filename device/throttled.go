@@ -59,19 +59,23 @@ func AzureP30Params() ThrottledParams {
 }
 
 // Validate checks the parameters and returns an error naming the first bad field.
+// minIOPS is the smallest IOPS limit a throttled device accepts: one command per
+// 1000 s. Below it a token's time overflows the clock within a few commands.
+const minIOPS = 1e-3
+
 func (p ThrottledParams) Validate() error {
 	bad := func(field string, v any, rng string) error {
 		return fmt.Errorf("device: throttled %q: %s %v out of range %s", p.Name, field, v, rng)
 	}
 	switch {
-	case !(p.IOPS > 0) || math.IsInf(p.IOPS, 0):
-		return bad("IOPS", p.IOPS, "(0, inf)")
+	case !(p.IOPS >= minIOPS) || math.IsInf(p.IOPS, 0):
+		return bad("IOPS", p.IOPS, "[0.001 (one command per 1000 s), inf)")
 	case !(p.IOPSBurst >= 1) || math.IsInf(p.IOPSBurst, 0):
 		return bad("IOPSBurst", p.IOPSBurst, "[1, inf)")
 	case p.IOPSUnitBytes < 0:
 		return bad("IOPSUnitBytes", p.IOPSUnitBytes, "[0 (one token per command), inf)")
-	case !(p.BandwidthBytesPerSec > 0) || math.IsInf(p.BandwidthBytesPerSec, 0):
-		return bad("BandwidthBytesPerSec", p.BandwidthBytesPerSec, "(0, inf)")
+	case !(p.BandwidthBytesPerSec >= minBytesPerSec) || math.IsInf(p.BandwidthBytesPerSec, 0):
+		return bad("BandwidthBytesPerSec", p.BandwidthBytesPerSec, "[1, inf)")
 	case !(p.BandwidthBurstBytes > 0) || math.IsInf(p.BandwidthBurstBytes, 0):
 		return bad("BandwidthBurstBytes", p.BandwidthBurstBytes, "(0, inf)")
 	case p.BaseLatency < 0:
@@ -171,7 +175,7 @@ func (d *Throttled) Submit(cmd *Command) Status {
 	d.iops.spend(t, ic)
 	d.bw.spend(t, bc)
 	d.last = t
-	d.done.push(cmd, sim.Time(math.Ceil(t))+d.p.BaseLatency)
+	d.done.push(cmd, addTime(satTime(t), d.p.BaseLatency))
 	return Accepted
 }
 

@@ -249,10 +249,11 @@ func (t SubmitTiming) withDefaults() SubmitTiming {
 	return t
 }
 
-// Validate returns an error naming the first field out of range.
+// Validate returns a *ConfigError naming the first field out of range (Field, the Go
+// path of the value) and its allowed range (Error).
 func (c *Config) Validate() error {
 	if c.NrCPUs < 1 || c.NrCPUs > 4096 {
-		return fmt.Errorf("stack: NrCPUs %d out of range [1, 4096]", c.NrCPUs)
+		return configErrorf("NrCPUs", "NrCPUs %d out of range [1, 4096]", c.NrCPUs)
 	}
 	for i := range c.nrHosts() {
 		if err := validateHost(c.hostAt(i), i); err != nil {
@@ -260,54 +261,62 @@ func (c *Config) Validate() error {
 		}
 	}
 	if len(c.LUNs) == 0 {
-		return fmt.Errorf("stack: LUNs: need at least one LUN")
+		return configErrorf("LUNs", "LUNs: need at least one LUN")
 	}
 	for i, l := range c.LUNs {
 		if l.Host < 0 || l.Host >= c.nrHosts() {
-			return fmt.Errorf("stack: LUNs[%d].Host %d out of range [0, %d]", i, l.Host, c.nrHosts()-1)
+			return configErrorf(fmt.Sprintf("LUNs[%d].Host", i), "LUNs[%d].Host %d out of range [0, %d]", i, l.Host, c.nrHosts()-1)
 		}
 		maxQD := min(c.hostAt(l.Host).CanQueue, 10000)
 		switch {
 		case l.Device == nil:
-			return fmt.Errorf("stack: LUNs[%d].Device is nil", i)
+			return configErrorf(fmt.Sprintf("LUNs[%d].Device", i), "LUNs[%d].Device is nil", i)
 		case l.QueueDepth < 0 || l.QueueDepth > maxQD:
-			return fmt.Errorf("stack: LUNs[%d].QueueDepth %d out of range [0 (= cmd_per_lun), %d]", i, l.QueueDepth, maxQD)
+			return configErrorf(fmt.Sprintf("LUNs[%d].QueueDepth", i), "LUNs[%d].QueueDepth %d out of range [0 (= cmd_per_lun), %d]", i, l.QueueDepth, maxQD)
 		case l.NrRequests < 0 || l.NrRequests > 2048:
-			return fmt.Errorf("stack: LUNs[%d].NrRequests %d out of range [0 (= default), 2048]", i, l.NrRequests)
+			return configErrorf(fmt.Sprintf("LUNs[%d].NrRequests", i), "LUNs[%d].NrRequests %d out of range [0 (= default), 2048]", i, l.NrRequests)
 		case legacyLUNScheduler(c, l, i) != nil:
 			return legacyLUNScheduler(c, l, i)
 		case !c.hostAt(l.Host).Legacy && l.Scheduler != "" && l.Scheduler != "none" && l.Scheduler != "mq-deadline":
-			return fmt.Errorf("stack: LUNs[%d].Scheduler %q not one of \"\", \"none\", \"mq-deadline\"", i, l.Scheduler)
+			return configErrorf(fmt.Sprintf("LUNs[%d].Scheduler", i), "LUNs[%d].Scheduler %q not one of \"\", \"none\", \"mq-deadline\"", i, l.Scheduler)
 		case l.MaxSectorsKB != 0 && (l.MaxSectorsKB < 4 || l.MaxSectorsKB > 32767):
-			return fmt.Errorf("stack: LUNs[%d].MaxSectorsKB %d out of range [4, 32767] or 0", i, l.MaxSectorsKB)
+			return configErrorf(fmt.Sprintf("LUNs[%d].MaxSectorsKB", i), "LUNs[%d].MaxSectorsKB %d out of range [4, 32767] or 0", i, l.MaxSectorsKB)
 		}
 		if err := l.Limits.Validate(l.MaxSectorsKB); err != nil {
-			return fmt.Errorf("stack: LUNs[%d].Limits: %w", i, err)
+			return &ConfigError{Field: fmt.Sprintf("LUNs[%d].Limits", i), Err: fmt.Errorf("stack: LUNs[%d].Limits: %w", i, err)}
 		}
 	}
 	if c.Kernel != "" {
 		if _, err := dispatch.Kernel(c.Kernel); err != nil {
-			return fmt.Errorf("stack: Kernel: %w", err)
+			return &ConfigError{Field: "Kernel", Err: fmt.Errorf("stack: Kernel: %w", err)}
 		}
 	}
 	if err := c.validateLegacy(); err != nil {
 		return err
 	}
 	if r := c.Placement.Rule; r > PlaceRandom {
-		return fmt.Errorf("stack: Placement.Rule %d out of range [%d, %d] (PlaceFair, PlaceRandom)", r, PlaceFair, PlaceRandom)
+		return configErrorf("Placement.Rule", "Placement.Rule %d out of range [%d, %d] (PlaceFair, PlaceRandom)", r, PlaceFair, PlaceRandom)
 	}
 	if p := c.Placement.WakeMigrate; p > 1 || p != p {
-		return fmt.Errorf("stack: Placement.WakeMigrate %v out of range [0, 1] (0 = default, negative = never)", p)
+		return configErrorf("Placement.WakeMigrate", "Placement.WakeMigrate %v out of range [0, 1] (0 = default, negative = never)", p)
 	}
-	if p := c.Placement; p.MigrationCost < 0 || p.MigrationCost > sim.Second || p.Tick < 0 || p.Tick > sim.Second {
-		return fmt.Errorf("stack: Placement.MigrationCost %d / Tick %d ns out of range [0, 1e9] (0 = default)", p.MigrationCost, p.Tick)
+	if p := c.Placement.MigrationCost; p < 0 || p > sim.Second {
+		return configErrorf("Placement.MigrationCost", "Placement.MigrationCost %d ns out of range [0, 1e9] (0 = default)", p)
+	}
+	if p := c.Placement.Tick; p < 0 || p > sim.Second {
+		return configErrorf("Placement.Tick", "Placement.Tick %d ns out of range [0, 1e9] (0 = default)", p)
 	}
 	if err := c.Placement.validateTasks(c.NrCPUs); err != nil {
 		return err
 	}
 	t := c.Submit
-	if t.ReapMin < 0 || t.ReapMax < t.ReapMin || t.WorkerStep < 0 {
-		return fmt.Errorf("stack: Submit %+v: want 0 <= ReapMin <= ReapMax, WorkerStep >= 0", t)
+	switch {
+	case t.ReapMin < 0:
+		return configErrorf("Submit.ReapMin", "Submit.ReapMin %v out of range [0, Submit.ReapMax]", t.ReapMin)
+	case t.ReapMax < t.ReapMin:
+		return configErrorf("Submit.ReapMax", "Submit.ReapMax %v out of range [Submit.ReapMin %v, +inf)", t.ReapMax, t.ReapMin)
+	case t.WorkerStep < 0:
+		return configErrorf("Submit.WorkerStep", "Submit.WorkerStep %v out of range [0, +inf)", t.WorkerStep)
 	}
 	return nil
 }
@@ -320,17 +329,17 @@ func validateHost(h Host, i int) error {
 	}
 	switch {
 	case h.CanQueue < 1 || h.CanQueue > 10240:
-		return fmt.Errorf("stack: %s.CanQueue %d out of range [1, 10240]", name, h.CanQueue)
+		return configErrorf(name+".CanQueue", "%s.CanQueue %d out of range [1, 10240]", name, h.CanQueue)
 	case h.NrHwQueues < 0 || h.NrHwQueues > 4096:
-		return fmt.Errorf("stack: %s.NrHwQueues %d out of range [0 (= 1), 4096]", name, h.NrHwQueues)
+		return configErrorf(name+".NrHwQueues", "%s.NrHwQueues %d out of range [0 (= 1), 4096]", name, h.NrHwQueues)
 	case h.CmdPerLun < 0 || h.CmdPerLun > 10240:
-		return fmt.Errorf("stack: %s.CmdPerLun %d out of range [0 (= 1), 10240]", name, h.CmdPerLun)
+		return configErrorf(name+".CmdPerLun", "%s.CmdPerLun %d out of range [0 (= 1), 10240]", name, h.CmdPerLun)
 	case h.Driver > DriverNVMe:
-		return fmt.Errorf("stack: %s.Driver %v not one of scsi, null_blk, nvme", name, h.Driver)
+		return configErrorf(name+".Driver", "%s.Driver %v not one of scsi, null_blk, nvme", name, h.Driver)
 	case h.Completion > scsi.CompleteOnVMBusChannel:
-		return fmt.Errorf("stack: %s.Completion %v not one of hctx-irq, issue-cpu, vmbus-channel", name, h.Completion)
+		return configErrorf(name+".Completion", "%s.Completion %v not one of hctx-irq, issue-cpu, vmbus-channel", name, h.Completion)
 	case h.NullBlk.IRQMode > nullblk.IRQTimer:
-		return fmt.Errorf("stack: %s.NullBlk.IRQMode %d out of range [0, 2]", name, h.NullBlk.IRQMode)
+		return configErrorf(name+".NullBlk.IRQMode", "%s.NullBlk.IRQMode %d out of range [0, 2]", name, h.NullBlk.IRQMode)
 	}
 	return nil
 }

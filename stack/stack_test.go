@@ -1,6 +1,7 @@
 package stack_test
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -38,32 +39,46 @@ func parse(t *testing.T, job string) []fio.Spec {
 
 func TestConfigValidate(t *testing.T) {
 	tests := []struct {
-		name string
-		mod  func(c *stack.Config)
-		want string
+		name  string
+		mod   func(c *stack.Config)
+		field string
+		want  string
 	}{
-		{"nr-cpus", func(c *stack.Config) { c.NrCPUs = 0 }, "stack: NrCPUs 0 out of range [1, 4096]"},
-		{"can-queue", func(c *stack.Config) { c.Host.CanQueue = 20000 }, "stack: Host.CanQueue 20000 out of range [1, 10240]"},
-		{"nr-hw-queues", func(c *stack.Config) { c.Host.NrHwQueues = -1 }, "stack: Host.NrHwQueues -1 out of range [0 (= 1), 4096]"},
-		{"no-luns", func(c *stack.Config) { c.LUNs = nil }, "stack: LUNs: need at least one LUN"},
-		{"queue-depth", func(c *stack.Config) { c.LUNs[0].QueueDepth = 65 }, "stack: LUNs[0].QueueDepth 65 out of range [0 (= cmd_per_lun), 64]"},
-		{"nr-requests", func(c *stack.Config) { c.LUNs[0].NrRequests = 4096 }, "stack: LUNs[0].NrRequests 4096 out of range [0 (= default), 2048]"},
-		{"scheduler", func(c *stack.Config) { c.LUNs[0].Scheduler = "kyber" }, "stack: LUNs[0].Scheduler \"kyber\" not one of \"\", \"none\", \"mq-deadline\""},
-		{"kernel", func(c *stack.Config) { c.Kernel = "3.10" }, "stack: Kernel: dispatch: kernel version \"3.10\" out of range [4.15, 6.19]"},
-		{"device", func(c *stack.Config) { c.LUNs[0].Device = nil }, "stack: LUNs[0].Device is nil"},
-		{"ok", func(c *stack.Config) {}, ""},
+		{"nr-cpus", func(c *stack.Config) { c.NrCPUs = 0 }, "NrCPUs", "stack: NrCPUs 0 out of range [1, 4096]"},
+		{"can-queue", func(c *stack.Config) { c.Host.CanQueue = 20000 }, "Host.CanQueue", "stack: Host.CanQueue 20000 out of range [1, 10240]"},
+		{"nr-hw-queues", func(c *stack.Config) { c.Host.NrHwQueues = -1 }, "Host.NrHwQueues", "stack: Host.NrHwQueues -1 out of range [0 (= 1), 4096]"},
+		{"second-host", func(c *stack.Config) { c.Hosts = []stack.Host{{CanQueue: 0}} }, "Hosts[0].CanQueue", "stack: Hosts[0].CanQueue 0 out of range [1, 10240]"},
+		{"no-luns", func(c *stack.Config) { c.LUNs = nil }, "LUNs", "stack: LUNs: need at least one LUN"},
+		{"lun-host", func(c *stack.Config) { c.LUNs[0].Host = 3 }, "LUNs[0].Host", "stack: LUNs[0].Host 3 out of range [0, 0]"},
+		{"queue-depth", func(c *stack.Config) { c.LUNs[0].QueueDepth = 65 }, "LUNs[0].QueueDepth", "stack: LUNs[0].QueueDepth 65 out of range [0 (= cmd_per_lun), 64]"},
+		{"nr-requests", func(c *stack.Config) { c.LUNs[0].NrRequests = 4096 }, "LUNs[0].NrRequests", "stack: LUNs[0].NrRequests 4096 out of range [0 (= default), 2048]"},
+		{"scheduler", func(c *stack.Config) { c.LUNs[0].Scheduler = "kyber" }, "LUNs[0].Scheduler", "stack: LUNs[0].Scheduler \"kyber\" not one of \"\", \"none\", \"mq-deadline\""},
+		{"max-sectors", func(c *stack.Config) { c.LUNs[0].MaxSectorsKB = 2 }, "LUNs[0].MaxSectorsKB", "stack: LUNs[0].MaxSectorsKB 2 out of range [4, 32767] or 0"},
+		{"kernel", func(c *stack.Config) { c.Kernel = "3.10" }, "Kernel", "stack: Kernel: dispatch: kernel version \"3.10\" out of range [4.15, 6.19]"},
+		{"device", func(c *stack.Config) { c.LUNs[0].Device = nil }, "LUNs[0].Device", "stack: LUNs[0].Device is nil"},
+		{"migration-cost", func(c *stack.Config) { c.Placement.MigrationCost = -1 }, "Placement.MigrationCost", "stack: Placement.MigrationCost -1 ns out of range [0, 1e9] (0 = default)"},
+		{"tick", func(c *stack.Config) { c.Placement.Tick = 2 * sim.Second }, "Placement.Tick", "stack: Placement.Tick 2000000000 ns out of range [0, 1e9] (0 = default)"},
+		{"reap-min", func(c *stack.Config) { c.Submit.ReapMin = -1 }, "Submit.ReapMin", "stack: Submit.ReapMin -1ns out of range [0, Submit.ReapMax]"},
+		{"reap-max", func(c *stack.Config) { c.Submit.ReapMin, c.Submit.ReapMax = 5, 4 }, "Submit.ReapMax", "stack: Submit.ReapMax 4ns out of range [Submit.ReapMin 5ns, +inf)"},
+		{"worker-step", func(c *stack.Config) { c.Submit.WorkerStep = -1 }, "Submit.WorkerStep", "stack: Submit.WorkerStep -1ns out of range [0, +inf)"},
+		{"ok", func(c *stack.Config) {}, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := baseConfig()
 			tt.mod(&c)
 			err := c.Validate()
-			got := ""
+			got, field := "", ""
 			if err != nil {
 				got = err.Error()
+				var ce *stack.ConfigError
+				if !errors.As(err, &ce) {
+					t.Fatalf("Validate() = %T, want *stack.ConfigError", err)
+				}
+				field = ce.Field
 			}
-			if got != tt.want {
-				t.Errorf("Validate() = %q, want %q", got, tt.want)
+			if got != tt.want || field != tt.field {
+				t.Errorf("Validate() = %q (Field %q), want %q (Field %q)", got, field, tt.want, tt.field)
 			}
 		})
 	}
