@@ -43,35 +43,18 @@ func (q *Queue) GetWait(ctx context.Context, hint *uint32) (int, error) {
 	if hint == nil {
 		panic("sbitmap: GetWait with nil hint")
 	}
-	if !q.handOff {
-		if nr := q.sb.Get(hint); nr >= 0 {
-			return nr, nil
+	if q.handOff {
+		if q.hoWait.Load() <= 0 {
+			if nr := q.sb.Get(hint); nr >= 0 {
+				return nr, nil
+			}
 		}
-		return q.getWaitSlow(ctx, hint)
+		return q.getWaitHandOff(ctx, hint)
 	}
-	if q.hoWait.Load() <= 0 {
-		if nr := q.sb.Get(hint); nr >= 0 {
-			return nr, nil
-		}
+	if nr := q.sb.Get(hint); nr >= 0 {
+		return nr, nil
 	}
-	// The hand-over (protocol below, above hoChanCap): register, then try again,
-	// so that a bit freed before we registered is not missed. The wait for a
-	// context that is never done is here rather than in a helper: in the CPU
-	// profiles a goroutine resumed from a park spends time in every frame it
-	// returns through (round 5: 31 ns per get+put in GetWait and its helper
-	// together at depth 4), so the parked chain is kept one frame longer than a
-	// plain channel receive's in the caller, not two.
-	q.hoWait.Add(1)
-	if !q.sb.full() {
-		if nr, ok := q.getRegistered(hint); ok {
-			return nr, nil
-		}
-	}
-	done := ctx.Done()
-	if done == nil {
-		return int(<-q.hoCh), nil
-	}
-	return q.getWaitHandOff(ctx, hint, done)
+	return q.getWaitSlow(ctx, hint)
 }
 
 // getWaitSlow is GetWait once the first Get has failed (kernel wake-ups).
@@ -151,23 +134,21 @@ func (q *Queue) finishChanWait(cw *chanWaiter, consumed bool) bool {
 // hoChanCap).
 const hoChanCap = 4096
 
-// getRegistered is a registered GetWait's retry: a bit it takes with Get ends its
-// registration (a bit promised to it meanwhile is passed on). It reports false if
-// Get found nothing; the caller is then still registered.
-func (q *Queue) getRegistered(hint *uint32) (int, bool) {
-	nr := q.sb.Get(hint)
-	if nr < 0 {
-		return -1, false
+// getWaitHandOff is GetWait in hand-off mode once it has to wait.
+func (q *Queue) getWaitHandOff(ctx context.Context, hint *uint32) (int, error) {
+	q.hoWait.Add(1)
+	if !q.sb.full() {
+		if nr := q.sb.Get(hint); nr >= 0 {
+			if b, ok := q.leaveHandOff(); ok {
+				q.Clear(b, nil) // promised to us as well: pass it on
+			}
+			return nr, nil
+		}
 	}
-	if b, ok := q.leaveHandOff(); ok {
-		q.Clear(b, nil) // promised to us as well: pass it on
+	done := ctx.Done()
+	if done == nil {
+		return int(<-q.hoCh), nil
 	}
-	return nr, true
-}
-
-// getWaitHandOff is GetWait in hand-off mode once it is registered and has to wait
-// for a bit or for done, ctx's Done channel.
-func (q *Queue) getWaitHandOff(ctx context.Context, hint *uint32, done <-chan struct{}) (int, error) {
 	select {
 	case b := <-q.hoCh:
 		return int(b), nil
