@@ -244,7 +244,7 @@ func recordHistory(q *sbitmap.Queue, seed uint64, weight, getWait bool) []porcup
 					}
 				}
 				hist[c] = append(hist[c], porcupine.Operation{ClientId: c, Input: in, Call: call, Output: out, Return: ret})
-				if c == 0 && o == ops/2 {
+				if c == 0 && o+1 == ops/2 {
 					cancel()
 				}
 			}
