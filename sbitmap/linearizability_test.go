@@ -118,9 +118,12 @@ const linCapacity = 16
 // Resize and Weight on a Queue, and in the hand-off rows GetWait as well (with and
 // without a context that is cancelled midway), and checks each with porcupine against
 // linModel. Weight is checked on one-word bitmaps only, where it is documented to be
-// linearizable; on several words it is not recorded, nor in hand-off mode, where a
-// Clear that finds a waiter registered after its free may take a free bit for an
-// instant to hand it over (see feedHandOff) and Weight then counts it.
+// linearizable; on several words it is not recorded, nor in hand-off mode: there a
+// bit promised to the registered GetWait calls stays set in the bitmap until one of
+// them receives it, Weight counts it as held, and the one that receives it may be a
+// call that registered after Weight returned (a history of that kind failed 1 run in
+// 13 when Weight was recorded here); a Clear that feeds a late registrant also holds
+// a free bit for an instant (feedHandOff).
 func TestLinearizable(t *testing.T) {
 	rounds := 80
 	if testing.Short() {
