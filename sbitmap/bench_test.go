@@ -52,6 +52,41 @@ func (c chanPool) get(*uint32) int {
 func (c chanPool) put(tag int, _ *uint32)                     { c <- tag }
 func (c chanPool) getWait(ctx context.Context, _ *uint32) int { return <-c }
 
+// chanRegPool is chanPool plus the bookkeeping that a FIFO hand-off over a bitmap
+// cannot do without: a blocking get registers in a counter on its own cache line
+// before it parks on the channel (one atomic add), and a put that finds the counter
+// positive takes one registration off it (a load and a compare-and-swap) before it
+// sends. The counter is only kept, never used to decide anything: the channel's own
+// lock is what pairs the put with the parked get. It is the least sbitmap's hand-off
+// (which parks on a channel the same way, with the tags kept in the bitmap) can cost
+// at depth 4, where every get parks: the channel pool's price plus the counter's
+// two locked instructions.
+type chanRegPool struct {
+	c chan int
+	_ [56]byte
+	n atomic.Int64
+	_ [56]byte
+}
+
+func newChanRegPool(depth int) *chanRegPool { return &chanRegPool{c: newChanPool(depth)} }
+
+func (p *chanRegPool) get(h *uint32) int { return chanPool(p.c).get(h) }
+func (p *chanRegPool) put(tag int, _ *uint32) {
+	if n := p.n.Load(); n > 0 {
+		p.n.CompareAndSwap(n, n-1)
+	}
+	p.c <- tag
+}
+func (p *chanRegPool) getWait(ctx context.Context, _ *uint32) int {
+	select {
+	case t := <-p.c:
+		return t
+	default:
+	}
+	p.n.Add(1)
+	return <-p.c
+}
+
 // mutexPool is a sync.Mutex around a bitset with first-free search.
 type mutexPool struct {
 	mu    sync.Mutex
@@ -196,6 +231,7 @@ var impls = []struct {
 		return sbPool{q}
 	}},
 	{"chan", func(d int) pool { return newChanPool(d) }},
+	{"chan+registry", func(d int) pool { return newChanRegPool(d) }},
 	{"mutex", func(d int) pool { return newMutexPool(d) }},
 	{"semaphore", func(d int) pool { return semPool{semaphore.NewWeighted(int64(d))} }},
 	{"cas-shared-hint", func(d int) pool { return newCASPool(d) }},
@@ -254,8 +290,8 @@ type paddedHint struct {
 // different words. The baselines ignore the hint.
 func BenchmarkGetPut(b *testing.B) {
 	for _, im := range impls {
-		if im.name == "sbitmap-handoff" {
-			continue // no waiters: the same code as sbitmap
+		if im.name == "sbitmap-handoff" || im.name == "chan+registry" {
+			continue // no waiters: the same code as sbitmap, as chan
 		}
 		for _, depth := range []int{8, 64, 256} {
 			b.Run(fmt.Sprintf("impl=%s/depth=%d/mode=serial", im.name, depth), func(b *testing.B) {

@@ -23,7 +23,9 @@ func resizeStressOps() int {
 }
 
 // TestStressConcurrentResize runs 64 goroutines mixing Get, GetShallow, GetBatch,
-// GetWait, Clear and Resize on one Queue (issue 19). Every bit handed out must be
+// GetWait (a quarter of the goroutines with a context cancelled halfway through the
+// run, so that cancellations race hand-overs and Resize), Clear and Resize on one
+// Queue (issue 19). Every bit handed out must be
 // below the depth that was in effect at some instant of the call (so below the
 // largest depth any Resize set) and held by one goroutine at a time; bits held past a
 // shrunken depth are freed by their owners; at the end, after a Resize to the full
@@ -56,7 +58,10 @@ func TestStressConcurrentResize(t *testing.T) {
 			var bad atomic.Int32
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
+			cctx, cancelHalf := context.WithCancel(ctx)
+			defer cancelHalf()
 			ops := resizeStressOps()
+			var done atomic.Int64
 			var wg sync.WaitGroup
 			for id := range stressGoroutines {
 				wg.Go(func() {
@@ -74,7 +79,14 @@ func TestStressConcurrentResize(t *testing.T) {
 							held = append(held, bit)
 						}
 					}
+					wctx := ctx
+					if id%4 == 1 {
+						wctx = cctx
+					}
 					for range ops {
+						if done.Add(1) == int64(stressGoroutines*ops/2) {
+							cancelHalf()
+						}
 						switch op := rng.IntN(20); {
 						case op == 0 && id%8 == 0:
 							if err := q.Resize(tc.depths[rng.IntN(len(tc.depths))]); err != nil {
@@ -91,9 +103,12 @@ func TestStressConcurrentResize(t *testing.T) {
 						case op == 12 && len(held) == 0:
 							// Only a goroutine holding nothing waits, so holders always
 							// make progress; the deadline only turns a hang into a failure.
-							b, err := q.GetWait(ctx, &hint)
+							b, err := q.GetWait(wctx, &hint)
 							if err != nil {
-								t.Errorf("goroutine %d: GetWait: %v", id, err)
+								if wctx == cctx && b == -1 && cctx.Err() != nil && ctx.Err() == nil {
+									break // cancelled halfway: allowed
+								}
+								t.Errorf("goroutine %d: GetWait = %d, %v", id, b, err)
 								return
 							}
 							take(b)

@@ -31,11 +31,13 @@ func soakDuration(t *testing.T) time.Duration {
 }
 
 // TestSoakQueue runs rounds of a random sbitmap_queue (depth, shift, round-robin,
-// wake scheme, minimum shallow depth) hammered by 16 goroutines mixing Get,
-// GetShallow, GetBatch, GetWait (a quarter with contexts cancelled midway), Clear and
-// ClearBatch, until the soak duration has passed. Every round: no bit is held twice,
-// every goroutine finishes (no waiter stranded), and at the end all bits are free and
-// no waiter is registered. Run under -race in CI (-short: 300 ms).
+// wake scheme, hand-off mode) hammered by 16 goroutines mixing Get, GetShallow,
+// GetBatch, GetWait (a quarter with contexts cancelled midway), Clear and ClearBatch,
+// while one of them also resizes the queue, until the soak duration has passed. Every
+// round: no bit is held twice, no bit at or past the capacity is handed out, every
+// goroutine finishes (no waiter stranded), and at the end, after a Resize back to the
+// capacity, all bits are free and no waiter is registered. Run under -race in CI
+// (-short: 300 ms).
 func TestSoakQueue(t *testing.T) {
 	end := time.Now().Add(soakDuration(t))
 	rng := rand.New(rand.NewPCG(1, 9))
@@ -43,7 +45,8 @@ func TestSoakQueue(t *testing.T) {
 	for ; rounds == 0 || time.Now().Before(end); rounds++ {
 		depth := 1 + rng.IntN(300)
 		opt := sbitmap.QueueOptions{Options: sbitmap.Options{Shift: rng.IntN(7), RoundRobin: rng.IntN(2) == 0,
-			Kernel: sbitmap.KernelSwitches{CalculateShift: true, WakeScheme: sbitmap.WakeScheme(rng.IntN(2))}}}
+			Kernel: sbitmap.KernelSwitches{CalculateShift: true, WakeScheme: sbitmap.WakeScheme(rng.IntN(2))}},
+			HandOff: rng.IntN(2) == 0}
 		name := fmt.Sprintf("round %d depth %d %+v", rounds, depth, opt)
 		q, err := sbitmap.NewQueue(depth, opt)
 		if err != nil {
@@ -75,6 +78,12 @@ func soakRound(t *testing.T, name string, q *sbitmap.Queue, depth int, seed uint
 			}
 			for range ops {
 				switch op := rng.IntN(12); {
+				case id == 0 && op == 11:
+					// Worker 0 resizes now and then (a shrink strands nobody: the
+					// bits held past the depth are freed by their owners).
+					if err := q.Resize(1 + rng.IntN(depth)); err != nil {
+						t.Errorf("%s: %v", name, err)
+					}
 				case op < 3:
 					if b := q.Get(&hint); b >= 0 && own.take(t, b, id) {
 						held = append(held, b)
@@ -124,6 +133,9 @@ func soakRound(t *testing.T, name string, q *sbitmap.Queue, depth int, seed uint
 		})
 	}
 	wg.Wait()
+	if err := q.Resize(depth); err != nil {
+		t.Errorf("%s: %v", name, err)
+	}
 	if w := q.Sbitmap().Weight(); w != 0 || q.WsActive() != 0 || q.Waiting() != 0 {
 		t.Errorf("%s: at the end weight %d, ws_active %d, waiting %d; want 0, 0, 0", name, w, q.WsActive(), q.Waiting())
 	}
