@@ -7,6 +7,7 @@ import (
 
 	"github.com/blkmq/blkmq"
 	"github.com/blkmq/blkmq/device"
+	"github.com/blkmq/blkmq/dispatch"
 	"github.com/blkmq/blkmq/fio"
 	"github.com/blkmq/blkmq/scsi"
 	"github.com/blkmq/blkmq/sim"
@@ -86,7 +87,31 @@ func storvscConfig(shared bool, nrRequests int, seed uint64, sc Scale) stack.Con
 	}
 	applyPlacementScale(&cfg, sc)
 	applyFioParentScale(&cfg, sc, storvscJobs)
+	applyKblockdScale(&cfg, sc)
 	return cfg
+}
+
+// ParamKblockdLatency is the name of the kblockd wake-up latency (dispatch.Timing
+// KblockdMin..KblockdMax, 5-30 µs): under the default rule the delay of every
+// asynchronous hctx run, under Timing.KblockdTTWU the IPI delivery and idle exit of a
+// worker on another CPU. Assumed.
+const ParamKblockdLatency = "dispatch.kblockd-latency"
+
+// kblockdLatencyParam is ParamKblockdLatency with its basis.
+func kblockdLatencyParam() Param {
+	t := dispatch.DefaultTiming()
+	return Param{Name: ParamKblockdLatency, Value: float64(t.KblockdMax) / 1e3, Unit: "µs (upper bound; drawn from a sixth of it up)", Basis: BasisAssumed, Scalable: true,
+		Ref: "dispatch.Timing.KblockdMin..KblockdMax 5-30 µs: a kworker wake-up on an idle CPU, not measured; under Timing.KblockdTTWU the IPI delivery and idle exit " +
+			"(KVM's halt-polling documentation: a host scheduler trip is 'on the order of a few micro-seconds')"}
+}
+
+// applyKblockdScale applies a scaled ParamKblockdLatency to cfg.
+func applyKblockdScale(cfg *stack.Config, sc Scale) {
+	if f := sc.Of(ParamKblockdLatency); f != 1 {
+		t := dispatch.DefaultTiming()
+		cfg.Timing.KblockdMin = max(1, sim.Time(float64(t.KblockdMin)*f))
+		cfg.Timing.KblockdMax = max(1, sim.Time(float64(t.KblockdMax)*f))
+	}
 }
 
 // StorvscFigures are the scenario's metrics of one run.
@@ -225,6 +250,7 @@ func StorvscParams() []Param {
 			Ref: "storvsc derives can_queue from its VMBus ring size; any value >= nr_requests gives the same figures (the LUN budget of 15 binds first)"},
 		schedTickParam(),
 		fioParentRunParam(storvscJobs),
+		kblockdLatencyParam(),
 		{Name: "storvsc.kernel", Value: 5.17, Unit: "", Basis: BasisSourced, Ref: "the RFC was posted in Feb 2022 against v5.17-rc"},
 	}
 }

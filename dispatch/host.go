@@ -58,6 +58,9 @@ type Timing struct {
 	KblockdTTWU bool
 }
 
+// DefaultTiming returns the Timing the zero value stands for (each field's default).
+func DefaultTiming() Timing { return Timing{}.withDefaults() }
+
 func (t Timing) withDefaults() Timing {
 	if t.KblockdMax == 0 {
 		t.KblockdMin, t.KblockdMax = 5*sim.Microsecond, 30*sim.Microsecond

@@ -1,0 +1,94 @@
+package scsi_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/blkmq/blkmq/device"
+	"github.com/blkmq/blkmq/dispatch"
+	"github.com/blkmq/blkmq/scsi"
+	"github.com/blkmq/blkmq/sim"
+)
+
+// orderRecorder is a device that records the hctx of every command it accepts, in
+// order, and completes each after a fixed time.
+type orderRecorder struct {
+	device.Device
+	order []int
+}
+
+func (r *orderRecorder) Submit(cmd *device.Command) device.Status {
+	r.order = append(r.order, cmd.Priv.(*dispatch.Request).Hctx().Index())
+	return r.Device.Submit(cmd)
+}
+
+// TestBudgetWinner: which hctx's run wins the one budget token (queue_depth 1) a
+// completion frees, on 4 CPUs with one hctx each (per-hctx tags, none) and 4
+// requests parked on every hctx, hctx 2's taken first. scsi_debug's timer completes
+// on the issuing CPU (CPU 2 for hctx 2), and scsi_run_queue_async queues every hctx's
+// kblockd run from there (blk_mq_run_hw_queues, hctx order).
+//   - default rule: every run is due the same drawn latency after the queueing point
+//     (fixed at 10 µs here), so queueing order decides: the completing hctx's own
+//     SCHED_RESTART run when it is marked (queued before scsi_run_queue_async's),
+//     else the lowest pending hctx;
+//   - Timing.KblockdTTWU at native costs: the completing CPU's own worker runs after
+//     that CPU's work (2.5 µs of wake-ups), before any IPI arrives (≥ 11.4 µs): the
+//     token stays with the hctx that completed while it has work, then goes to the
+//     lowest pending hctx (the first IPI sent);
+//   - Timing.KblockdTTWU with the emulation slowdown of the oracle's guest (73.8):
+//     the emulated wake-ups delay the local worker to 184 µs, while the first remote
+//     worker's IPI leaves after 52 µs and that worker runs at 113 µs, the second's at
+//     143 µs: a completion on CPU 0 hands the token to hctx 1, one on CPU 1 or 2 to
+//     hctx 0, so hctxs 0 and 1 alternate until they are empty.
+func TestBudgetWinner(t *testing.T) {
+	tests := []struct {
+		name     string
+		ttwu     bool
+		slowdown float64
+		want     []int
+	}{
+		{"default", false, 1, []int{2, 2, 2, 0, 0, 0, 0, 1, 1, 1, 1, 2, 3, 3, 3, 3}},
+		{"ttwu/native", true, 1, []int{2, 2, 2, 2, 0, 0, 0, 0, 1, 1, 1, 1, 3, 3, 3, 3}},
+		{"ttwu/slowdown-73.8", true, 73.8, []int{2, 0, 1, 0, 1, 0, 1, 0, 1, 2, 2, 2, 3, 3, 3, 3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			eng := sim.NewEngine()
+			costs, err := dispatch.DefaultCPUCosts().Emulated(tt.slowdown)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, err := dispatch.NewHost(eng, dispatch.HostConfig{NrCPUs: 4, NrHwQueues: 4, CanQueue: 64,
+				CPU:    dispatch.CPUModel{Costs: costs},
+				Timing: dispatch.Timing{KblockdMin: 10 * sim.Microsecond, KblockdMax: 10 * sim.Microsecond, KblockdTTWU: tt.ttwu}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sh, err := scsi.NewHost(h, scsi.CompleteOnIssueCPU)
+			if err != nil {
+				t.Fatal(err)
+			}
+			null, _ := device.NewNull(eng, device.NullParams{Name: "sd", CompletionNsec: sim.Millisecond})
+			dev := &orderRecorder{Device: null}
+			lun, err := sh.AddDevice(scsi.DeviceConfig{Device: dev, QueueDepth: 1, Queue: dispatch.LUNConfig{Elevator: "none"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := &cpuRecorder{h: h}
+			bios := make([]dispatch.Bio, 16)
+			n := 0
+			for _, cpu := range []int{2, 0, 1, 3} {
+				for range 4 {
+					bios[n] = dispatch.Bio{Op: device.OpRead, Offset: int64(n) << 20, Length: 4096, Sync: true, End: rec}
+					lun.Queue().SubmitBio(&bios[n], cpu, true, nil)
+					n++
+				}
+			}
+			eng.Run()
+			if diff := cmp.Diff(tt.want, dev.order); diff != "" {
+				t.Errorf("hctx of each command in device order (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
