@@ -147,6 +147,20 @@ func runStorvscPinned(shared bool, nrRequests int, runtime time.Duration, seed u
 	return storvscFigures(shared, nrRequests, specs, seed, sc)
 }
 
+// runStorvscTTWU is runStorvscScaled with dispatch.Timing.KblockdTTWU: a kblockd
+// run's worker woken as try_to_wake_up does (the completing CPU's own worker first,
+// the others after an IPI, in hctx order), which decides the hctx that wins a budget
+// token a completion frees.
+func runStorvscTTWU(shared bool, nrRequests int, runtime time.Duration, seed uint64, sc Scale) (*StorvscFigures, error) {
+	specs, err := StorvscSpecs(runtime)
+	if err != nil {
+		return nil, err
+	}
+	cfg := storvscConfig(shared, nrRequests, seed, sc)
+	cfg.Timing.KblockdTTWU = true
+	return storvscFiguresOf(cfg, specs)
+}
+
 // runStorvscTasks is runStorvscScaled with the scheduler tasks PlaceFair leaves out
 // by default (stack.Placement WakeupPlacement, KworkerTasks, FioParent): placement
 // in try_to_wake_up, kblockd's kworkers and fio's parent process as tasks.
@@ -185,8 +199,9 @@ func storvscFiguresOf(cfg stack.Config, specs []fio.Spec) (*StorvscFigures, erro
 
 func init() {
 	Register(Scenario{Name: "storvsc", Source: "000_3f9e87d917f8ad71.txt",
-		Variants: []string{"tags=per-hctx", "tags=shared", "tags=per-hctx/pinned", "tags=shared/pinned", "tags=per-hctx/tasks", "tags=shared/tasks"},
-		Run:      runStorvsc, RunScaled: runStorvscWith, Params: StorvscParams()})
+		Variants: []string{"tags=per-hctx", "tags=shared", "tags=per-hctx/pinned", "tags=shared/pinned", "tags=per-hctx/tasks", "tags=shared/tasks",
+			"tags=per-hctx/kblockd-ttwu", "tags=shared/kblockd-ttwu"},
+		Run: runStorvsc, RunScaled: runStorvscWith, Params: StorvscParams()})
 }
 
 // ParamWakeMigrate is the name of stack's deprecated free migration rate
@@ -265,22 +280,27 @@ func runStorvsc(variant string, seed uint64) (map[string]float64, error) {
 // every fio job to one CPU (cpus_allowed, the jobs spread round robin over the CPUs):
 // the source does not say how its jobs were placed, so these are informational. The
 // "/tasks" variants add the scheduler tasks PlaceFair leaves out by default
-// (runStorvscTasks), also informational.
+// (runStorvscTasks), and the "/kblockd-ttwu" variants the opt-in kblockd wake-up rule
+// (runStorvscTTWU), also informational.
 func runStorvscWith(variant string, seed uint64, sc Scale) (map[string]float64, error) {
 	base, pinned := strings.CutSuffix(variant, "/pinned")
 	base, tasks := strings.CutSuffix(base, "/tasks")
+	base, ttwu := strings.CutSuffix(base, "/kblockd-ttwu")
 	var shared bool
 	switch base {
 	case "tags=per-hctx":
 	case "tags=shared":
 		shared = true
 	default:
-		return nil, fmt.Errorf("bench: storvsc: unknown variant %q (want tags=per-hctx or tags=shared, optionally /pinned or /tasks)", variant)
+		return nil, fmt.Errorf("bench: storvsc: unknown variant %q (want tags=per-hctx or tags=shared, optionally /pinned, /tasks or /kblockd-ttwu)", variant)
 	}
-	if pinned || tasks {
+	if pinned || tasks || ttwu {
 		run := runStorvscPinned
-		if tasks {
+		switch {
+		case tasks:
 			run = runStorvscTasks
+		case ttwu:
+			run = runStorvscTTWU
 		}
 		f, err := run(shared, StorvscNrRequests, 60*time.Second, seed, sc)
 		if err != nil {

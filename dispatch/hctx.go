@@ -254,9 +254,6 @@ func (h *Hctx) runAsyncFrom(cpu int) {
 	if h.runWork.pending && h.runWork.at <= t && !moved {
 		return
 	}
-	if host.timing.KblockdTTWU && target != cpu {
-		host.charge(host.cpu.c.IPI) // send_call_function_single_ipi / smp_send_reschedule
-	}
 	h.runWork.modify(t)
 	h.runWork.recv = recv
 	if h.q.host.kw.on {

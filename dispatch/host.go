@@ -34,27 +34,29 @@ type Timing struct {
 	//     due at the queueing point and waits for the CPU's charged work, every
 	//     wake-up the same blk_mq_run_hw_queues call sends after it included;
 	//   - a worker on another CPU needs an IPI. The IPI leaves the waker once the
-	//     waker's CPU has done its work up to this wake-up (CPUCosts.Wakeup and
-	//     CPUCosts.IPI for the send, charged on the waker; so in one
-	//     blk_mq_run_hw_queues call the hctxs' wake-ups leave in hctx order). An
-	//     idle target (no CPU work charged) is woken through its wake list
-	//     (ttwu_queue_cond: !cpu_rq(cpu)->nr_running, v6.0+;
-	//     send_call_function_single_ipi, as a HLT-idle CPU does not poll): the IPI
-	//     is delivered and the CPU leaves idle after a latency drawn from
-	//     KblockdMin..KblockdMax, then the target handles the interrupt and activates
-	//     the worker (CPUCosts.IPI + CPUCosts.Wakeup, charged on the target when the
-	//     run starts). A busy target was activated by the waker (resched_curr's
-	//     IPI): no idle exit, CPUCosts.IPI on the target, and the worker waits for
-	//     the target's charged work.
+	//     waker's CPU has done its work up to and including this wake-up
+	//     (CPUCosts.Wakeup each, charged on the waker; so in one blk_mq_run_hw_queues
+	//     call the hctxs' wake-ups leave in hctx order). An idle target (no CPU work
+	//     charged) is woken through its wake list (ttwu_queue_cond:
+	//     !cpu_rq(cpu)->nr_running, v6.0+; send_call_function_single_ipi, as a
+	//     HLT-idle CPU does not poll): the IPI is delivered and the CPU leaves idle
+	//     after a latency drawn from KblockdMin..KblockdMax, then the target handles
+	//     the interrupt and activates the worker (CPUCosts.IPI + CPUCosts.Wakeup). A
+	//     busy target was activated by the waker (resched_curr's IPI): the interrupt
+	//     (CPUCosts.IPI) lengthens the target's work and the worker runs at its end.
+	//     The target's share is charged on the target when the run starts.
 	// The CPU costs are guest instructions and take the emulation slowdown
 	// (CPUCosts.Emulated); the delivery and idle exit do not: under QEMU TCG a
 	// cross-vCPU kick wakes the halted vCPU's host thread (qemu_cpu_kick), host
-	// time. Assumed: that latency range is the kblockd latency's (5–30 µs), not a
-	// measurement (KVM's halt-polling documentation puts a host scheduler trip at
-	// "a few micro-seconds"). The 5.17 ttwu_queue_cond has no idle rule (the waker
-	// activates an idle target too): the model charges the activation on a 5.17
-	// target as on 6.1's, a native difference of one Wakeup. Off by default: see
-	// the budgetwin round-5 report for its figures.
+	// time. The sender's APIC write is an exit to QEMU's APIC model, host time too,
+	// so the waker is charged no IPI beyond its Wakeup. Assumed: the delivery range
+	// is the kblockd latency's (5–30 µs), not a measurement (KVM's halt-polling
+	// documentation puts a host scheduler trip "on the order of a few
+	// micro-seconds"). The 5.17 ttwu_queue_cond has no idle rule (the waker activates
+	// an idle target too): the model charges the activation on a 5.17 target as on
+	// 6.1's, a native difference of one Wakeup. Off by default: against the oracle's
+	// real-kernel family it reproduces the pinned WAL's hand-off but starves the
+	// WAL of the 000-small cases and splits 4-hctx readers by hctx order.
 	KblockdTTWU bool
 }
 
@@ -250,11 +252,13 @@ func (h *Host) kblockdDue(cpu, target int) (due, recv sim.Time) {
 	}
 	send := max(h.eng.Now(), h.busyUntil(cpu))
 	if h.cpu.on {
-		send += h.cpu.c.Wakeup + h.cpu.c.IPI // this wake-up, after the earlier ones
+		send += h.cpu.c.Wakeup // this wake-up, after the earlier ones
 		recv = h.cpu.c.IPI
 	}
-	if h.busyUntil(target) > send {
-		return send, recv // resched IPI to a busy CPU: Fire waits for its work
+	if b := h.busyUntil(target); b > send {
+		// resched IPI to a busy CPU: the interrupt lengthens its work, the worker
+		// runs at the end of it
+		return b + recv, recv
 	}
 	if h.cpu.on {
 		recv += h.cpu.c.Wakeup // sched_ttwu_pending activates the worker there

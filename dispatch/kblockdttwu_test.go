@@ -35,14 +35,15 @@ func (d *gate) EndBio(*dispatch.Bio, sim.Time, error)            {}
 // a request parked on each of 4 hctxs (one CPU each). With Timing.KblockdTTWU the
 // worker of the calling CPU runs once the caller has sent every wake-up
 // (try_to_wake_up activates a local task itself); each other worker's IPI leaves the
-// caller after the wake-ups before it and its own (Wakeup + IPI each, in hctx order),
-// is delivered to the idle CPU after the drawn latency (10 µs here) and costs the
-// target the interrupt and the activation (IPI + Wakeup) before the run. The default
-// rule gives every worker the same drawn latency.
+// caller after the wake-ups before it and its own (Wakeup each, in hctx order), is
+// delivered to the idle CPU after the drawn latency (10 µs here) and costs the target
+// the interrupt and the activation (IPI + Wakeup) before the run; a busy target's
+// worker runs after the target's work and the interrupt. The default rule gives every
+// worker the same drawn latency.
 func TestKblockdTTWUWakeOrder(t *testing.T) {
 	c := dispatch.DefaultCPUCosts()
 	const d = 10 * sim.Microsecond
-	w, r := c.Wakeup, c.Wakeup+c.IPI // local wake-up; remote wake-up sent, and received
+	w, r := c.Wakeup, c.IPI+c.Wakeup // a wake-up sent; one received from idle
 	tests := []struct {
 		name  string
 		ttwu  bool
@@ -54,13 +55,13 @@ func TestKblockdTTWUWakeOrder(t *testing.T) {
 		{"default/costs-off/from-cpu2", false, false, 2, nil, map[int]sim.Time{0: d, 1: d, 2: d, 3: d}},
 		{"ttwu/costs-off/from-cpu2", true, false, 2, nil, map[int]sim.Time{0: d, 1: d, 2: 0, 3: d}},
 		{"ttwu/costs-on/from-cpu0", true, true, 0, nil,
-			map[int]sim.Time{0: w + 3*r, 1: w + r + d + r, 2: w + 2*r + d + r, 3: w + 3*r + d + r}},
+			map[int]sim.Time{0: 4 * w, 1: 2*w + d + r, 2: 3*w + d + r, 3: 4*w + d + r}},
 		{"ttwu/costs-on/from-cpu3", true, true, 3, nil,
-			map[int]sim.Time{0: r + d + r, 1: 2*r + d + r, 2: 3*r + d + r, 3: 3*r + w}},
+			map[int]sim.Time{0: w + d + r, 1: 2*w + d + r, 2: 3*w + d + r, 3: 4 * w}},
 		// CPU 1 busy for 50 µs: activated by the caller (resched IPI, no idle exit), its
 		// worker runs when CPU 1's work is done
 		{"ttwu/costs-on/from-cpu0/cpu1-busy", true, true, 0, map[int]sim.Time{1: 50 * sim.Microsecond},
-			map[int]sim.Time{0: w + 3*r, 1: 50 * sim.Microsecond, 2: w + 2*r + d + r, 3: w + 3*r + d + r}},
+			map[int]sim.Time{0: 4 * w, 1: 50*sim.Microsecond + c.IPI, 2: 3*w + d + r, 3: 4*w + d + r}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
