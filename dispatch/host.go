@@ -45,6 +45,9 @@ type Timing struct {
 	//     busy target was activated by the waker (resched_curr's IPI): the interrupt
 	//     (CPUCosts.IPI) lengthens the target's work and the worker runs at its end.
 	//     The target's share is charged on the target when the run starts.
+	//   - a task sleeping for a tag (blk_mq_get_tag's io_schedule) is woken by the
+	//     same try_to_wake_up: on the CPU it slept on, due by the same rule instead of
+	//     WakeupMin..WakeupMax after the wake-up (the target's share is not charged).
 	// The CPU costs are guest instructions and take the emulation slowdown
 	// (CPUCosts.Emulated); the delivery and idle exit do not: under QEMU TCG a
 	// cross-vCPU kick wakes the halted vCPU's host thread (qemu_cpu_kick), host
