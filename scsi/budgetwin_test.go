@@ -92,3 +92,63 @@ func TestBudgetWinner(t *testing.T) {
 		})
 	}
 }
+
+// wakeSleeper records when its blocked bio was queued.
+type wakeSleeper struct {
+	eng *sim.Engine
+	cpu int
+	at  sim.Time
+}
+
+func (s *wakeSleeper) WakeCPU(sim.Time) int                    { return s.cpu }
+func (s *wakeSleeper) Unblocked(_ *dispatch.Bio, now sim.Time) { s.at = now }
+
+// TestTagSleeperTTWU: a task sleeping for the only driver tag is woken when the
+// completion on CPU 0 frees it. By default it runs the drawn wake-up latency (10 µs
+// here) after the wake-up. Under Timing.KblockdTTWU it is woken by the same
+// try_to_wake_up rule as a kblockd worker: on CPU 0 itself it runs once CPU 0 has
+// finished the completion (well inside 10 µs at native costs); on CPU 1, which is
+// idle, after the waker's wake-up, the IPI delivery (10 µs) and CPU 1's interrupt and
+// activation, so at least Wakeup + IPI + Wakeup later than by default.
+func TestTagSleeperTTWU(t *testing.T) {
+	c := dispatch.DefaultCPUCosts()
+	unblocked := func(ttwu bool, cpu int) sim.Time {
+		eng := sim.NewEngine()
+		h, err := dispatch.NewHost(eng, dispatch.HostConfig{NrCPUs: 2, NrHwQueues: 1, CanQueue: 1,
+			Timing: dispatch.Timing{KblockdMin: 10 * sim.Microsecond, KblockdMax: 10 * sim.Microsecond,
+				WakeupMin: 10 * sim.Microsecond, WakeupMax: 10 * sim.Microsecond, KblockdTTWU: ttwu}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sh, err := scsi.NewHost(h, scsi.CompleteOnIssueCPU)
+		if err != nil {
+			t.Fatal(err)
+		}
+		null, _ := device.NewNull(eng, device.NullParams{Name: "sd", CompletionNsec: sim.Millisecond})
+		lun, err := sh.AddDevice(scsi.DeviceConfig{Device: null, QueueDepth: 1, Queue: dispatch.LUNConfig{Elevator: "none"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := &cpuRecorder{h: h}
+		b1 := dispatch.Bio{Op: device.OpRead, Offset: 0, Length: 4096, Sync: true, End: rec}
+		b2 := dispatch.Bio{Op: device.OpRead, Offset: 1 << 20, Length: 4096, Sync: true, End: rec}
+		lun.Queue().SubmitBio(&b1, 0, true, nil)
+		s := &wakeSleeper{eng: eng, cpu: cpu}
+		tw := &dispatch.TagWaiter{S: s}
+		lun.Queue().SubmitBio(&b2, cpu, false, tw)
+		eng.Run()
+		if s.at == 0 {
+			t.Fatalf("ttwu=%v cpu %d: the sleeper was never unblocked", ttwu, cpu)
+		}
+		return s.at
+	}
+	def0, tt0 := unblocked(false, 0), unblocked(true, 0)
+	def1, tt1 := unblocked(false, 1), unblocked(true, 1)
+	t.Logf("unblocked: CPU 0 default %v, KblockdTTWU %v; CPU 1 default %v, KblockdTTWU %v", def0, tt0, def1, tt1)
+	if def, tt := def0, tt0; tt >= def {
+		t.Errorf("sleeper on the completing CPU: unblocked at %v with KblockdTTWU, want before the default %v", tt, def)
+	}
+	if def, tt := def1, tt1; tt-def < 2*c.Wakeup+c.IPI {
+		t.Errorf("sleeper on idle CPU 1: unblocked at %v with KblockdTTWU, want at least %v after the default %v", tt, 2*c.Wakeup+c.IPI, def)
+	}
+}
