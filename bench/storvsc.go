@@ -7,6 +7,7 @@ import (
 
 	"github.com/blkmq/blkmq"
 	"github.com/blkmq/blkmq/device"
+	"github.com/blkmq/blkmq/dispatch"
 	"github.com/blkmq/blkmq/fio"
 	"github.com/blkmq/blkmq/scsi"
 	"github.com/blkmq/blkmq/sim"
@@ -86,7 +87,31 @@ func storvscConfig(shared bool, nrRequests int, seed uint64, sc Scale) stack.Con
 	}
 	applyPlacementScale(&cfg, sc)
 	applyFioParentScale(&cfg, sc, storvscJobs)
+	applyKblockdScale(&cfg, sc)
 	return cfg
+}
+
+// ParamKblockdLatency is the name of the kblockd wake-up latency (dispatch.Timing
+// KblockdMin..KblockdMax, 5-30 µs): under the default rule the delay of every
+// asynchronous hctx run, under Timing.KblockdTTWU the IPI delivery and idle exit of a
+// worker on another CPU. Assumed.
+const ParamKblockdLatency = "dispatch.kblockd-latency"
+
+// kblockdLatencyParam is ParamKblockdLatency with its basis.
+func kblockdLatencyParam() Param {
+	t := dispatch.DefaultTiming()
+	return Param{Name: ParamKblockdLatency, Value: float64(t.KblockdMax) / 1e3, Unit: "µs (upper bound; drawn from a sixth of it up)", Basis: BasisAssumed, Scalable: true,
+		Ref: "dispatch.Timing.KblockdMin..KblockdMax 5-30 µs: a kworker wake-up on an idle CPU, not measured; under Timing.KblockdTTWU the IPI delivery and idle exit " +
+			"(KVM's halt-polling documentation: a host scheduler trip is 'on the order of a few micro-seconds')"}
+}
+
+// applyKblockdScale applies a scaled ParamKblockdLatency to cfg.
+func applyKblockdScale(cfg *stack.Config, sc Scale) {
+	if f := sc.Of(ParamKblockdLatency); f != 1 {
+		t := dispatch.DefaultTiming()
+		cfg.Timing.KblockdMin = max(1, sim.Time(float64(t.KblockdMin)*f))
+		cfg.Timing.KblockdMax = max(1, sim.Time(float64(t.KblockdMax)*f))
+	}
 }
 
 // StorvscFigures are the scenario's metrics of one run.
@@ -120,6 +145,20 @@ func runStorvscPinned(shared bool, nrRequests int, runtime time.Duration, seed u
 		specs[i].CPUsAllowed = []int{i % StorvscCPUs}
 	}
 	return storvscFigures(shared, nrRequests, specs, seed, sc)
+}
+
+// runStorvscTTWU is runStorvscScaled with dispatch.Timing.KblockdTTWU: a kblockd
+// run's worker woken as try_to_wake_up does (the completing CPU's own worker first,
+// the others after an IPI, in hctx order), which decides the hctx that wins a budget
+// token a completion frees.
+func runStorvscTTWU(shared bool, nrRequests int, runtime time.Duration, seed uint64, sc Scale) (*StorvscFigures, error) {
+	specs, err := StorvscSpecs(runtime)
+	if err != nil {
+		return nil, err
+	}
+	cfg := storvscConfig(shared, nrRequests, seed, sc)
+	cfg.Timing.KblockdTTWU = true
+	return storvscFiguresOf(cfg, specs)
 }
 
 // runStorvscTasks is runStorvscScaled with the scheduler tasks PlaceFair leaves out
@@ -160,8 +199,9 @@ func storvscFiguresOf(cfg stack.Config, specs []fio.Spec) (*StorvscFigures, erro
 
 func init() {
 	Register(Scenario{Name: "storvsc", Source: "000_3f9e87d917f8ad71.txt",
-		Variants: []string{"tags=per-hctx", "tags=shared", "tags=per-hctx/pinned", "tags=shared/pinned", "tags=per-hctx/tasks", "tags=shared/tasks"},
-		Run:      runStorvsc, RunScaled: runStorvscWith, Params: StorvscParams()})
+		Variants: []string{"tags=per-hctx", "tags=shared", "tags=per-hctx/pinned", "tags=shared/pinned", "tags=per-hctx/tasks", "tags=shared/tasks",
+			"tags=per-hctx/kblockd-ttwu", "tags=shared/kblockd-ttwu"},
+		Run: runStorvsc, RunScaled: runStorvscWith, Params: StorvscParams()})
 }
 
 // ParamWakeMigrate is the name of stack's deprecated free migration rate
@@ -225,6 +265,7 @@ func StorvscParams() []Param {
 			Ref: "storvsc derives can_queue from its VMBus ring size; any value >= nr_requests gives the same figures (the LUN budget of 15 binds first)"},
 		schedTickParam(),
 		fioParentRunParam(storvscJobs),
+		kblockdLatencyParam(),
 		{Name: "storvsc.kernel", Value: 5.17, Unit: "", Basis: BasisSourced, Ref: "the RFC was posted in Feb 2022 against v5.17-rc"},
 	}
 }
@@ -239,22 +280,27 @@ func runStorvsc(variant string, seed uint64) (map[string]float64, error) {
 // every fio job to one CPU (cpus_allowed, the jobs spread round robin over the CPUs):
 // the source does not say how its jobs were placed, so these are informational. The
 // "/tasks" variants add the scheduler tasks PlaceFair leaves out by default
-// (runStorvscTasks), also informational.
+// (runStorvscTasks), and the "/kblockd-ttwu" variants the opt-in kblockd wake-up rule
+// (runStorvscTTWU), also informational.
 func runStorvscWith(variant string, seed uint64, sc Scale) (map[string]float64, error) {
 	base, pinned := strings.CutSuffix(variant, "/pinned")
 	base, tasks := strings.CutSuffix(base, "/tasks")
+	base, ttwu := strings.CutSuffix(base, "/kblockd-ttwu")
 	var shared bool
 	switch base {
 	case "tags=per-hctx":
 	case "tags=shared":
 		shared = true
 	default:
-		return nil, fmt.Errorf("bench: storvsc: unknown variant %q (want tags=per-hctx or tags=shared, optionally /pinned or /tasks)", variant)
+		return nil, fmt.Errorf("bench: storvsc: unknown variant %q (want tags=per-hctx or tags=shared, optionally /pinned, /tasks or /kblockd-ttwu)", variant)
 	}
-	if pinned || tasks {
+	if pinned || tasks || ttwu {
 		run := runStorvscPinned
-		if tasks {
+		switch {
+		case tasks:
 			run = runStorvscTasks
+		case ttwu:
+			run = runStorvscTTWU
 		}
 		f, err := run(shared, StorvscNrRequests, 60*time.Second, seed, sc)
 		if err != nil {

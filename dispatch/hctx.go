@@ -113,6 +113,10 @@ type runWork struct {
 	// and waiting for its CPU), which counts as a task there (kworkers)
 	kwOn  bool
 	kwCPU int
+	// recv is the CPU time the worker's CPU spends receiving the wake-up (the IPI and,
+	// from idle, the activation; Timing.KblockdTTWU), charged there when the run
+	// starts
+	recv sim.Time
 }
 
 // Fire runs the hctx from kblockd (blk_mq_run_work_fn), or re-arms a postponed work.
@@ -138,6 +142,8 @@ func (w *runWork) Fire(now sim.Time) {
 	}
 	w.pending, w.deferred = false, false
 	h.q.host.onCPU(cpu)
+	h.q.host.charge(w.recv)
+	w.recv = 0
 	h.runHwQueueNow()
 	w.kwRan(cpu)
 }
@@ -231,10 +237,16 @@ func (h *Hctx) runAsync() { h.runAsyncFrom(h.q.host.cpu.cur) }
 // early (scsi_device_unbusy) but asks for the reruns last (scsi_run_queue_async at the
 // end of scsi_end_request), so no kworker it wakes can run before the completion's
 // CPU time charged so far has passed.
+//
+// Under Timing.KblockdTTWU the due time depends on whether the worker is cpu's own or
+// another CPU's (Host.kblockdDue); a run kept pending sends no new IPI (the worker
+// is runnable already: try_to_wake_up finds it so and returns).
 func (h *Hctx) runAsyncFrom(cpu int) {
 	h.q.stats.AsyncRuns++
-	t := h.q.host.kblockdQueuedAt(cpu) + h.q.host.kblockdDelay()
-	h.q.host.charge(h.q.host.cpu.c.Wakeup) // queue the work, wake kblockd
+	host := h.q.host
+	target := h.kblockdTarget(cpu)
+	t, recv := host.kblockdDue(cpu, target)
+	host.charge(host.cpu.c.Wakeup) // queue the work, wake kblockd
 	moved := h.singleHwQueue() && h.runWork.pending && h.workCPU != cpu
 	if h.singleHwQueue() {
 		h.workCPU = cpu
@@ -243,9 +255,20 @@ func (h *Hctx) runAsyncFrom(cpu int) {
 		return
 	}
 	h.runWork.modify(t)
+	h.runWork.recv = recv
 	if h.q.host.kw.on {
 		h.runWork.kwQueue(h.kwCPUPeek())
 	}
+}
+
+// kblockdTarget is the CPU whose kblockd worker a run queued now from cpu wakes: cpu
+// itself on a single hw queue (WORK_CPU_UNBOUND queues on the running CPU), otherwise
+// the CPU blk_mq_hctx_next_cpu will pick (kwCPUPeek).
+func (h *Hctx) kblockdTarget(cpu int) int {
+	if h.singleHwQueue() {
+		return cpu
+	}
+	return h.kwCPUPeek()
 }
 
 // delayRun is blk_mq_delay_run_hw_queue(hctx, 3 ms) from the current CPU.
@@ -259,6 +282,7 @@ func (h *Hctx) delayRunFrom(cpu int) {
 		h.workCPU = cpu
 	}
 	h.runWork.modify(h.q.eng.Now() + h.q.host.timing.ResourceDelay)
+	h.runWork.recv = 0   // add_timer_on: the timer fires on the worker's CPU, no IPI
 	h.runWork.kwCancel() // a timer now: no worker is woken until it fires
 }
 

@@ -246,6 +246,13 @@ func (tw *TagWaiter) bind(q *Queue, b *Bio) {
 		if p, ok := tw.S.(WakePlacer); ok {
 			p.Woken(tw.wakerCPU)
 		}
+		if h := q.host; h.timing.KblockdTTWU {
+			// the same try_to_wake_up as a kblockd worker's (Timing.KblockdTTWU)
+			t, _ := h.kblockdDue(tw.wakerCPU, tw.alloc.CPU)
+			h.charge(h.cpu.c.Wakeup)
+			q.eng.At(t, tw)
+			return
+		}
 		q.host.charge(q.host.cpu.c.Wakeup)
 		q.eng.After(q.host.wakeupDelay(), tw)
 	}

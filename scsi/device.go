@@ -36,6 +36,7 @@ type Device struct {
 	requeue requeueWork
 	done    lldDone
 	commits uint64
+	ttwu    bool // dispatch.Timing.KblockdTTWU of the host
 }
 
 // lldDone receives the LLD's completions (scsi_done).
@@ -59,7 +60,7 @@ func (h *Host) AddDevice(cfg DeviceConfig) (*Device, error) {
 	if cfg.QueueDepth < 1 || cfg.QueueDepth > maxQD {
 		return nil, fmt.Errorf("scsi: lun %d: queue_depth %d out of range [1, %d]", n, cfg.QueueDepth, maxQD)
 	}
-	d := &Device{host: h, dh: h.dh, dev: cfg.Device}
+	d := &Device{host: h, dh: h.dh, dev: cfg.Device, ttwu: h.dh.Config().Timing.KblockdTTWU}
 	var err error
 	if d.sdev, err = h.bhost.NewDevice(h.target, cfg.QueueDepth); err != nil {
 		return nil, fmt.Errorf("scsi: lun %d: %w", n, err)
@@ -178,6 +179,12 @@ func (w *requeueWork) schedule(cpu int) {
 		return
 	}
 	w.pending, w.cpu = true, cpu
+	if w.d.ttwu {
+		// kblockd_schedule_work queues on the running CPU: its own worker, woken
+		// without an IPI (dispatch.Timing.KblockdTTWU)
+		w.d.host.engine().At(w.d.dh.KblockdDue(cpu, cpu), w)
+		return
+	}
 	w.d.host.engine().After(w.d.dh.KblockdDelay(), w)
 }
 
