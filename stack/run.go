@@ -21,6 +21,11 @@ type Result struct {
 	Schedulers []string
 	// Hctxs holds, per LUN, the counters of each hardware queue.
 	Hctxs [][]dispatch.HctxStats
+	// ActiveHctxs holds, per LUN, the number of its hardware queues that are active
+	// users of their tags at End (BLK_MQ_S_TAG_ACTIVE, set by blk_mq_tag_busy and
+	// cleared only by blk_mq_timeout_work finding the queue idle): a LUN whose jobs
+	// moved counts on every hctx it allocated from since; 0 for a legacy LUN.
+	ActiveHctxs []int
 	// End is the virtual time the run stopped (ns).
 	End sim.Time
 	// Events is the number of engine events fired.
@@ -53,8 +58,12 @@ type JobResult struct {
 	Spec fio.Spec
 	// Fio is the job's result in the fio package's types (fio JSON/text ready).
 	Fio *fio.Result
-	// CPU is the CPU the job's thread ran on.
+	// CPU is the CPU the job's thread started on (placeJobs: fork placement).
 	CPU int
+	// LastCPU is the CPU the thread ran on at the end, and Migrations the number of
+	// times the scheduler moved it to another CPU (Placement: at wake-ups by
+	// select_task_rq_fair, or pulled by an idle CPU while it waited for its own).
+	LastCPU, Migrations int
 	// MaxSleepers is the largest number of the job's tasks (its thread, or its io-wq
 	// workers) asleep in blk_mq_get_tag at the same time.
 	MaxSleepers int
@@ -322,14 +331,20 @@ func (r *runner) result(end sim.Time) *Result {
 			res.Queues = append(res.Queues, l.stats())
 			res.Schedulers = append(res.Schedulers, l.q.Elevator().Name())
 			res.Hctxs = append(res.Hctxs, nil)
+			res.ActiveHctxs = append(res.ActiveHctxs, 0)
 			continue
 		}
 		res.Queues = append(res.Queues, q.Stats())
 		res.Schedulers = append(res.Schedulers, q.ElevatorName())
 		var hs []dispatch.HctxStats
+		active := 0
 		for _, h := range q.Hctxs() {
 			hs = append(hs, h.Stats())
+			if h.TagState().Active() {
+				active++
+			}
 		}
+		res.ActiveHctxs = append(res.ActiveHctxs, active)
 		res.Hctxs = append(res.Hctxs, hs)
 		res.Disks = append(res.Disks, q.DiskStats())
 		res.DiskNames = append(res.DiskNames, r.cfg.LUNs[i].Name)
@@ -356,7 +371,7 @@ func (r *runner) result(end sim.Time) *Result {
 		if j.logs != nil {
 			_ = j.logs.Close(wEnd) // the caller reads JobLogs.Err
 		}
-		res.Jobs = append(res.Jobs, JobResult{Spec: j.spec, Fio: j.coll.Finish(wStart, wEnd), CPU: j.cpu, Wait: j.wait.mean(), MaxSleepers: j.maxSleepers,
+		res.Jobs = append(res.Jobs, JobResult{Spec: j.spec, Fio: j.coll.Finish(wStart, wEnd), CPU: j.cpu, LastCPU: j.runCPU, Migrations: j.migrations, Wait: j.wait.mean(), MaxSleepers: j.maxSleepers,
 			Stopped: j.stopNote, Depth: j.depth, SteadyState: j.pace.ss.result()})
 	}
 	return res
