@@ -57,10 +57,9 @@ const (
 //     recent_used_cpu if idle, in target's LLC and neither prev nor target (replaced by
 //     prev from then on; wake_up_new_task starts it at the forking CPU); else the first
 //     idle allowed CPU of target's LLC after target, wrapping (select_idle_cpu's
-//     for_each_cpu_wrap from target + 1); else target. With WakeupPlacement this
-//     happens at the wake-up and the task is enqueued on the chosen CPU at once
-//     (ttwu_queue), so the CPU is not idle for other wake-ups until the task runs,
-//     one wake-up latency later (dispatch.Timing); without, when the task runs.
+//     for_each_cpu_wrap from target + 1); else target. The task is enqueued on the
+//     chosen CPU at the wake-up (ttwu_queue), so the CPU is not idle for other
+//     wake-ups until the task runs, one wake-up latency later (dispatch.Timing).
 //   - A new io-wq worker (create_io_worker → wake_up_new_task, WF_FORK →
 //     find_idlest_cpu): the first idle CPU after its creator's, wrapping; the
 //     creator's CPU if none is idle.
@@ -75,8 +74,8 @@ const (
 //     allowed CPU after the waiting one, wrapping, that has no task and no charged
 //     work.
 //
-// "Idle" is available_idle_cpu: no modelled task (fio thread, io-wq worker) running or
-// waiting on the CPU (or, with WakeupPlacement, woken onto it). A task runs on a CPU until the work charged there
+// "Idle" is available_idle_cpu: no modelled task (fio thread, io-wq worker) running,
+// waiting or woken onto the CPU. A task runs on a CPU until the work charged there
 // when it last submitted is done; interrupt, completion and kblockd work do not make a
 // CPU busy for the scheduler's idle test (the kernel's kworkers and ksoftirqd are
 // modelled as tasks only with KworkerTasks). load(c) is the number of modelled tasks on
@@ -104,26 +103,32 @@ type Placement struct {
 	// Tick is PlaceFair's scheduler tick (ns), when a waiting thread can be pulled
 	// by the idle-load balancer; 0 = DefaultSchedTick.
 	Tick sim.Time
-	// The switches below are the tasks PlaceFair's idle test does not see by default
-	// (off: the model of earlier rounds, bit for bit). Each is a kernel or fio
-	// mechanism; measured against the oracle's unpinned cases they do not improve the
-	// model as a whole (README, placement), so they are opt-in.
+	// PlaceWhenRun chooses a woken thread's or io-wq worker's CPU when it runs, one
+	// wake-up latency after try_to_wake_up, from the CPUs' state then, and does not
+	// enqueue it at the wake-up: the model of rounds 3–4, kept to reproduce their
+	// figures. The kernel places the task inside try_to_wake_up (select_task_rq is
+	// called on the waking CPU before the completion that woke it goes on) and
+	// enqueues it there at once, which is the default.
+	PlaceWhenRun bool
+	// WakeupPlacement was the opt-in switch for placement in try_to_wake_up.
 	//
-	// WakeupPlacement places a woken thread or io-wq worker when try_to_wake_up runs
-	// (select_task_rq_fair is called from try_to_wake_up, on the waking CPU, before
-	// the completion that woke it goes on) and enqueues it there at once, so the CPU
-	// is not idle for other wake-ups meanwhile; off, the CPU is chosen when the woken
-	// task runs, after the wake-up latency.
+	// Deprecated: wake-up placement is the default; PlaceWhenRun turns it off. The
+	// field has no effect.
 	WakeupPlacement bool
+	// The switches below are tasks PlaceFair's idle test does not see by default (off:
+	// the model of earlier rounds, bit for bit). Each is a kernel or fio mechanism;
+	// measured against the oracle's unpinned cases they do not improve the model as a
+	// whole (README, placement), so they are opt-in.
+	//
 	// KworkerTasks makes a CPU whose kblockd worker is runnable or running not idle
 	// (idle_cpu: rq->curr, rq->nr_running, rq->ttwu_pending; kblockd is a per-CPU
-	// workqueue whose work runs in kworker tasks). Implies WakeupPlacement (the
-	// wake-up sees the kworkers queued before it, not those its completion queues
-	// after it).
+	// workqueue whose work runs in kworker tasks). With PlaceWhenRun it still places
+	// at the wake-up (the wake-up sees the kworkers queued before it, not those its
+	// completion queues after it).
 	KworkerTasks bool
 	// FioParent runs fio's parent process as a task (stack/fiothreads.go): its 10 ms
-	// reap loop occupies a CPU for FioParentRun at every pass. Implies
-	// WakeupPlacement.
+	// reap loop occupies a CPU for FioParentRun at every pass. With PlaceWhenRun it
+	// still places at the wake-up.
 	FioParent bool
 	// FioParentCPU is 1 + the CPU fio's parent process starts on; 0 = the least
 	// loaded CPU after the jobs are placed (lowest first).
@@ -155,9 +160,10 @@ const (
 // Deprecated: use PlaceFair (the same rule plus the waker CPU and idle balance).
 const PlaceSelectIdle = PlaceFair
 
-// atWakeup reports whether wake-ups are placed in try_to_wake_up (WakeupPlacement).
+// atWakeup reports whether wake-ups are placed in try_to_wake_up (the default; not
+// with PlaceWhenRun unless a task switch needs it).
 func (p Placement) atWakeup() bool {
-	return !p.random() && (p.WakeupPlacement || p.KworkerTasks || p.FioParent)
+	return !p.random() && (!p.PlaceWhenRun || p.KworkerTasks || p.FioParent)
 }
 
 // random reports whether the deprecated PlaceRandom rule applies.
