@@ -116,7 +116,7 @@ func TestWakePlacementStillRunning(t *testing.T) {
 		{"prev-idle-stays", 0, 0, false, got{CPU: 1}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			r := &runner{cfg: Config{NrCPUs: 4, Placement: Placement{WakeupPlacement: tt.atWakeup}}, eng: sim.NewEngine()}
+			r := &runner{cfg: Config{NrCPUs: 4, Placement: Placement{PlaceWhenRun: !tt.atWakeup}}, eng: sim.NewEngine()}
 			r.sched().taskUntil[1] = tt.taskUntil
 			j := &job{r: r, runCPU: 1, allowed: []int{0, 1, 2, 3}, place: r.cfg.Placement, ranUntil: tt.ranUntil}
 			if tt.atWakeup {
@@ -126,6 +126,30 @@ func TestWakePlacementStillRunning(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.want, got{CPU: j.runCPU, Migrations: j.migrations, Woken2: r.sched().woken[2]}); diff != "" {
 				t.Errorf("placement (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestAtWakeup: try_to_wake_up placement is the default; PlaceWhenRun restores the
+// place-when-run model unless a scheduler-task switch needs the wake-up; the deprecated
+// random rule never places at the wake-up.
+func TestAtWakeup(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		p    Placement
+		want bool
+	}{
+		{"default", Placement{}, true},
+		{"deprecated-switch-no-effect", Placement{WakeupPlacement: true}, true},
+		{"place-when-run", Placement{PlaceWhenRun: true}, false},
+		{"place-when-run-with-kworkers", Placement{PlaceWhenRun: true, KworkerTasks: true}, true},
+		{"place-when-run-with-parent", Placement{PlaceWhenRun: true, FioParent: true}, true},
+		{"random-rule", Placement{Rule: PlaceRandom}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.p.atWakeup(); got != tt.want {
+				t.Errorf("atWakeup() = %v, want %v", got, tt.want)
 			}
 		})
 	}
