@@ -126,6 +126,23 @@ type Placement struct {
 	// at the wake-up (the wake-up sees the kworkers queued before it, not those its
 	// completion queues after it).
 	KworkerTasks bool
+	// ForkSpread places the forked fio jobs on the least loaded CPU of the whole
+	// machine (lowest first) instead of the forking CPU's last-level cache: the model
+	// before round 5, kept to reproduce its figures. By default (no effect with one
+	// LLC) the jobs go to the LLC of the CPU that forks them (fio's parent, assumed on
+	// CPU 0), as wake_up_new_task → select_task_rq_fair(WF_FORK) → find_idlest_cpu
+	// does: fio's parent waits for each child to post startup_sem before it forks the
+	// next (backend.c run_threads), so the earlier children sleep and count as no
+	// running task; find_idlest_group keeps the task on the local node while its
+	// running tasks stay under the NUMA imbalance allowance (5.11
+	// allow_numa_imbalance: under a quarter of the domain; 6.1 adjust_numa_imbalance:
+	// imb_numa_nr), and among the local CPUs prefers idle ones of low utilisation
+	// (modelled: least loaded, lowest first; the parent's CPU counts as loaded). More
+	// jobs than the LLC's CPUs then share CPUs. Not modelled: the periodic load balance
+	// of running tasks, which in the kernel would spread CPU-busy jobs over the nodes
+	// afterwards; jobs that sleep most of the time (tag sleepers: few running tasks at
+	// each balance) stay.
+	ForkSpread bool
 	// FioParent runs fio's parent process as a task (stack/fiothreads.go): its 10 ms
 	// reap loop occupies a CPU for FioParentRun at every pass. With PlaceWhenRun it
 	// still places at the wake-up.

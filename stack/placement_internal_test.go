@@ -3,6 +3,7 @@ package stack
 import (
 	"testing"
 
+	"github.com/blkmq/blkmq/fio"
 	"github.com/blkmq/blkmq/sim"
 	"github.com/google/go-cmp/cmp"
 )
@@ -150,6 +151,44 @@ func TestAtWakeup(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := tt.p.atWakeup(); got != tt.want {
 				t.Errorf("atWakeup() = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestForkLocalLLC: by default, on two LLCs of 4 CPUs, the forked jobs fill the
+// parent's LLC (CPU 0's, the parent counted there) and then share its CPUs;
+// cpus_allowed outside that LLC is honoured; with one LLC the rule changes nothing;
+// Placement.ForkSpread spreads them over the machine.
+func TestForkLocalLLC(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		llc     int
+		on      bool
+		allowed []int
+		jobs    int
+		want    []int
+	}{
+		{"fork-spread-over-all", 4, false, nil, 6, []int{0, 1, 2, 3, 4, 5}},
+		{"on-fills-local-llc-then-shares", 4, true, nil, 6, []int{1, 2, 3, 0, 1, 2}},
+		{"on-allowed-other-llc-honoured", 4, true, []int{5, 6}, 3, []int{5, 6, 5}},
+		{"on-one-llc-no-effect", 0, true, nil, 6, []int{0, 1, 2, 3, 4, 5}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &runner{cfg: Config{NrCPUs: 8, Placement: Placement{ForkSpread: !tt.on}}}
+			r.cfg.CPU.Costs.CPUsPerLLC = tt.llc
+			load := make([]int, 8)
+			var got []int
+			for i := 0; i < tt.jobs; i++ {
+				s := &fio.Spec{Name: "j", CPUsAllowed: tt.allowed}
+				c, err := r.pickCPU(s, load)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, c)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("CPUs (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -115,7 +115,9 @@ type runner struct {
 	hosts []*dispatch.Host // every host (tag set), index as LUN.Host
 	// parentCPU is where fio's parent process starts (fiothreads.go)
 	parentCPU int
-	queues    []blockQueue // per LUN: *dispatch.Queue, or *legacyLUN on a Legacy host
+	// forkParentCounted: pickCPU counted fio's parent on CPU 0 (fork placement in its LLC)
+	forkParentCounted bool
+	queues            []blockQueue // per LUN: *dispatch.Queue, or *legacyLUN on a Legacy host
 	// hasBudgetMap tells, per LUN, whether its driver keeps a budget map.
 	hasBudgetMap []bool
 	jobs         []*job
@@ -238,6 +240,9 @@ func (r *runner) placeJobs(specs []fio.Spec) error {
 			r.parentCPU = c
 		}
 	}
+	if r.forkParentCounted {
+		r.parentCPU = 0 // the parent forked the jobs from CPU 0 (pickCPU)
+	}
 	regionStart := map[blockQueue]int64{} // next free byte of each LUN
 	base := map[fileKey]int64{}
 	for _, k := range order {
@@ -278,16 +283,36 @@ func jobFile(q blockQueue, s *fio.Spec, i int) fileKey {
 }
 
 // pickCPU returns the least loaded CPU the spec allows and counts the job on it.
+// On a machine of several last-level caches it looks first among the allowed CPUs of
+// the forking CPU's LLC (CPU 0's, with fio's parent counted on CPU 0), unless
+// Placement.ForkSpread.
 func (r *runner) pickCPU(s *fio.Spec, load []int) (int, error) {
 	allowed := s.CPUsAllowed
 	if len(allowed) == 0 {
 		allowed = r.allCPUs()
 	}
-	cpu := -1
 	for _, c := range allowed {
 		if c >= r.cfg.NrCPUs {
 			return 0, fmt.Errorf("stack: job %s: cpus_allowed CPU %d out of range [0, %d]", s.Instance(), c, r.cfg.NrCPUs-1)
 		}
+	}
+	if !r.cfg.Placement.ForkSpread && r.cfg.CPU.Costs.CPUsPerLLC > 0 && r.cfg.CPU.Costs.CPUsPerLLC < r.cfg.NrCPUs {
+		if !r.forkParentCounted {
+			r.forkParentCounted = true
+			load[0]++ // fio's parent runs on CPU 0 while it forks (find_idlest_group: fully busy)
+		}
+		var local []int
+		for _, c := range allowed {
+			if r.sameLLC(c, 0) {
+				local = append(local, c)
+			}
+		}
+		if len(local) > 0 {
+			allowed = local
+		}
+	}
+	cpu := -1
+	for _, c := range allowed {
 		if cpu < 0 || load[c] < load[cpu] {
 			cpu = c
 		}
