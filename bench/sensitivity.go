@@ -6,6 +6,7 @@ import (
 
 	"github.com/blkmq/blkmq/dispatch"
 	"github.com/blkmq/blkmq/sim"
+	"github.com/blkmq/blkmq/stack"
 )
 
 // SensitivityFactors are the multipliers a sensitivity run applies to each assumed
@@ -123,4 +124,40 @@ func scaleContention(c dispatch.CPUCosts, sc Scale) dispatch.CPUCosts {
 		c.ElevatorLines = int(float64(c.ElevatorLines)*k + 0.5)
 	}
 	return c
+}
+
+// The wake-up placement path's parameters (issue 15, claim 001/ratio/can_queue-div:
+// where a tag sleeper runs after try_to_wake_up decides which hctx its next requests
+// use), as scenario parameters so that `blkmq claims --sensitivity` halves and doubles
+// them.
+const (
+	// ParamWakeupLatency scales dispatch.Timing's WakeupMin/WakeupMax (5–30 µs), the
+	// delay between try_to_wake_up and the woken task running, during which the task
+	// is enqueued on its new CPU (the CPU is not idle for other wake-ups): assumed.
+	ParamWakeupLatency = "stack.wakeup-latency"
+	// ParamMigrationCost scales stack.DefaultMigrationCost, sysctl_sched_migration_cost
+	// (0.5 ms, the kernel's default: sourced; scalable to show what the idle balance's
+	// cache-hot window decides).
+	ParamMigrationCost = "stack.migration-cost"
+)
+
+// wakePlacementParams are the wake-up placement path's parameter entries.
+func wakePlacementParams() []Param {
+	return []Param{
+		{Name: ParamWakeupLatency, Value: 5, Unit: "us (to 30)", Basis: BasisAssumed, Scalable: true,
+			Ref: "dispatch.Timing WakeupMin/WakeupMax: a wake-up of a task on an otherwise idle CPU; not from a source"},
+		{Name: ParamMigrationCost, Value: float64(stack.DefaultMigrationCost) / 1e3, Unit: "us", Basis: BasisSourced, Scalable: true,
+			Ref: "sysctl_sched_migration_cost, kernel/sched/fair.c (6.1 and 5.x): 500000 ns; task_hot refuses to pull a task that ran more recently"},
+	}
+}
+
+// applyWakePlacementScale applies scaled ParamWakeupLatency and ParamMigrationCost to cfg.
+func applyWakePlacementScale(cfg *stack.Config, sc Scale) {
+	if f := sc.Of(ParamWakeupLatency); f != 1 {
+		cfg.Timing.WakeupMin = max(1, sim.Time(float64(5*sim.Microsecond)*f))
+		cfg.Timing.WakeupMax = max(cfg.Timing.WakeupMin, sim.Time(float64(30*sim.Microsecond)*f))
+	}
+	if f := sc.Of(ParamMigrationCost); f != 1 {
+		cfg.Placement.MigrationCost = max(1, sim.Time(float64(stack.DefaultMigrationCost)*f))
+	}
 }

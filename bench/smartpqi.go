@@ -61,8 +61,11 @@ const (
 	// nr_hw_queues = num_queue_groups = one per CPU.
 	SmartpqiCPUs = 28
 	// SmartpqiCPUsPerSocket: 14 (same assumption); completions are sent to the
-	// submitting CPU across sockets (rq_affinity=1).
+	// submitting CPU across sockets (rq_affinity=1), and a woken task is placed on an
+	// idle CPU of its target's socket (select_idle_sibling's last-level cache).
 	SmartpqiCPUsPerSocket = 14
+	// ParamSmartpqiCPUsPerSocket scales SmartpqiCPUsPerSocket in sensitivity runs.
+	ParamSmartpqiCPUsPerSocket = "smartpqi.cpus-per-socket"
 	// SmartpqiCanQueue is scsi_ml_can_queue = max_outstanding_requests −
 	// PQI_RESERVED_IO_SLOTS. Assumption: 1013 (the can_queue commonly shown by Gen10
 	// Smart Array controllers; recalled, not verified).
@@ -166,11 +169,12 @@ func newSmartpqiRig(variant string, seed uint64, sc Scale) (*SmartpqiRig, error)
 		return rig.Adapter, nil
 	}
 	costs := scaleContention(scaleCPUPath(dispatch.DefaultCPUCosts(), sc), sc)
-	costs.CPUsPerLLC = SmartpqiCPUsPerSocket
+	costs.CPUsPerLLC = max(1, int(float64(SmartpqiCPUsPerSocket)*sc.Of(ParamSmartpqiCPUsPerSocket)+0.5))
 	opts := SmartpqiOptions()
 	cfg := stack.Config{NrCPUs: SmartpqiCPUs, Host: h, Options: &opts, Seed: seed,
 		CPU: dispatch.CPUModel{Costs: costs}, JitterSeed: sc.jitterSeed()} // 0 (default) except in benchmarks
 	applyPlacementScale(&cfg, sc)
+	applyWakePlacementScale(&cfg, sc)
 	sasQD := max(1, int(float64(SmartpqiSASQueueDepth)*sc.Of("smartpqi.sas-queue-depth")+0.5))
 	for _, d := range SmartpqiDisks {
 		model := d.Model
@@ -308,8 +312,11 @@ func SmartpqiParams() []Param {
 		{Name: "smartpqi.adapter-cost", Value: float64(SmartpqiAdapterCost) / 1e3, Unit: "us/command", Basis: BasisAssumed, Scalable: true,
 			Ref: "controller time per command, the order of the SmartROC 3154 family's IOPS rating; recalled, not verified"},
 		{Name: "smartpqi.disk-models", Value: 15, Unit: "disks", Basis: BasisAssumed, Ref: "seek, media rate, cache and SSD figures per model recalled from data sheets (bench.SmartpqiDevice), not verified"},
+		{Name: ParamSmartpqiCPUsPerSocket, Value: SmartpqiCPUsPerSocket, Unit: "CPUs per LLC", Basis: BasisAssumed, Scalable: true,
+			Ref: "2 sockets x 14 cores, no SMT (assumed with smartpqi.cpus): the last-level cache select_idle_sibling searches for an idle CPU"},
 		cpuPathParam(),
 		schedTickParam(),
+		wakePlacementParams()[0], wakePlacementParams()[1],
 		contentionParams()[0], contentionParams()[1], contentionParams()[2],
 		{Name: "smartpqi.kernel", Value: 5.11, Unit: "", Basis: BasisSourced, Ref: "the measurement was posted on 3 Feb 2021 (v5.11-rc)"},
 	}

@@ -36,9 +36,10 @@ const (
 
 // fioParent is fio's parent process.
 type fioParent struct {
-	r   *runner
-	cpu int
-	ev  sim.EventID
+	r      *runner
+	cpu    int
+	recent int // 1 + p->recent_used_cpu (select_idle_sibling); 0 = none (started by a shell)
+	ev     sim.EventID
 }
 
 // startFioParent starts the parent's loop. Its first CPU is Placement.FioParentCPU,
@@ -95,7 +96,7 @@ func (fp *fioParent) Fire(now sim.Time) {
 	if !live {
 		return
 	}
-	fp.cpu = r.selectTaskRq(fp.cpu, fp.cpu, false, r.sched().all, now)
+	fp.cpu = r.selectTaskRq(fp.cpu, fp.cpu, false, r.sched().all, &fp.recent, now)
 	s := r.sched()
 	s.taskUntil[fp.cpu] = max(s.taskUntil[fp.cpu], now+r.cfg.Placement.fioParentRun(len(r.jobs)))
 	r.eng.At(now+FioParentPeriod, fp)

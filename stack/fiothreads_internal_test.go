@@ -58,11 +58,11 @@ func TestFioParentLoop(t *testing.T) {
 	}
 }
 
-// TestWakeupPlacementEnqueues: with WakeupPlacement the thread is placed when woken
+// TestWakeupPlacementEnqueues: by default the thread is placed when woken
 // and enqueued on the chosen CPU at once (that CPU is no longer idle for another
 // wake-up), until it runs.
 func TestWakeupPlacementEnqueues(t *testing.T) {
-	r := &runner{cfg: Config{NrCPUs: 4, Placement: Placement{WakeupPlacement: true}}, eng: sim.NewEngine()}
+	r := &runner{cfg: Config{NrCPUs: 4}, eng: sim.NewEngine()} // placement in try_to_wake_up: the default
 	s := r.sched()
 	s.taskUntil[1] = sim.Millisecond // prev busy: the wake-up scans to CPU 2
 	j := &job{r: r, runCPU: 1, allowed: []int{0, 1, 2, 3}, place: r.cfg.Placement}

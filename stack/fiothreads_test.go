@@ -21,7 +21,7 @@ func TestSchedulerTasks(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := baseConfig()
-			cfg.Placement = stack.Placement{WakeupPlacement: true, KworkerTasks: true, FioParent: true}
+			cfg.Placement = stack.Placement{KworkerTasks: true, FioParent: true}
 			specs := parse(t, tt.job)
 			a, err := stack.Run(cfg, specs)
 			if err != nil {

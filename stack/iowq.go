@@ -16,6 +16,8 @@ type worker struct {
 	busy     bool          // running or sleeping with an item (not on the idle list)
 	placed   bool          // a CPU was drawn (StickyWorkers keeps it)
 	sleeping bool
+	recent   int      // 1 + p->recent_used_cpu (select_idle_sibling); 0 = none
+	ranUntil sim.Time // its CPU's work when it last ran (stillRunning)
 	step     workerStep
 }
 
@@ -75,7 +77,7 @@ func (w *worker) run(now sim.Time) {
 	switch j.q.SubmitBioPlug(&u.bio, w.cpu, false, &w.tw, &w.plug) {
 	case dispatch.Sleeping:
 		w.sleeping = true
-		j.r.taskRan(w.cpu)
+		w.ranUntil = j.r.taskRan(w.cpu)
 		j.sleep()
 		if !j.backlog.empty() {
 			j.activateWorker() // io_wq_worker_sleeping: keep the pool busy
@@ -85,7 +87,7 @@ func (w *worker) run(now sim.Time) {
 		j.wait.merged++
 	}
 	w.finishPlug()
-	j.r.taskRan(w.cpu) // the worker ran on its CPU (PlaceFair's idle test)
+	w.ranUntil = j.r.taskRan(w.cpu) // the worker ran on its CPU (PlaceFair's idle test)
 	j.r.eng.After(j.r.sub.WorkerStep, &w.step)
 }
 

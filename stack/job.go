@@ -140,8 +140,16 @@ type job struct {
 	// woke it to reap
 	cpuWait, contended bool
 	woken              bool // placed at a wake-up, not yet running (wokenAt)
-	waitSince, turnAt  sim.Time
-	reapWaker          int
+	// recentCPU is 1 + p->recent_used_cpu, which select_idle_sibling reads and
+	// replaces; wake_up_new_task sets it to the forking CPU, fio's parent's
+	// (runner.parentCPU, assumed: fiothreads.go)
+	recentCPU int
+	// migrations counts the thread's moves to another CPU (JobResult.Migrations);
+	// ranUntil is its CPU's work when it last ran (stillRunning)
+	ranUntil          sim.Time
+	migrations        int
+	waitSince, turnAt sim.Time
+	reapWaker         int
 
 	// tasks asleep in blk_mq_get_tag now, and the most seen
 	sleepers, maxSleepers int
@@ -207,7 +215,7 @@ func (e *fillEvent) Fire(now sim.Time) {
 			return
 		}
 		j.endCPUWait()
-		j.runCPU = c
+		j.moveTo(c)
 	} else {
 		j.endCPUWait()
 	}
@@ -231,6 +239,7 @@ func newJob(r *runner, s fio.Spec, q blockQueue, cpu int, allowed []int, region,
 	}
 	j.fs, j.fsOpts, j.place = onFileSystem(&s), r.fsOptions(), r.placementOptions()
 	j.placeRn = sim.NewRand(placementSeed + salt)
+	j.recentCPU = r.parentCPU + 1
 	j.tw.S = (*jobSleeper)(j)
 	j.tw.Plug = &j.plug
 	j.aioPlugAlways = q.Host().Config().Options.AIOPlugAlways
@@ -602,7 +611,7 @@ func (j *job) account(u *ioU, now sim.Time) {
 // job has finished.
 func (j *job) run(now sim.Time) {
 	j.runLoop(now)
-	j.r.taskRan(j.runCPU) // the thread ran on its CPU (PlaceFair's idle test)
+	j.ranUntil = j.r.taskRan(j.runCPU) // the thread ran on its CPU (PlaceFair's idle test)
 }
 
 // runLoop is run's loop.

@@ -35,23 +35,31 @@ const (
 // per-hctx tags, the tag pool) a request uses, so where threads run decides which
 // hctxs they share.
 //
-// PlaceFair (the zero value) follows 6.1's kernel/sched/fair.c for one last-level-cache
-// domain (every modelled CPU shares the LLC, as the vCPUs of a cloud VM do):
+// PlaceFair (the zero value) follows 6.1's kernel/sched/fair.c (no SMT, symmetric
+// capacities) on the CPU model's last-level caches (dispatch.CPUCosts.CPUsPerLLC; 0 =
+// one LLC, as the vCPUs of a cloud VM share):
 //
-//   - Wake-up, select_task_rq_fair(WF_TTWU, not sync): the waker's CPU is the CPU that
-//     ran try_to_wake_up — the completion that freed the tag (blk_mq_get_tag sleep),
-//     the completion that posted the event (io_getevents / io_uring_enter wait), or the
-//     submitting thread (an idle io-wq worker woken by io_wqe_activate_free_worker).
-//     want_affine holds (wake_wide needs the wakee to flip between more than the LLC's
-//     size of wakees; these tasks wake one or two) and the waker CPU is allowed, so
-//     when waker ≠ prev, wake_affine picks the target: wake_affine_idle — the waker CPU
-//     is idle (an interrupt that came in on an idle CPU: available_idle_cpu checks the
-//     run queue, not interrupt work) → prev if prev is idle, else the waker CPU;
+//   - Wake-up, try_to_wake_up → select_task_rq_fair(WF_TTWU, not sync): a task that
+//     has not left its CPU yet (the wake-up comes before the work it charged when it
+//     last ran is done: p->on_rq, ttwu_runnable) is not placed at all. Otherwise the
+//     waker's CPU is the CPU that ran try_to_wake_up — the completion that freed the
+//     tag (blk_mq_get_tag sleep), the completion that posted the event (io_getevents /
+//     io_uring_enter wait), or the submitting thread (an idle io-wq worker woken by
+//     io_wqe_activate_free_worker). want_affine holds (wake_wide needs the wakee to
+//     flip between more than the LLC's size of wakees; these tasks wake one or two)
+//     and the waker CPU is allowed, so when waker ≠ prev, wake_affine picks the
+//     target: wake_affine_idle — the waker CPU is idle (an interrupt that came in on
+//     an idle CPU: available_idle_cpu checks the run queue, not interrupt work) and
+//     shares prev's LLC → prev if prev is idle, else the waker CPU; else an idle prev;
 //     otherwise wake_affine_weight — the waker CPU if (load(waker) + 1) × 100 <
 //     load(prev without the task) × 108, else prev. Then select_idle_sibling(prev,
-//     target): target if idle; prev if idle; else the first idle allowed CPU after
-//     target, wrapping (select_idle_cpu's for_each_cpu_wrap from target + 1); else
-//     target.
+//     target): target if idle; prev if idle and in target's LLC; the task's
+//     recent_used_cpu if idle, in target's LLC and neither prev nor target (replaced by
+//     prev from then on; wake_up_new_task starts it at the forking CPU); else the first
+//     idle allowed CPU of target's LLC after target, wrapping (select_idle_cpu's
+//     for_each_cpu_wrap from target + 1); else target. The task is enqueued on the
+//     chosen CPU at the wake-up (ttwu_queue), so the CPU is not idle for other
+//     wake-ups until the task runs, one wake-up latency later (dispatch.Timing).
 //   - A new io-wq worker (create_io_worker → wake_up_new_task, WF_FORK →
 //     find_idlest_cpu): the first idle CPU after its creator's, wrapping; the
 //     creator's CPU if none is idle.
@@ -66,16 +74,19 @@ const (
 //     allowed CPU after the waiting one, wrapping, that has no task and no charged
 //     work.
 //
-// "Idle" is available_idle_cpu: no modelled task (fio thread, io-wq worker) running or
-// waiting on the CPU. A task runs on a CPU until the work charged there when it last
-// submitted is done; interrupt, completion and kblockd work do not make a CPU busy for
-// the scheduler's idle test (the kernel's kworkers and ksoftirqd are not modelled as
-// tasks). load(c) is the number of modelled tasks on c now, where the kernel uses PELT
-// averages (cpu_load); capacity reduction by interrupt time in wake_affine_weight is
-// not modelled, nor recent_used_cpu (a fio thread's own CPU in these workloads),
-// SIS_UTIL's scan limit (the LLC is lightly used), newidle_balance's avg_idle test,
-// the ilb's rate limit (nohz.next_balance, balance_interval) and periodic balancing
-// of running tasks. Nothing is random: a placement depends only on the model state.
+// "Idle" is available_idle_cpu: no modelled task (fio thread, io-wq worker) running,
+// waiting or woken onto the CPU. A task runs on a CPU until the work charged there
+// when it last submitted is done; interrupt, completion and kblockd work do not make a
+// CPU busy for the scheduler's idle test (the kernel's kworkers and ksoftirqd are
+// modelled as tasks only with KworkerTasks). load(c) is the number of modelled tasks on
+// c now, where the kernel uses PELT averages (cpu_load); capacity reduction by
+// interrupt time in wake_affine_weight is not modelled, nor the per-CPU-kthread
+// stacking rule of select_idle_sibling (no modelled kthread wakes a thread), SIS_UTIL's
+// scan limit (the LLC is lightly used), newidle_balance's avg_idle test, the ilb's rate
+// limit (nohz.next_balance, balance_interval) and periodic balancing of running tasks.
+// Before v5.13 (89aafd67f28c) recent_used_cpu was replaced only when it was taken and
+// set to the waker's CPU for the waking task; the 6.1 rule is used for every era.
+// Nothing is random: a placement depends only on the model state.
 //
 // PlaceRandom is the earlier free rate (deprecated, see DefaultWakeMigrate).
 type Placement struct {
@@ -92,26 +103,49 @@ type Placement struct {
 	// Tick is PlaceFair's scheduler tick (ns), when a waiting thread can be pulled
 	// by the idle-load balancer; 0 = DefaultSchedTick.
 	Tick sim.Time
-	// The switches below are the tasks PlaceFair's idle test does not see by default
-	// (off: the model of earlier rounds, bit for bit). Each is a kernel or fio
-	// mechanism; measured against the oracle's unpinned cases they do not improve the
-	// model as a whole (README, placement), so they are opt-in.
+	// PlaceWhenRun chooses a woken thread's or io-wq worker's CPU when it runs, one
+	// wake-up latency after try_to_wake_up, from the CPUs' state then, and does not
+	// enqueue it at the wake-up: the model of rounds 3–4, kept to reproduce their
+	// figures. The kernel places the task inside try_to_wake_up (select_task_rq is
+	// called on the waking CPU before the completion that woke it goes on) and
+	// enqueues it there at once, which is the default.
+	PlaceWhenRun bool
+	// WakeupPlacement was the opt-in switch for placement in try_to_wake_up.
 	//
-	// WakeupPlacement places a woken thread or io-wq worker when try_to_wake_up runs
-	// (select_task_rq_fair is called from try_to_wake_up, on the waking CPU, before
-	// the completion that woke it goes on) and enqueues it there at once, so the CPU
-	// is not idle for other wake-ups meanwhile; off, the CPU is chosen when the woken
-	// task runs, after the wake-up latency.
+	// Deprecated: wake-up placement is the default; PlaceWhenRun turns it off. The
+	// field has no effect.
 	WakeupPlacement bool
+	// The switches below are tasks PlaceFair's idle test does not see by default (off:
+	// the model of earlier rounds, bit for bit). Each is a kernel or fio mechanism;
+	// measured against the oracle's unpinned cases they do not improve the model as a
+	// whole (README, placement), so they are opt-in.
+	//
 	// KworkerTasks makes a CPU whose kblockd worker is runnable or running not idle
 	// (idle_cpu: rq->curr, rq->nr_running, rq->ttwu_pending; kblockd is a per-CPU
-	// workqueue whose work runs in kworker tasks). Implies WakeupPlacement (the
-	// wake-up sees the kworkers queued before it, not those its completion queues
-	// after it).
+	// workqueue whose work runs in kworker tasks). With PlaceWhenRun it still places
+	// at the wake-up (the wake-up sees the kworkers queued before it, not those its
+	// completion queues after it).
 	KworkerTasks bool
+	// ForkSpread places the forked fio jobs on the least loaded CPU of the whole
+	// machine (lowest first) instead of the forking CPU's last-level cache: the model
+	// before round 5, kept to reproduce its figures. By default (no effect with one
+	// LLC) the jobs go to the LLC of the CPU that forks them (fio's parent, assumed on
+	// CPU 0), as wake_up_new_task → select_task_rq_fair(WF_FORK) → find_idlest_cpu
+	// does: fio's parent waits for each child to post startup_sem before it forks the
+	// next (backend.c run_threads), so the earlier children sleep and count as no
+	// running task; find_idlest_group keeps the task on the local node while its
+	// running tasks stay under the NUMA imbalance allowance (5.11
+	// allow_numa_imbalance: under a quarter of the domain; 6.1 adjust_numa_imbalance:
+	// imb_numa_nr), and among the local CPUs prefers idle ones of low utilisation
+	// (modelled: least loaded, lowest first; the parent's CPU counts as loaded). More
+	// jobs than the LLC's CPUs then share CPUs. Not modelled: the periodic load balance
+	// of running tasks, which in the kernel would spread CPU-busy jobs over the nodes
+	// afterwards; jobs that sleep most of the time (tag sleepers: few running tasks at
+	// each balance) stay.
+	ForkSpread bool
 	// FioParent runs fio's parent process as a task (stack/fiothreads.go): its 10 ms
-	// reap loop occupies a CPU for FioParentRun at every pass. Implies
-	// WakeupPlacement.
+	// reap loop occupies a CPU for FioParentRun at every pass. With PlaceWhenRun it
+	// still places at the wake-up.
 	FioParent bool
 	// FioParentCPU is 1 + the CPU fio's parent process starts on; 0 = the least
 	// loaded CPU after the jobs are placed (lowest first).
@@ -143,9 +177,10 @@ const (
 // Deprecated: use PlaceFair (the same rule plus the waker CPU and idle balance).
 const PlaceSelectIdle = PlaceFair
 
-// atWakeup reports whether wake-ups are placed in try_to_wake_up (WakeupPlacement).
+// atWakeup reports whether wake-ups are placed in try_to_wake_up (the default; not
+// with PlaceWhenRun unless a task switch needs it).
 func (p Placement) atWakeup() bool {
-	return !p.random() && (p.WakeupPlacement || p.KworkerTasks || p.FioParent)
+	return !p.random() && (!p.PlaceWhenRun || p.KworkerTasks || p.FioParent)
 }
 
 // random reports whether the deprecated PlaceRandom rule applies.
@@ -205,11 +240,23 @@ func (r *runner) sched() *cpuSched {
 }
 
 // taskRan records that a modelled task ran on cpu: it occupies the CPU until the work
-// charged there so far is done.
-func (r *runner) taskRan(cpu int) {
+// charged there so far is done, which taskRan returns (the task's own "still on
+// its CPU" horizon, stillRunning).
+func (r *runner) taskRan(cpu int) sim.Time {
 	s := r.sched()
-	s.taskUntil[cpu] = max(s.taskUntil[cpu], r.host.CPUFreeAt(cpu))
+	t := r.host.CPUFreeAt(cpu)
+	s.taskUntil[cpu] = max(s.taskUntil[cpu], t)
+	return t
 }
+
+// stillRunning is try_to_wake_up's early exit for a task that has not left its CPU
+// yet: a wake-up at now before the end of the work the task charged when it last ran
+// (ranUntil, from taskRan) finds it still on the run queue (p->on_rq: ttwu_runnable
+// just makes it running again) or still switching out (p->on_cpu), so
+// select_task_rq is not called and the task stays on its CPU. (The model charges a
+// task's CPU time from the instant it runs, so its sleep begins, in the model's
+// bookkeeping, before its CPU is done with it.)
+func stillRunning(now, ranUntil sim.Time) bool { return now < ranUntil }
 
 // nrRunning is the number of modelled tasks on cpu at now (running or waiting): fio
 // threads, io-wq workers, fio's parent (Placement.FioParent) and, with
@@ -237,22 +284,36 @@ func (r *runner) schedIdle(cpu int, now sim.Time) bool { return r.nrRunning(cpu,
 
 // selectTaskRq is select_task_rq_fair for a wake-up (WF_TTWU, not sync) of a task last
 // on prev, woken from waker (−1: unknown, treated as prev); wakerTask says the waker
-// is a running task (its CPU is not idle), not an interrupt.
-func (r *runner) selectTaskRq(prev, waker int, wakerTask bool, allowed []int, now sim.Time) int {
+// is a running task (its CPU is not idle), not an interrupt. recent holds 1 + the
+// task's p->recent_used_cpu (0: none), which select_idle_sibling reads and replaces;
+// nil for a caller that keeps none.
+//
+// The last-level caches come from the CPU model (dispatch.CPUCosts.CPUsPerLLC, 0 = one
+// LLC): wake_affine runs in the lowest domain spanning waker and prev (SD_WAKE_AFFINE
+// holds on the NUMA level of a two-socket machine, whose node distance is below
+// node_reclaim_distance), and select_idle_sibling looks only inside target's LLC
+// (sd_llc).
+func (r *runner) selectTaskRq(prev, waker int, wakerTask bool, allowed []int, recent *int, now sim.Time) int {
 	target := prev
 	if waker >= 0 && waker != prev && contains(allowed, waker) {
 		target = r.wakeAffine(prev, waker, wakerTask, now)
 	}
-	return r.selectIdleSibling(prev, target, waker, wakerTask, allowed, now)
+	return r.selectIdleSibling(prev, target, waker, wakerTask, allowed, recent, now)
 }
 
-// wakeAffine is wake_affine: wake_affine_idle, then wake_affine_weight (sync = 0).
+// wakeAffine is wake_affine (sync = 0): wake_affine_idle — an idle waker CPU (an
+// interrupt) that shares prev's cache returns prev if prev is idle, else the waker;
+// otherwise an idle prev is kept (the test added by d8fcb81f1acf, v5.10) — then
+// wake_affine_weight; anything but the waker CPU means prev.
 func (r *runner) wakeAffine(prev, waker int, wakerTask bool, now sim.Time) int {
-	if !wakerTask && r.schedIdle(waker, now) {
+	if !wakerTask && r.schedIdle(waker, now) && r.sameLLC(waker, prev) {
 		if r.schedIdle(prev, now) {
 			return prev
 		}
 		return waker
+	}
+	if r.schedIdle(prev, now) {
+		return prev
 	}
 	lw := r.nrRunning(waker, now)
 	if wakerTask {
@@ -266,19 +327,37 @@ func (r *runner) wakeAffine(prev, waker int, wakerTask bool, now sim.Time) int {
 	return prev
 }
 
-// selectIdleSibling is select_idle_sibling(prev, target) in one LLC domain.
-func (r *runner) selectIdleSibling(prev, target, waker int, wakerTask bool, allowed []int, now sim.Time) int {
+// selectIdleSibling is select_idle_sibling(prev, target) (6.1, no SMT, symmetric
+// capacities): target if idle; prev if it shares target's LLC and is idle; the task's
+// recent_used_cpu if it differs from both, shares target's LLC, is allowed and idle
+// (recent is replaced by prev once these tests are reached, 89aafd67f28c, v5.13);
+// select_idle_cpu's scan of target's LLC from target + 1, wrapping; else target.
+func (r *runner) selectIdleSibling(prev, target, waker int, wakerTask bool, allowed []int, recent *int, now sim.Time) int {
 	idle := func(c int) bool { return !(wakerTask && c == waker) && r.schedIdle(c, now) }
 	if idle(target) {
 		return target
 	}
-	if prev != target && idle(prev) {
+	if prev != target && r.sameLLC(prev, target) && idle(prev) {
 		return prev
 	}
-	if c := firstAfter(target, allowed, idle); c >= 0 {
+	if recent != nil {
+		ru := *recent - 1
+		*recent = prev + 1
+		if ru >= 0 && ru != prev && ru != target && r.sameLLC(ru, target) && contains(allowed, ru) && idle(ru) {
+			return ru
+		}
+	}
+	if c := firstAfter(target, allowed, func(c int) bool { return r.sameLLC(c, target) && idle(c) }); c >= 0 {
 		return c
 	}
 	return target
+}
+
+// sameLLC is cpus_share_cache: a and b share a last-level cache
+// (dispatch.CPUCosts.CPUsPerLLC consecutive CPUs per LLC; 0 = all).
+func (r *runner) sameLLC(a, b int) bool {
+	n := r.cfg.CPU.Costs.CPUsPerLLC
+	return n <= 0 || a/n == b/n
 }
 
 // firstAfter returns the first CPU of allowed after cpu, wrapping (for_each_cpu_wrap
@@ -321,11 +400,23 @@ func (j *job) wakePlacement(waker int) {
 		if p <= 0 || j.placeRn.Float64() >= p {
 			return
 		}
-		j.runCPU = j.allowed[j.placeRn.IntN(len(j.allowed))]
+		j.moveTo(j.allowed[j.placeRn.IntN(len(j.allowed))])
 		return
 	}
 	j.contended = false
-	j.runCPU = j.r.selectTaskRq(j.runCPU, waker, false, j.allowed, j.r.eng.Now())
+	if stillRunning(j.r.eng.Now(), j.ranUntil) {
+		return
+	}
+	j.moveTo(j.r.selectTaskRq(j.runCPU, waker, false, j.allowed, &j.recentCPU, j.r.eng.Now()))
+}
+
+// moveTo runs the thread on cpu from now on, counting a migration if it changes
+// (JobResult.Migrations).
+func (j *job) moveTo(cpu int) {
+	if cpu != j.runCPU {
+		j.migrations++
+		j.runCPU = cpu
+	}
 }
 
 // wokenAt places the thread at its wake-up from waker (try_to_wake_up →
@@ -365,7 +456,7 @@ func (j *job) waitCPU(now, t sim.Time) bool {
 	if !j.place.random() && len(j.allowed) > 1 && now >= j.eligibleAt() {
 		if c := j.balancePull(now); c >= 0 {
 			j.contended = false
-			j.runCPU = c
+			j.moveTo(c)
 			return false
 		}
 	}
@@ -444,10 +535,15 @@ func (j *job) placeWorker(w *worker, waker int, wakerTask, created bool) int {
 	if created {
 		// wake_up_new_task → select_task_rq_fair(WF_FORK) → find_idlest_cpu from the
 		// creator's CPU, which runs the creator and is not idle
+		// (wake_up_new_task sets p->recent_used_cpu to the creator's CPU)
+		w.recent = waker + 1
 		if c := firstAfter(waker, s.all, func(c int) bool { return j.r.schedIdle(c, now) }); c >= 0 {
 			return c
 		}
 		return waker
 	}
-	return j.r.selectTaskRq(w.cpu, waker, wakerTask, s.all, now)
+	if stillRunning(now, w.ranUntil) {
+		return w.cpu
+	}
+	return j.r.selectTaskRq(w.cpu, waker, wakerTask, s.all, &w.recent, now)
 }

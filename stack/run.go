@@ -21,6 +21,11 @@ type Result struct {
 	Schedulers []string
 	// Hctxs holds, per LUN, the counters of each hardware queue.
 	Hctxs [][]dispatch.HctxStats
+	// ActiveHctxs holds, per LUN, the number of its hardware queues that are active
+	// users of their tags at End (BLK_MQ_S_TAG_ACTIVE, set by blk_mq_tag_busy and
+	// cleared only by blk_mq_timeout_work finding the queue idle): a LUN whose jobs
+	// moved counts on every hctx it allocated from since; 0 for a legacy LUN.
+	ActiveHctxs []int
 	// End is the virtual time the run stopped (ns).
 	End sim.Time
 	// Events is the number of engine events fired.
@@ -53,8 +58,12 @@ type JobResult struct {
 	Spec fio.Spec
 	// Fio is the job's result in the fio package's types (fio JSON/text ready).
 	Fio *fio.Result
-	// CPU is the CPU the job's thread ran on.
+	// CPU is the CPU the job's thread started on (placeJobs: fork placement).
 	CPU int
+	// LastCPU is the CPU the thread ran on at the end, and Migrations the number of
+	// times the scheduler moved it to another CPU (Placement: at wake-ups by
+	// select_task_rq_fair, or pulled by an idle CPU while it waited for its own).
+	LastCPU, Migrations int
 	// MaxSleepers is the largest number of the job's tasks (its thread, or its io-wq
 	// workers) asleep in blk_mq_get_tag at the same time.
 	MaxSleepers int
@@ -106,7 +115,9 @@ type runner struct {
 	hosts []*dispatch.Host // every host (tag set), index as LUN.Host
 	// parentCPU is where fio's parent process starts (fiothreads.go)
 	parentCPU int
-	queues    []blockQueue // per LUN: *dispatch.Queue, or *legacyLUN on a Legacy host
+	// forkParentCounted: pickCPU counted fio's parent on CPU 0 (fork placement in its LLC)
+	forkParentCounted bool
+	queues            []blockQueue // per LUN: *dispatch.Queue, or *legacyLUN on a Legacy host
 	// hasBudgetMap tells, per LUN, whether its driver keeps a budget map.
 	hasBudgetMap []bool
 	jobs         []*job
@@ -229,6 +240,9 @@ func (r *runner) placeJobs(specs []fio.Spec) error {
 			r.parentCPU = c
 		}
 	}
+	if r.forkParentCounted {
+		r.parentCPU = 0 // the parent forked the jobs from CPU 0 (pickCPU)
+	}
 	regionStart := map[blockQueue]int64{} // next free byte of each LUN
 	base := map[fileKey]int64{}
 	for _, k := range order {
@@ -269,16 +283,36 @@ func jobFile(q blockQueue, s *fio.Spec, i int) fileKey {
 }
 
 // pickCPU returns the least loaded CPU the spec allows and counts the job on it.
+// On a machine of several last-level caches it looks first among the allowed CPUs of
+// the forking CPU's LLC (CPU 0's, with fio's parent counted on CPU 0), unless
+// Placement.ForkSpread.
 func (r *runner) pickCPU(s *fio.Spec, load []int) (int, error) {
 	allowed := s.CPUsAllowed
 	if len(allowed) == 0 {
 		allowed = r.allCPUs()
 	}
-	cpu := -1
 	for _, c := range allowed {
 		if c >= r.cfg.NrCPUs {
 			return 0, fmt.Errorf("stack: job %s: cpus_allowed CPU %d out of range [0, %d]", s.Instance(), c, r.cfg.NrCPUs-1)
 		}
+	}
+	if !r.cfg.Placement.ForkSpread && r.cfg.CPU.Costs.CPUsPerLLC > 0 && r.cfg.CPU.Costs.CPUsPerLLC < r.cfg.NrCPUs {
+		if !r.forkParentCounted {
+			r.forkParentCounted = true
+			load[0]++ // fio's parent runs on CPU 0 while it forks (find_idlest_group: fully busy)
+		}
+		var local []int
+		for _, c := range allowed {
+			if r.sameLLC(c, 0) {
+				local = append(local, c)
+			}
+		}
+		if len(local) > 0 {
+			allowed = local
+		}
+	}
+	cpu := -1
+	for _, c := range allowed {
 		if cpu < 0 || load[c] < load[cpu] {
 			cpu = c
 		}
@@ -322,14 +356,20 @@ func (r *runner) result(end sim.Time) *Result {
 			res.Queues = append(res.Queues, l.stats())
 			res.Schedulers = append(res.Schedulers, l.q.Elevator().Name())
 			res.Hctxs = append(res.Hctxs, nil)
+			res.ActiveHctxs = append(res.ActiveHctxs, 0)
 			continue
 		}
 		res.Queues = append(res.Queues, q.Stats())
 		res.Schedulers = append(res.Schedulers, q.ElevatorName())
 		var hs []dispatch.HctxStats
+		active := 0
 		for _, h := range q.Hctxs() {
 			hs = append(hs, h.Stats())
+			if h.TagState().Active() {
+				active++
+			}
 		}
+		res.ActiveHctxs = append(res.ActiveHctxs, active)
 		res.Hctxs = append(res.Hctxs, hs)
 		res.Disks = append(res.Disks, q.DiskStats())
 		res.DiskNames = append(res.DiskNames, r.cfg.LUNs[i].Name)
@@ -356,7 +396,7 @@ func (r *runner) result(end sim.Time) *Result {
 		if j.logs != nil {
 			_ = j.logs.Close(wEnd) // the caller reads JobLogs.Err
 		}
-		res.Jobs = append(res.Jobs, JobResult{Spec: j.spec, Fio: j.coll.Finish(wStart, wEnd), CPU: j.cpu, Wait: j.wait.mean(), MaxSleepers: j.maxSleepers,
+		res.Jobs = append(res.Jobs, JobResult{Spec: j.spec, Fio: j.coll.Finish(wStart, wEnd), CPU: j.cpu, LastCPU: j.runCPU, Migrations: j.migrations, Wait: j.wait.mean(), MaxSleepers: j.maxSleepers,
 			Stopped: j.stopNote, Depth: j.depth, SteadyState: j.pace.ss.result()})
 	}
 	return res

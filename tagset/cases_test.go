@@ -6,6 +6,7 @@ import (
 
 	"github.com/blkmq/blkmq/sbitmap"
 	"github.com/blkmq/blkmq/tagset"
+	"github.com/google/go-cmp/cmp"
 )
 
 // R02: a waiter woken on hctx0 migrates to hctx1 and must pass the wake-up
@@ -365,6 +366,84 @@ func TestR03WakeBatchRace(t *testing.T) {
 			}
 			if stale := got != want; stale != c.stale {
 				t.Errorf("wake_batch %d for 3 users (want %d): stale=%v, want stale=%v", got, want, stale, c.stale)
+			}
+		})
+	}
+}
+
+// TestMigratedWaiterBecomesActiveLater: blk_mq_get_tag re-maps the hctx after
+// io_schedule without blk_mq_tag_busy, which only __blk_mq_alloc_requests calls. A
+// waiter that moved to an hctx where its queue is not active allocates there without
+// the fair-share limit (hctx_may_queue: not active → allowed) and the queue becomes
+// active on that hctx only at its next allocation; on the old hctx it stays active
+// (until the timeout work finds the queue idle).
+func TestMigratedWaiterBecomesActiveLater(t *testing.T) {
+	type outcome struct {
+		Status               string
+		Hctx                 int
+		ActiveOld, ActiveNew bool // queue a's flag on hctx0 / hctx1 after the wait
+		UsersNew             int  // active_queues of hctx1's tags after the wait
+		ActiveNewAfterNext   bool // after a's next allocation on hctx1
+		UsersNewAfterNext    int
+	}
+	for _, c := range []struct {
+		name    string
+		migrate bool
+		want    outcome
+	}{
+		{"woken-on-same-hctx", false, outcome{Status: "got", Hctx: 0, ActiveOld: true, ActiveNew: false, UsersNew: 1,
+			ActiveNewAfterNext: false, UsersNewAfterNext: 1}},
+		{"migrated-active-at-next-allocation", true, outcome{Status: "got", Hctx: 1, ActiveOld: true, ActiveNew: false, UsersNew: 1,
+			ActiveNewAfterNext: true, UsersNewAfterNext: 2}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := mustSet(t, tagset.Config{NrHwQueues: 2, QueueDepth: 8, NrCPUs: 2})
+			a := mustQueue(t, s, tagset.QueueConfig{})
+			b := mustQueue(t, s, tagset.QueueConfig{})
+			// b is active on hctx1 with two requests; a fills hctx0.
+			for i := 0; i < 2; i++ {
+				if b.Hctx(1).GetDriverTag(1, false) < 0 {
+					t.Fatal("b: no tag on hctx1")
+				}
+			}
+			var held []int
+			for i := 0; i < 8; i++ {
+				tag := a.Hctx(0).GetDriverTag(0, false)
+				if tag < 0 {
+					t.Fatalf("a: hctx0 full after %d", i)
+				}
+				held = append(held, tag)
+			}
+			woken := false
+			w := &tagset.TagAlloc{Hctx: a.Hctx(0), CPU: 0,
+				CurrentHctx: func() (*tagset.Hctx, int) {
+					if c.migrate {
+						return a.Hctx(1), 1
+					}
+					return a.Hctx(0), 0
+				},
+				Woken: func(*tagset.TagAlloc) { woken = true }}
+			if st := w.Start(); st != tagset.AllocSleeping {
+				t.Fatalf("waiter: %v, want sleeping", st)
+			}
+			for _, tag := range held {
+				a.Hctx(0).PutDriverTag(tag, 0)
+				if woken {
+					break
+				}
+			}
+			if !woken {
+				t.Fatal("waiter not woken")
+			}
+			st := w.Resume()
+			got := outcome{Status: st.String(), Hctx: w.Hctx.Index(), ActiveOld: a.Hctx(0).Active(),
+				ActiveNew: a.Hctx(1).Active(), UsersNew: s.Tags(1).ActiveQueues()}
+			// the next bio: __blk_mq_alloc_requests marks the current hctx busy first
+			next := &tagset.TagAlloc{Hctx: w.Hctx, CPU: w.CPU, NoWait: true}
+			next.Start()
+			got.ActiveNewAfterNext, got.UsersNewAfterNext = a.Hctx(1).Active(), s.Tags(1).ActiveQueues()
+			if diff := cmp.Diff(c.want, got); diff != "" {
+				t.Errorf("outcome (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -43,7 +43,7 @@ func (s AllocStatus) String() string {
 // sleep } — Start returns AllocSleeping at "sleep". When the waiter is woken,
 // Woken is called (possibly synchronously inside some Put); the caller then
 // calls Resume, which unregisters, asks CurrentHctx which hctx and CPU the task
-// now runs on, re-picks the bitmap, passes one wake-up to the bitmap it left
+// now runs on (without marking that hctx active: see Resume), re-picks the bitmap, passes one wake-up to the bitmap it left
 // if it changed (unless Options.NoMigrationWakeup), re-picks a wait queue and
 // continues the loop.
 //
@@ -166,10 +166,12 @@ func (a *TagAlloc) Resume() AllocStatus {
 	a.bt.FinishWait(&a.waiter)
 	prev := a.bt
 	if a.CurrentHctx != nil {
+		// No TagBusy here: blk_mq_get_tag re-maps ctx and hctx after io_schedule
+		// but only __blk_mq_alloc_requests (blk_mq_tag_busy before the first try)
+		// marks an hctx active, so a task that moved allocates on an hctx where its
+		// queue may not be active yet — hctx_may_queue lets it through — and the
+		// queue becomes active there at its next allocation (5.11 and 6.1 alike).
 		a.Hctx, a.CPU = a.CurrentHctx()
-		if a.Hctx.schedTags == nil {
-			a.Hctx.TagBusy()
-		}
 	}
 	a.bt = a.tags().bt(a.Reserved)
 	if a.bt != prev && !a.Hctx.q.set.cfg.Options.NoMigrationWakeup {
