@@ -40,7 +40,9 @@
 // Linearizable: a successful Get, GetShallow, GetBatch or GetWait (the bits returned
 // were free and below the depth in effect at one instant of the call); Put, Clear and
 // ClearBatch of one word; Resize (at the store of the new depth); Weight of a
-// one-word bitmap. Not linearizable, as in the kernel: a failed Get (-1 means each
+// one-word bitmap, except with HandOff (a bit promised to a waiter counts as held
+// until that waiter takes it, and a waiter that registers after Weight returned may
+// take it first). Not linearizable, as in the kernel: a failed Get (-1 means each
 // word in use was found full when it was searched, not that all were full at once),
 // and Weight, AnySet and ForEachSet over several words (each word is read at its own
 // instant; exact when the bitmap is quiescent). See Sbitmap.Resize for bits held past
