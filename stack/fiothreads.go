@@ -1,7 +1,6 @@
 package stack
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/blkmq/blkmq/sim"
@@ -107,11 +106,11 @@ func (fp *fioParent) Fire(now sim.Time) {
 func (p Placement) validateTasks(nrCPUs int) error {
 	switch {
 	case p.FioParentCPU < 0 || p.FioParentCPU > nrCPUs:
-		return fmt.Errorf("stack: Placement.FioParentCPU %d out of range [0, %d] (1 + CPU, 0 = default)", p.FioParentCPU, nrCPUs)
+		return configErrorf("Placement.FioParentCPU", "Placement.FioParentCPU %d out of range [0, %d] (1 + CPU, 0 = default)", p.FioParentCPU, nrCPUs)
 	case p.FioParentRun < 0 || p.FioParentRun > FioParentPeriod:
-		return fmt.Errorf("stack: Placement.FioParentRun %d ns out of range [0, %d] (0 = default)", p.FioParentRun, FioParentPeriod)
+		return configErrorf("Placement.FioParentRun", "Placement.FioParentRun %d ns out of range [0, %d] (0 = default)", p.FioParentRun, FioParentPeriod)
 	case !(p.FioParentSlowdown >= 0) || p.FioParentSlowdown > 10000:
-		return fmt.Errorf("stack: Placement.FioParentSlowdown %v out of range [0, 10000] (≤ 1 = none)", p.FioParentSlowdown)
+		return configErrorf("Placement.FioParentSlowdown", "Placement.FioParentSlowdown %v out of range [0, 10000] (≤ 1 = none)", p.FioParentSlowdown)
 	}
 	return nil
 }
