@@ -44,3 +44,28 @@ func TestAtomLineIndexMatchesMap(t *testing.T) {
 		t.Errorf("map holds %d lines, lookups saw %d", len(h.cpu.atoms), len(seen))
 	}
 }
+
+// TestListLockAtUsesTheMapsLock: the lock a ctx or hctx keeps in its slot is the one
+// the locks map holds for it (so Contention counts it), created once, named by its
+// first use, and the sections charged through the slot are the ones the map's lock
+// counted.
+func TestListLockAtUsesTheMapsLock(t *testing.T) {
+	h := &Host{eng: sim.NewEngine(), cpu: newCPUState(CPUModel{}, 4)}
+	ctxs := []*Ctx{{cpu: 0}, {cpu: 1}, {cpu: 2}}
+	for round := range 3 {
+		for i, c := range ctxs {
+			h.cpu.cur = (i + round) % 4
+			h.listLockAt("ctx", c, &c.lk, 10)
+			k := lineKey{c, -1}
+			if c.lk == nil || h.cpu.locks[k] != c.lk || h.cpu.lnames[k] != "ctx" {
+				t.Fatalf("round %d ctx %d: slot %p, map %p (%q)", round, i, c.lk, h.cpu.locks[k], h.cpu.lnames[k])
+			}
+			if got := c.lk.Stats().Ops; got != uint64(round+1) {
+				t.Fatalf("round %d ctx %d: the map's lock counted %d sections, want %d", round, i, got, round+1)
+			}
+		}
+	}
+	if len(h.cpu.locks) != len(ctxs) {
+		t.Errorf("map holds %d locks, want %d", len(h.cpu.locks), len(ctxs))
+	}
+}

@@ -364,14 +364,20 @@ func (h *Host) spinLock(name string, obj any, hold sim.Time, lines int) {
 		h.charge(hold)
 		return
 	}
+	h.charge(h.lockFor(name, obj).LockData(h.eng.Now(), h.cpuAt(), h.cpu.cur, hold, lines))
+}
+
+// lockFor returns obj's spinlock, created (and named name) on first use.
+func (h *Host) lockFor(name string, obj any) *sim.SpinLock {
+	c := &h.cpu
 	k := lineKey{obj, -1}
-	l := h.cpu.locks[k]
+	l := c.locks[k]
 	if l == nil {
-		l = sim.NewSpinLock(h.cpu.topo, sim.Queued)
-		h.cpu.locks[k] = l
-		h.cpu.lnames[k] = name
+		l = sim.NewSpinLock(c.topo, sim.Queued)
+		c.locks[k] = l
+		c.lnames[k] = name
 	}
-	h.charge(l.LockData(h.eng.Now(), h.cpuAt(), h.cpu.cur, hold, lines))
+	return l
 }
 
 // listLock charges one critical section of hold ns under obj's spinlock named name
@@ -391,6 +397,25 @@ func (h *Host) listLock(name string, obj any, hold sim.Time) {
 	h.spinLock(name, obj, hold, 0)
 }
 
+// listLockAt is listLock for an object that keeps its lock in *slot (filled from the
+// locks map on first use, so Contention still sees it): a ctx or hctx, locked on every
+// insertion and dispatch, is not looked up by hashing its (any, int) key each time.
+func (h *Host) listLockAt(name string, obj any, slot **sim.SpinLock, hold sim.Time) {
+	if !h.cpu.on {
+		return
+	}
+	if h.cpu.c.Uncontended {
+		h.charge(hold)
+		return
+	}
+	l := *slot
+	if l == nil {
+		l = h.lockFor(name, obj)
+		*slot = l
+	}
+	h.charge(l.LockData(h.eng.Now(), h.cpuAt(), h.cpu.cur, hold, 0))
+}
+
 // ctxLock charges one critical section under the software queue's ctx->lock on the
 // current CPU: an insertion (__blk_mq_insert_request, blk_mq_insert_requests: hold is
 // Insert), a bio merge scan of the ctx list (blk_mq_sched_bio_merge without an
@@ -398,14 +423,14 @@ func (h *Host) listLock(name string, obj any, hold sim.Time) {
 // from it (flush_busy_ctx, dispatch_rq_from_ctx: a list splice, hold 0 besides the
 // line). The submitting CPU inserts and the CPU running the hctx takes, so the lock
 // moves when they differ.
-func (q *Queue) ctxLock(c *Ctx, hold sim.Time) { q.host.listLock(lockCtx, c, hold) }
+func (q *Queue) ctxLock(c *Ctx, hold sim.Time) { q.host.listLockAt(lockCtx, c, &c.lk, hold) }
 
 // lockDispatch charges one critical section under hctx->lock on the current CPU:
 // adding to or splicing hctx->dispatch (blk_mq_request_bypass_insert, the busy
 // splice of blk_mq_dispatch_rq_list, and __blk_mq_sched_dispatch_requests taking the
 // list when list_empty_careful finds it non-empty). Hold is 0 besides the line: a
 // list operation.
-func (h *Hctx) lockDispatch() { h.q.host.listLock(lockHctx, h, 0) }
+func (h *Hctx) lockDispatch() { h.q.host.listLockAt(lockHctx, h, &h.lk, 0) }
 
 // SpinLock charges one critical section of hold ns under obj's spinlock named name on
 // the current CPU, touching lines cache lines of protected data besides the lock's

@@ -1,6 +1,10 @@
 package dispatch
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/blkmq/blkmq/sim"
+)
 
 // Ctx is a per-CPU software queue (struct blk_mq_ctx) of one request queue. Without an
 // elevator, requests wait here until their hctx dispatches them.
@@ -10,6 +14,7 @@ type Ctx struct {
 	indexHw  int // bit in hctx.ctxMap (ctx->index_hw)
 	rqList   rqList
 	nrMerges uint64
+	lk       *sim.SpinLock // ctx->lock in the contention model (cpu.go listLockAt)
 }
 
 // CPU returns the CPU the software queue belongs to.

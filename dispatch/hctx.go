@@ -25,7 +25,8 @@ type Hctx struct {
 	waitIndex    int          // wait_index of that hook
 	nextCPU      int          // async runs rotate over cpus every 8 runs
 	nextCPUBatch int
-	workCPU      int // single hw queue: the CPU that last queued the run work
+	workCPU      int           // single hw queue: the CPU that last queued the run work
+	lk           *sim.SpinLock // hctx->lock in the contention model (cpu.go listLockAt)
 
 	stats HctxStats
 }

@@ -170,6 +170,9 @@ type Host struct {
 	kblockdFrom    sim.Time
 	kblockdFromSet bool
 	kw             kworkers // kblockd workers as tasks, for the scheduler's idle test
+	// pendingHooks counts the hctxs of every queue whose R07 bad-era wait-hook
+	// registration is not yet visible (tagops.go: landOwnHooks skips its walk at 0)
+	pendingHooks int
 }
 
 // NewHost builds a host on eng. It returns Validate's error, or an sbitmap error.

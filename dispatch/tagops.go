@@ -72,6 +72,7 @@ func (q *Queue) markTagWaitNoBarrier(rq *Request) bool {
 		return true
 	}
 	h.waitHook.pendingAdd = true
+	q.host.pendingHooks++
 	h.waitHook.addAt = h.waitIndex
 	h.waitHook.addCPU = q.host.cpu.cur
 	h.waitIndex = (h.waitIndex + 1) % sbitmap.WaitQueues
@@ -87,6 +88,9 @@ func (q *Queue) markTagWaitNoBarrier(rq *Request) bool {
 // hooking CPU itself frees the tag. Without this, a free on the hooking CPU inside
 // the visibility window lost the wake-up (a hang of R09 the kernel cannot have).
 func (q *Queue) landOwnHooks(h *Hctx) {
+	if q.host.pendingHooks == 0 {
+		return // no registration pending anywhere: the walk below would land none
+	}
 	cpu := q.host.cpu.cur
 	bt := h.th.Tags().Bitmap()
 	for _, x := range q.host.queues {
@@ -122,6 +126,9 @@ func (d *dispatchWait) Fire(sim.Time) {
 
 // land makes the pending registration visible: the hook joins its wait queue.
 func (d *dispatchWait) land() {
+	if d.pendingAdd {
+		d.h.q.host.pendingHooks--
+	}
 	d.pendingAdd = false
 	d.addID = 0
 	d.add(d.h.th.Tags().Bitmap(), d.addAt)

@@ -24,9 +24,14 @@ type interval struct {
 }
 
 // owned is a resource's sorted, non-overlapping ownership intervals.
+//
+// iv is a window of buf: forget drops ended intervals by moving iv's start, and room
+// moves the window back to buf's start (or grows buf) only when an append finds no
+// space, so forgetting costs no copy of the intervals still owned.
 type owned struct {
 	iv   []interval
-	last int // owner of the last interval forgotten; -1 = never owned
+	buf  []interval // iv's backing array (len = cap)
+	last int        // owner of the last interval forgotten; -1 = never owned
 }
 
 func newOwned() owned { return owned{last: -1} }
@@ -39,32 +44,65 @@ func (o *owned) forget(now Time) {
 		n++
 	}
 	if n > 0 {
-		o.iv = append(o.iv[:0], o.iv[n:]...)
+		o.iv = o.iv[n:]
 	}
+}
+
+// room makes space for one more interval at the end of iv: in place when the window
+// has it, else by moving the window to the start of buf when that frees at least half
+// of it, else in a new buf twice as large.
+func (o *owned) room() {
+	if len(o.iv) < cap(o.iv) {
+		return
+	}
+	n := len(o.iv)
+	if cap(o.buf) > 0 && 2*n <= cap(o.buf) {
+		o.iv = o.buf[:copy(o.buf, o.iv)]
+		return
+	}
+	o.buf = make([]interval, max(2*n, 8))
+	o.iv = o.buf[:copy(o.buf, o.iv)]
 }
 
 // reserve finds the earliest start s ≥ at at which [s, s+dur(prev, ahead)) is free,
 // where prev is the owner before s (-1: none) and ahead the number of intervals that
 // began before s and end after at (the owners queued ahead of this request); it records
-// the interval for cpu and returns s, its length and prev.
-func (o *owned) reserve(now, at Time, cpu int, dur func(prev, ahead int) Time) (start, length Time, prev int) {
+// the interval for cpu and returns s, its length and prev. dur must be a pure function
+// and lo a lower bound of every value it returns: a gap shorter than lo is passed over
+// without calling dur (the answer is the same; on a busy line most gaps are empty).
+func (o *owned) reserve(now, at Time, cpu int, lo Time, dur func(prev, ahead int) Time) (start, length Time, prev int) {
 	o.forget(now)
-	if n := len(o.iv); n == 0 || o.iv[n-1].end <= at {
+	n := len(o.iv)
+	if n == 0 || o.iv[n-1].end <= at {
 		// free at at: what the search below finds when every interval ends by at
 		prev = o.lastOwner()
 		d := dur(prev, 0)
+		o.room()
 		o.iv = append(o.iv, interval{start: at, end: at + d, cpu: cpu})
 		return at, d, prev
 	}
+	// The intervals are sorted and disjoint, so their ends are sorted too: those that
+	// end by at (all skipped, the last one's owner is prev) are found by bisection.
+	i, j := 0, n
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if o.iv[h].end <= at {
+			i = h + 1
+		} else {
+			j = h
+		}
+	}
 	s, prev, ahead := at, o.last, 0
-	i := 0
-	for ; i < len(o.iv); i++ {
+	if i > 0 {
+		prev = o.iv[i-1].cpu
+	}
+	for ; i < n; i++ {
 		x := o.iv[i]
 		if x.end <= s {
 			prev = x.cpu
 			continue
 		}
-		if s+dur(prev, ahead) <= x.start {
+		if x.start-s >= lo && s+dur(prev, ahead) <= x.start {
 			break
 		}
 		if x.end > at {
@@ -73,6 +111,7 @@ func (o *owned) reserve(now, at Time, cpu int, dur func(prev, ahead int) Time) (
 		s, prev = x.end, x.cpu
 	}
 	d := dur(prev, ahead)
+	o.room()
 	o.iv = append(o.iv, interval{})
 	copy(o.iv[i+1:], o.iv[i:])
 	o.iv[i] = interval{start: s, end: s + d, cpu: cpu}
@@ -97,6 +136,7 @@ func (o *owned) idleAt(now, at Time) (prev int, ok bool) {
 
 // push records [s, s+d) for cpu after every interval (the uncontended case of reserve).
 func (o *owned) push(s, d Time, cpu int) {
+	o.room()
 	o.iv = append(o.iv, interval{start: s, end: s + d, cpu: cpu})
 }
 
@@ -106,6 +146,13 @@ func (t *Topology) transfer(prev, cpu int) Time {
 		return t.Costs.Self
 	}
 	return t.Transfer(prev, cpu)
+}
+
+// minCost returns the least Transfer can cost: a lower bound of every interval's
+// length (hold times only add to it).
+func (t *Topology) minCost() Time {
+	c := t.Costs
+	return min(c.Self, c.SMT, c.Node, c.Socket, c.Remote)
 }
 
 // lastOwner returns the owner of the latest interval (-1: never owned).
@@ -164,7 +211,7 @@ func (l *AtomicLine) RMW(now, at Time, cpu int) Time {
 		l.count(0, d, prev, cpu)
 		return d
 	}
-	s, d, prev := l.o.reserve(now, at, cpu, func(prev, _ int) Time { return l.topo.Transfer(prev, cpu) })
+	s, d, prev := l.o.reserve(now, at, cpu, l.topo.minCost(), func(prev, _ int) Time { return l.topo.Transfer(prev, cpu) })
 	l.readers = l.readers[:0]
 	l.count(s-at, d, prev, cpu)
 	return s - at + d
@@ -257,7 +304,7 @@ func (l *SpinLock) LockData(now, at Time, cpu int, hold Time, lines int) Time {
 		l.stats.Held += d
 		return d
 	}
-	s, d, prev := l.o.reserve(now, at, cpu, func(prev, ahead int) Time {
+	s, d, prev := l.o.reserve(now, at, cpu, l.topo.minCost()+hold, func(prev, ahead int) Time {
 		x := l.topo.Transfer(prev, cpu)
 		if l.Kind == Ticket && ahead > 0 {
 			x += Time(ahead) * l.topo.Transfer(prev, cpu) / 2
@@ -309,7 +356,7 @@ func (m *Mutex) Lock(now, at Time, cpu int, hold Time) (end, cost Time) {
 		panic(fmt.Sprintf("sim: Mutex.Lock with negative hold %v", hold))
 	}
 	var slept bool
-	s, d, _ := m.o.reserve(now, at, cpu, func(prev, ahead int) Time { return m.topo.Transfer(prev, cpu) + hold })
+	s, d, _ := m.o.reserve(now, at, cpu, m.topo.minCost()+hold, func(prev, ahead int) Time { return m.topo.Transfer(prev, cpu) + hold })
 	if s-at > m.SpinLimit {
 		// Asleep: the section starts WakeLatency after the release; move it.
 		slept = true
@@ -320,7 +367,7 @@ func (m *Mutex) Lock(now, at Time, cpu int, hold Time) (end, cost Time) {
 				break
 			}
 		}
-		s, d, _ = m.o.reserve(now, s+m.WakeLatency, cpu, func(prev, _ int) Time { return m.topo.Transfer(prev, cpu) + hold })
+		s, d, _ = m.o.reserve(now, s+m.WakeLatency, cpu, m.topo.minCost()+hold, func(prev, _ int) Time { return m.topo.Transfer(prev, cpu) + hold })
 	}
 	m.stats.Ops++
 	if s > at {

@@ -177,7 +177,9 @@ func (a *TagAlloc) Resume() AllocStatus {
 	if a.bt != prev && !a.Hctx.q.set.cfg.Options.NoMigrationWakeup {
 		prev.WakeUp(1)
 	}
-	a.waiter = sbitmap.Waiter{Wake: a.wake} // may now wait on another Queue
+	// may now wait on another Queue; the bound a.wake is kept (binding it again would
+	// allocate a method value on every retry)
+	a.waiter = sbitmap.Waiter{Wake: a.waiter.Wake}
 	a.ws = a.Hctx.btWaitIndex()
 	return a.loop()
 }
