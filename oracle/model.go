@@ -36,6 +36,11 @@ type ModelOptions struct {
 	// table describes. 0 = none for RunModel (Index.CompareReference then uses the
 	// calibrated value); negative or 1 = none in both; else in [1, 1000].
 	EmulationSlowdown float64
+	// Wake selects how the emulated guest's wake-ups are charged
+	// (stack.EmulationOptions; WakeSplit: the guest code of a wake-up as scaled CPU
+	// time on the waker's and the woken task's CPUs, the calibrated overhead then
+	// re-derived with it). Used only with an emulation slowdown above 1.
+	Wake stack.EmulationOptions
 	// Setup, when non-nil, is the guest's I/O before fio (stack.GuestSetup: the
 	// partition scan of each new disk from CPU 0, where the guest runs modprobe).
 	// Index.CompareReference sets it from the committed facts that recorded it
@@ -115,7 +120,7 @@ func RunModel(c *Case, jobPath string, o ModelOptions) (*ModelRun, error) {
 	if seed == 0 {
 		seed = 1
 	}
-	cfg, err := setup.WithEmulationSlowdown(res.WithSeed(seed, 0), o.EmulationSlowdown)
+	cfg, err := setup.WithEmulation(res.WithSeed(seed, 0), o.EmulationSlowdown, o.Wake)
 	if err != nil {
 		return nil, fmt.Errorf("oracle: %w", err)
 	}

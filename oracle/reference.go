@@ -41,7 +41,7 @@ func (ix *Index) CompareReference(c *Case, o ModelOptions) (*Comparison, *ModelR
 		}
 	}
 	if o.EmulationOverhead == 0 {
-		if o.EmulationOverhead, err = ix.OverheadAt(c, o.EmulationSlowdown); err != nil {
+		if o.EmulationOverhead, err = ix.OverheadWith(c, o.EmulationSlowdown, o.Wake); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -57,10 +57,19 @@ func init() {
 // block-layer mechanism. factor <= 1 returns cfg unchanged; a factor
 // above dispatch.MaxEmulationSlowdown is an error naming the range.
 func WithEmulationSlowdown(cfg stack.Config, factor float64) (stack.Config, error) {
+	return WithEmulation(cfg, factor, stack.EmulationOptions{})
+}
+
+// WithEmulation is WithEmulationSlowdown with the choices of
+// stack.Config.EmulatedWith (o.WakeSplit: the guest code of each task wake-up
+// charged as scaled CPU time on the waker's and the woken task's CPUs). factor <= 1
+// returns cfg unchanged; a factor above dispatch.MaxEmulationSlowdown or a switch
+// cost outside [0, 1 ms] is an error naming the range.
+func WithEmulation(cfg stack.Config, factor float64, o stack.EmulationOptions) (stack.Config, error) {
 	if factor <= 1 {
 		return cfg, nil
 	}
-	return cfg.Emulated(factor)
+	return cfg.EmulatedWith(factor, o)
 }
 
 // withEmulation applies the state's emulation corrections (slowdown, then the

@@ -109,6 +109,10 @@ type job struct {
 	inGetevents bool // the thread sleeps in io_getevents / io_uring_enter(GETEVENTS)
 	drain       bool // wait_for_completions entered with the queue full
 	reapEv      reapEvent
+	switchedEv  switchedEvent
+	// returnedAt is when the last submitting syscall returned
+	// (SubmitTiming.IssueAtReturn): fio reaps no completion before it
+	returnedAt sim.Time
 
 	// blocking submitters (libaio, psync): the thread sleeps in blk_mq_get_tag
 	tw      dispatch.TagWaiter
@@ -187,9 +191,43 @@ func (e *reapEvent) Fire(now sim.Time) {
 	if !j.place.atWakeup() {
 		j.wakePlacement(j.reapWaker) // placed as it runs
 	}
+	if sw := j.switchCost(); sw > 0 {
+		// the reaper's own side of the wake-up (__schedule, context_switch, the
+		// return from read_events / io_cqring_wait to user space) runs on its CPU
+		// after the work charged there before it; fio reaps when it is done
+		h := j.q.Host()
+		h.OnCPU(j.runCPU)
+		h.Charge(sw)
+		if t := h.CPUFreeAt(j.runCPU); t > now {
+			j.r.eng.At(t, &j.switchedEv)
+			return
+		}
+	}
+	j.reap(now)
+}
+
+// reap is the woken reaper's return from getevents: it reaps and carries on with its
+// loop.
+func (j *job) reap(now sim.Time) {
 	if j.getevents(now) {
 		j.run(now)
 	}
+}
+
+// switchedEvent is the reaper back in user space after its side of the wake-up
+// (CPUCosts.Switch) ran on its CPU.
+type switchedEvent struct{ j *job }
+
+// Fire reaps.
+func (e *switchedEvent) Fire(now sim.Time) { e.j.reap(now) }
+
+// switchCost is the woken task's side of a wake-up charged on its CPU
+// (dispatch.CPUCosts.Switch, set by Config.EmulatedWith's WakeSplit); 0 = none.
+func (j *job) switchCost() sim.Time {
+	if t := j.q.Host().CostTable(); t != nil {
+		return t.Switch
+	}
+	return 0
 }
 
 // fillEvent resumes the thread's submission loop once its CPU has finished the work
@@ -225,6 +263,7 @@ func newJob(r *runner, s fio.Spec, q blockQueue, cpu int, allowed []int, region,
 	j := &job{r: r, spec: s, q: q, cpu: cpu, runCPU: cpu, allowed: allowed, region: region, size: size,
 		rnd: sim.NewRand(workloadSeed(r.cfg.Seed, &s) + salt + 1), coll: fio.NewCollector(&s), nextDir: -1}
 	j.reapEv.j = j
+	j.switchedEv.j = j
 	j.fillEv.j = j
 	if int(salt) < len(r.cfg.Logs) {
 		j.logs = r.cfg.Logs[salt]
@@ -428,10 +467,19 @@ func (j *job) cpuBusy(now sim.Time, turn bool) bool {
 // engine's commit; libaio fio_libaio_queued, io_uring fio_ioring_queued), so slat
 // includes any sleep in blk_mq_get_tag. A synchronous engine stamps issue_time before
 // the read or write (td_io_queue, FIO_SYNCIO): its slat is 0 and the sleep is clat.
+//
+// With SubmitTiming.IssueAtReturn the syscall returns when the thread's CPU has done
+// the work charged so far (the batch's submission path), and fio reaps nothing before
+// that (returnedAt).
 func (j *job) submitReturned(now sim.Time) {
+	at := now
+	if j.r.sub.IssueAtReturn && len(j.inSubmit) > 0 {
+		at = max(now, j.q.Host().CPUFreeAt(j.runCPU))
+		j.returnedAt = at
+	}
 	if j.spec.IOEngine.Async() {
 		for _, u := range j.inSubmit {
-			u.issuedAt = now
+			u.issuedAt = at
 		}
 	}
 	if len(j.inSubmit) > 0 && j.inWindow(now) {
@@ -512,7 +560,21 @@ func (s *jobSleeper) WakeCPU(sim.Time) int {
 	} else {
 		j.wakePlacement(s.tw.WakerCPU())
 	}
+	j.chargeSwitch(s.runCPU)
 	return s.runCPU
+}
+
+// chargeSwitch charges the woken task's side of a wake-up (CPUCosts.Switch) on cpu,
+// the CPU it runs on, when the table has one: a task woken in blk_mq_get_tag
+// (sbitmap_queue_wake_up's try_to_wake_up is charged on the waker by package
+// dispatch) returns from io_schedule there before it retries the tag. Its retry
+// starts with the cost, as every step's effect does (dispatch.CPUCosts).
+func (j *job) chargeSwitch(cpu int) {
+	if sw := j.switchCost(); sw > 0 {
+		h := j.q.Host()
+		h.OnCPU(cpu)
+		h.Charge(sw)
+	}
 }
 
 // Unblocked: the thread returns from io_submit's sleep and carries on.
@@ -548,7 +610,14 @@ func (j *job) EndBio(b *dispatch.Bio, now sim.Time, _ error) {
 	// (all that are in flight if fewer) are there
 	if j.inGetevents && !j.reapPending && j.reapReady() {
 		j.reapPending = true
-		j.reapWaker = j.q.Host().CurrentCPU()
+		h := j.q.Host()
+		j.reapWaker = h.CurrentCPU()
+		if j.switchCost() > 0 {
+			// the waker's try_to_wake_up: aio_complete's wake_up of ctx->wait, or
+			// io_uring's task_work_add(TWA_SIGNAL) → set_notify_signal →
+			// wake_up_state, on the completing CPU
+			h.Charge(h.CostTable().Wakeup)
+		}
 		if j.place.atWakeup() {
 			j.wokenAt(j.reapWaker) // try_to_wake_up places the thread now
 		}
@@ -657,6 +726,7 @@ func (j *job) getevents(now sim.Time) bool {
 // iodepth_batch_complete_max completions, oldest first, all stamped with now, their
 // io_us freed.
 func (j *job) reapBatch(now sim.Time) {
+	now = max(now, j.returnedAt)
 	n := min(j.cqN, max(j.spec.IODepthBatchCompleteMax, 1))
 	if j.inWindow(now) {
 		j.depth.MarkComplete(n)
