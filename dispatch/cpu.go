@@ -63,16 +63,18 @@ type CPUCosts struct {
 	IPI sim.Time
 	// Wakeup is waking a sleeping task or kicking kblockd (try_to_wake_up).
 	Wakeup sim.Time
-	// Switch is the woken task's own side of a wake-up, charged on the CPU it runs
-	// on (ns): __schedule picking it (pick_next_task_fair, or the idle task's
-	// schedule_idle when the CPU was idle), context_switch (switch_mm_irqs_off,
-	// switch_to) and finish_task_switch, then its return from the wait through the
-	// system call's exit to user space (exit_to_user_mode). 0 (the default table)
-	// charges nothing: the native model keeps that time inside the wake-up latencies
-	// (package stack's SubmitTiming.ReapMin/ReapMax and the tag waiter's wake-up
-	// delay, Timing). Non-zero, package stack charges it where a task it models is
-	// woken, and the waker's try_to_wake_up (Wakeup) for the reaper as well
-	// (stack.EmulationOptions; NativeSwitch gives its basis).
+	// Switch is one context switch of a task that sleeps or is woken, charged on
+	// the CPU it happens on (ns): one __schedule pass (pick_next_task_fair, or the
+	// idle task's), context_switch (switch_mm_irqs_off, switch_to) and
+	// finish_task_switch, with the woken task's return from its wait through the
+	// system call's exit (exit_to_user_mode). A sleep-and-wake cycle has two: away
+	// from the task when it sleeps, back to it when it is woken. 0 (the default
+	// table) charges nothing: the native model keeps that time inside the wake-up
+	// latencies (package stack's SubmitTiming.ReapMin/ReapMax, Timing's). Non-zero,
+	// package stack charges it where a task it models sleeps and is woken (the
+	// reaper, tag sleepers, io-wq workers; the reaper's waker also pays Wakeup),
+	// and a kblockd run pays two (stack.EmulationOptions; NativeSwitch gives the
+	// basis).
 	Switch sim.Time
 	// QueueRun is the fixed cost of one hctx run (__blk_mq_run_hw_queue entry,
 	// blk_mq_sched_dispatch_requests with nothing to do).
@@ -156,17 +158,17 @@ func DefaultCPUCosts() CPUCosts {
 	}
 }
 
-// NativeSwitch is the assumed native cost of the woken task's side of a wake-up
-// (CPUCosts.Switch), 1 µs, from two published measurements of a wake-up and switch
-// between two tasks ping-ponging over a pipe (each one-way trip is a write with the
-// waker's try_to_wake_up, the wakee's schedule and context switch, and its read
+// NativeSwitch is the assumed native cost of one context switch (CPUCosts.Switch),
+// 1 µs, from two published measurements of two tasks ping-ponging over a pipe on one
+// CPU (each one-way trip is one context switch: a write whose try_to_wake_up wakes
+// the reader, the writer's read putting it to sleep, the switch, the reader's read
 // returning): perf-bench(1)'s example of `perf bench sched pipe`, 5.86 µs per round
 // trip of 1,000,000 (2.9 µs one way, 2009 hardware; tools/perf/Documentation/
 // perf-bench.txt), and 1.07 µs one way between two threads on Linux 6.6 on an Intel
 // Core i7 11th generation (2.41 µs between processes; ddumbying.vercel.app,
 // "Context switch overhead"). Less the waker's Wakeup (400 ns, assumed) and the pipe
-// system calls, the switch side is about 0.5-2 µs; 1 µs is assumed, and the range is
-// what a sweep should cover.
+// system calls, one switch is about 0.5-2 µs; 1 µs is assumed, and the range is what
+// a sweep should cover.
 const NativeSwitch sim.Time = 1000
 
 // DefaultTransferCosts are the line-transfer costs of a 2-socket Intel Xeon

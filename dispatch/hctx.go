@@ -138,6 +138,9 @@ func (w *runWork) Fire(now sim.Time) {
 	}
 	w.pending, w.deferred = false, false
 	h.q.host.onCPU(cpu)
+	// the kblockd kworker's two context switches (CPUCosts.Switch; 0 natively):
+	// to it when woken, and away from it when worker_thread sleeps again
+	h.q.host.charge(2 * h.q.host.cpu.c.Switch)
 	h.runHwQueueNow()
 	w.kwRan(cpu)
 }

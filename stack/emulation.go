@@ -17,17 +17,18 @@ func (c Config) Emulated(factor float64) (Config, error) {
 
 // EmulationOptions are the choices of EmulatedWith.
 type EmulationOptions struct {
-	// WakeSplit charges the guest-instruction part of a task wake-up as CPU time
-	// instead of leaving it inside the wake-up latencies: the woken task's side
-	// (dispatch.CPUCosts.Switch: schedule, context switch, the return to user space)
-	// on the CPU it runs on, scaled like every guest instruction, so it can saturate
-	// a vCPU, and for the reaper the waker's try_to_wake_up (CPUCosts.Wakeup) on the
-	// completing CPU. Off (the default), the wake-ups cost no CPU time beyond the
-	// waker's Wakeup already charged for tag waiters and kblockd, and the guest code
-	// of a wake-up stays in the calibrated per-command overhead.
+	// WakeSplit charges the guest-instruction part of a task's sleep and wake-up as
+	// CPU time instead of leaving it inside the wake-up latencies: its two context
+	// switches (dispatch.CPUCosts.Switch: schedule, context_switch, the return to
+	// user space) on the CPU each happens on, scaled like every guest instruction,
+	// so they can saturate a vCPU, and for the reaper and io-wq workers the waker's
+	// try_to_wake_up (CPUCosts.Wakeup) on the waking CPU. Off (the default), the
+	// wake-ups cost no CPU time beyond the waker's Wakeup already charged for tag
+	// waiters and kblockd, and the guest code of a wake-up stays in the calibrated
+	// per-command overhead.
 	WakeSplit bool
-	// Switch is the native cost (ns) of the woken task's side, scaled by the
-	// factor; 0 = dispatch.NativeSwitch. Used with WakeSplit only, [0, 1 ms].
+	// Switch is the native cost (ns) of one context switch, scaled by the factor;
+	// 0 = dispatch.NativeSwitch. Used with WakeSplit only, [0, 1 ms].
 	Switch sim.Time
 	// IssueAtReturn stamps fio's issue_time of an io_submit / io_uring_enter batch
 	// when the submitting CPU has done the batch's work — the system call's return,
@@ -53,21 +54,27 @@ type EmulationOptions struct {
 // accel/tcg mttcg_cpu_thread_fn → qemu_wait_io_event), not translated guest code.
 // Scaling them whole (5–30 µs × 74: 1.3 ms per reap on average) is refuted by the
 // queue-depth-1 calibration cases, where the guest's whole latency beyond the
-// model's is 0.22–0.25 ms per command. The guest code inside a wake-up — the
-// waker's try_to_wake_up (select_task_rq, ttwu_queue, enqueue_task_fair,
-// check_preempt_curr) and the wakee's __schedule, context_switch, finish_task_switch
-// and return to user — is CPU time of the two CPUs: with o.WakeSplit it is charged
-// there, scaled (EmulationOptions), at every wake-up of a task package stack models:
+// model's is 0.22–0.25 ms per command. The guest code inside a sleep and wake-up —
+// the task's schedule() into the sleep, the waker's try_to_wake_up (select_task_rq,
+// ttwu_queue, enqueue_task_fair, check_preempt_curr), and the __schedule,
+// context_switch, finish_task_switch and return to user that run the task again — is
+// CPU time of the CPUs that run it: with o.WakeSplit it is charged there, scaled
+// (EmulationOptions), for every task the model puts to sleep:
 //   - the reaper asleep in io_getevents (read_events, woken by aio_complete's
 //     wake_up) or in io_uring_enter's GETEVENTS wait (io_cqring_wait, woken when the
 //     completion's task_work_add(TWA_SIGNAL) calls set_notify_signal →
-//     wake_up_state): the waker's Wakeup on the completing CPU, then the Switch on
-//     the reaper's CPU, and fio reaps (stamping clat) when that CPU has done it;
-//   - a task asleep in blk_mq_get_tag (woken by sbitmap_queue_wake_up; the waker's
-//     Wakeup is charged by package dispatch): the Switch on the CPU it runs on;
-//   - an idle io-wq worker woken for a punted request (io_wqe_activate_free_worker →
-//     wake_up_process): the waker's Wakeup on the submitting CPU, the Switch on the
-//     worker's CPU before it takes the item.
+//     wake_up_state): a Switch on its CPU as it sleeps, the waker's Wakeup on the
+//     completing CPU, then a Switch on the reaper's CPU, and fio reaps (stamping
+//     clat) when that CPU has done it;
+//   - a task asleep in blk_mq_get_tag (io_schedule; woken by sbitmap_queue_wake_up,
+//     the waker's Wakeup charged by package dispatch): a Switch as it sleeps and one
+//     on the CPU it runs on when woken;
+//   - an io-wq worker going idle (a Switch) and woken for a punted request
+//     (io_wqe_activate_free_worker → wake_up_process): the waker's Wakeup on the
+//     submitting CPU, a Switch on the worker's CPU before it takes the item;
+//   - the kblockd kworker running an hctx (blk_mq_run_work_fn, woken by
+//     kblockd_mod_delayed_work_on; the waker's Wakeup charged by package dispatch):
+//     two Switches on its CPU, to it and back (package dispatch charges them).
 //
 // Without WakeSplit that code stays inside the calibrated per-command overhead.
 // CPU costs off (CPU.Off) leave the costs alone. It models no kernel function; it is

@@ -81,6 +81,7 @@ func (w *worker) run(now sim.Time) {
 	u := j.backlog.pop()
 	if u == nil {
 		w.busy = false
+		j.chargeSwitch(w.cpu) // io_wqe_worker waits for work: switched away from
 		j.idle = append(j.idle, w)
 		return
 	}
@@ -91,7 +92,7 @@ func (w *worker) run(now sim.Time) {
 	case dispatch.Sleeping:
 		w.sleeping = true
 		j.r.taskRan(w.cpu)
-		j.sleep()
+		j.sleep(w.cpu)
 		if !j.backlog.empty() {
 			j.activateWorker() // io_wq_worker_sleeping: keep the pool busy
 		}

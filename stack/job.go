@@ -524,7 +524,7 @@ func (j *job) submit(u *ioU, now sim.Time) {
 	case dispatch.Sleeping:
 		j.blocked = true
 		u.punted = true
-		j.sleep()
+		j.sleep(j.runCPU)
 		return
 	case dispatch.Merged:
 		j.wait.merged++
@@ -564,11 +564,15 @@ func (s *jobSleeper) WakeCPU(sim.Time) int {
 	return s.runCPU
 }
 
-// chargeSwitch charges the woken task's side of a wake-up (CPUCosts.Switch) on cpu,
-// the CPU it runs on, when the table has one: a task woken in blk_mq_get_tag
+// chargeSwitch charges one context switch of a task of the job (CPUCosts.Switch) on
+// cpu, when the table has one: the switch away from it when it goes to sleep (its
+// schedule() in blk_mq_get_tag's io_schedule, read_events, io_cqring_wait, an idle
+// io-wq worker's wait), and the switch back to it with its return to the interrupted
+// system call when it is woken. A task woken in blk_mq_get_tag
 // (sbitmap_queue_wake_up's try_to_wake_up is charged on the waker by package
-// dispatch) returns from io_schedule there before it retries the tag. Its retry
-// starts with the cost, as every step's effect does (dispatch.CPUCosts).
+// dispatch) returns from io_schedule on the CPU it is placed on before it retries the
+// tag; its retry starts with the cost, as every step's effect does
+// (dispatch.CPUCosts).
 func (j *job) chargeSwitch(cpu int) {
 	if sw := j.switchCost(); sw > 0 {
 		h := j.q.Host()
@@ -704,7 +708,10 @@ func (j *job) runLoop(now sim.Time) {
 func (j *job) getevents(now sim.Time) bool {
 	for {
 		if !j.reapReady() {
+			// asleep in read_events / io_cqring_wait: its schedule() switches
+			// away from it on its CPU
 			j.inGetevents = true
+			j.chargeSwitch(j.runCPU)
 			return false
 		}
 		j.reapBatch(now)
@@ -741,8 +748,10 @@ func (j *job) reapBatch(now sim.Time) {
 	}
 }
 
-// sleep counts a task of the job going to sleep in blk_mq_get_tag.
-func (j *job) sleep() {
+// sleep counts a task of the job going to sleep in blk_mq_get_tag on cpu: its
+// io_schedule switches away from it there (chargeSwitch).
+func (j *job) sleep(cpu int) {
+	j.chargeSwitch(cpu)
 	j.sleepers++
 	j.maxSleepers = max(j.maxSleepers, j.sleepers)
 }

@@ -52,11 +52,13 @@ filename=/dev/nullb0
 	return rd.Clat.Mean, rd.Slat.Mean, float64(res.CPUBusy[1]) / float64(res.Queues[0].Dispatched)
 }
 
-// TestEmulatedWakeSplit: with WakeSplit, the guest code of the reaper's wake-up is CPU
-// time on the path. Every step of one command runs on CPU 1 here, so the reap comes
-// after the completion's work, the waker's try_to_wake_up (Wakeup) and the reaper's
-// own side (Switch), all scaled, instead of 1 µs after the completion: clat grows by
-// at least (Wakeup + Switch) × 50 and CPU 1's busy time per command by exactly that.
+// TestEmulatedWakeSplit: with WakeSplit, the guest code of the reaper's sleep and
+// wake-up is CPU time. Every step of one command runs on CPU 1 here, so the reap comes
+// after the completion's work, the waker's try_to_wake_up (Wakeup) and the switch back
+// to the reaper (Switch), all scaled, instead of 1 µs after the completion: clat grows
+// by at least (Wakeup + Switch) × 50, and CPU 1's busy time per command by (Wakeup +
+// 2 × Switch) × 50, the switch away from the reaper as it sleeps included (off the
+// clat path: it runs right after the submission).
 // With IssueAtReturn fio's issue_time is the syscall's return, after the submission's
 // scaled work, so slat grows and clat shrinks by the same amount, the CPU time being
 // unchanged. Both engines wake their reaper the same way (aio_complete's wake_up;
@@ -65,6 +67,7 @@ func TestEmulatedWakeSplit(t *testing.T) {
 	const f = 50
 	c := dispatch.DefaultCPUCosts()
 	wake := float64(f * (c.Wakeup + dispatch.NativeSwitch))
+	cycle := float64(f * (c.Wakeup + 2*dispatch.NativeSwitch))
 	for _, engine := range []string{"libaio", "io_uring"} {
 		clat0, slat0, busy0 := wakeCase(t, stack.EmulationOptions{}, engine)
 		for _, tc := range []struct {
@@ -75,9 +78,9 @@ func TestEmulatedWakeSplit(t *testing.T) {
 			dSlat      float64 // slat − slat0 at least (ns)
 			dBusyPerIO float64 // within 1 % of busy0 (the run's last command is reaped unwoken)
 		}{
-			{"split", stack.EmulationOptions{WakeSplit: true}, wake, wake + float64(f*(c.Completion+c.EndBio+c.TagPut+c.LineRemote)), 0, wake},
+			{"split", stack.EmulationOptions{WakeSplit: true}, wake, wake + float64(f*(c.Completion+c.EndBio+c.TagPut+c.LineRemote)), 0, cycle},
 			{"split-2us", stack.EmulationOptions{WakeSplit: true, Switch: 2 * sim.Microsecond},
-				float64(f * (c.Wakeup + 2000)), float64(f * (c.Wakeup + 2000 + c.Completion + c.EndBio + c.TagPut + c.LineRemote)), 0, float64(f * (c.Wakeup + 2000))},
+				float64(f * (c.Wakeup + 2000)), float64(f * (c.Wakeup + 2000 + c.Completion + c.EndBio + c.TagPut + c.LineRemote)), 0, float64(f * (c.Wakeup + 4000))},
 			{"issue-at-return", stack.EmulationOptions{IssueAtReturn: true}, -float64(f * (c.Submit + c.BioAlloc + c.Dispatch + c.QueueRq + c.TagGet + c.LineRemote*4)),
 				-float64(f * (c.Submit + c.BioAlloc + c.Dispatch + c.QueueRq)), float64(f * (c.Submit + c.BioAlloc + c.Dispatch + c.QueueRq)), 0},
 		} {
