@@ -15,12 +15,17 @@ import (
 // 1 ms timer completions (which run on the submitting CPU), emulated at factor 50,
 // with a fixed 1 µs wake-up latency, under the emulation options o.
 func wakeCase(t *testing.T, o stack.EmulationOptions, engine string) (clat, slat, busyPerIO float64) {
+	return wakeCaseSched(t, o, engine, "none")
+}
+
+// wakeCaseSched is wakeCase with the LUN's scheduler sched.
+func wakeCaseSched(t *testing.T, o stack.EmulationOptions, engine, sched string) (clat, slat, busyPerIO float64) {
 	t.Helper()
 	cfg := stack.Config{
 		NrCPUs: 2,
 		Host: stack.Host{CanQueue: 64, NrHwQueues: 2, CmdPerLun: 64, Driver: stack.DriverNullBlk,
 			NullBlk: stack.NullBlk{IRQMode: nullblk.IRQTimer}},
-		LUNs:   []stack.LUN{{Name: "/dev/nullb0", Device: nullDevice(sim.Millisecond), Scheduler: "none"}},
+		LUNs:   []stack.LUN{{Name: "/dev/nullb0", Device: nullDevice(sim.Millisecond), Scheduler: sched}},
 		Submit: stack.SubmitTiming{ReapMin: sim.Microsecond, ReapMax: sim.Microsecond},
 		Seed:   1,
 	}
@@ -130,5 +135,22 @@ func TestEmulatedWithDefaults(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "switch cost") || !strings.Contains(err.Error(), "out of range [0, 1ms]") {
 			t.Errorf("Switch %v: error %v, want the switch cost out of range", sw, err)
 		}
+	}
+}
+
+// TestEmulatedWakeSplitKblockd: with mq-deadline every unplugged submission inserts
+// into the scheduler and runs the hctx asynchronously (blk_mq_sched_insert_request
+// with async set), so kblockd's kworker is woken on the submitting CPU for each
+// command: with WakeSplit its two context switches (to the kworker and back) add
+// 2 × Switch × 50 per command on top of the reaper's cycle.
+func TestEmulatedWakeSplitKblockd(t *testing.T) {
+	const f = 50
+	_, _, none0 := wakeCaseSched(t, stack.EmulationOptions{}, "libaio", "none")
+	_, _, none1 := wakeCaseSched(t, stack.EmulationOptions{WakeSplit: true}, "libaio", "none")
+	_, _, dl0 := wakeCaseSched(t, stack.EmulationOptions{}, "libaio", "mq-deadline")
+	_, _, dl1 := wakeCaseSched(t, stack.EmulationOptions{WakeSplit: true}, "libaio", "mq-deadline")
+	kblockd := (dl1 - dl0) - (none1 - none0)
+	if want := float64(f * 2 * dispatch.NativeSwitch); math.Abs(kblockd-want) > 0.05*want {
+		t.Errorf("mq-deadline adds %.0f ns of CPU per command with the split (none %+.0f, mq-deadline %+.0f), want the kblockd run's two switches, %.0f", kblockd, none1-none0, dl1-dl0, want)
 	}
 }
