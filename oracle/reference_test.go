@@ -339,6 +339,7 @@ func TestDumpReference(t *testing.T) {
 	if o.Wake, err = dumpWake(os.Getenv("BLKMQ_ORACLE_WAKE")); err != nil {
 		t.Fatal(err)
 	}
+	o.WakeOff = o.Wake == (stack.EmulationOptions{})
 	var out struct {
 		Cases   []*Comparison       `json:"cases"`
 		Effects []*EffectComparison `json:"effects"`
@@ -366,12 +367,14 @@ func TestDumpReference(t *testing.T) {
 	}
 }
 
-// dumpWake reads $BLKMQ_ORACLE_WAKE for TestDumpReference: "" or off (the
-// default model), split (EmulationOptions.WakeSplit alone), issue (IssueAtReturn
+// dumpWake reads $BLKMQ_ORACLE_WAKE for TestDumpReference: "" (DefaultWake), off
+// (the round-4 model), split (EmulationOptions.WakeSplit alone), issue (IssueAtReturn
 // alone), on (both), or a native switch cost such as 1500ns (both, with it).
 func dumpWake(s string) (stack.EmulationOptions, error) {
 	switch s {
-	case "", "off":
+	case "":
+		return DefaultWake, nil
+	case "off":
 		return stack.EmulationOptions{}, nil
 	case "split":
 		return stack.EmulationOptions{WakeSplit: true}, nil

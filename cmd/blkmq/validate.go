@@ -73,7 +73,7 @@ native cost such as 1.5us) also charges the guest code of each task wake-up as s
 time — the waker's try_to_wake_up on its CPU, the woken task's schedule, context switch
 and return to user space on its own — and stamps fio's issue_time when the submitting
 system call's work is done, instead of leaving that time in the overhead, which is then
-calibrated with it; off (default) keeps the earlier model.
+calibrated with it (the default, on); off keeps the round-4 model.
 
 --reference testdata/kernel/configs.json compares the model with committed kernel
 results instead (no VM). --build-guest builds the VM image (apt-get; needs root).
@@ -100,7 +100,7 @@ harness (the message names the install command).`,
 	f.StringVar(&v.format, "output-format", "text", "text or json")
 	f.StringVar(&v.overhead, "emulation-overhead", "auto", "per-command TCG overhead added to the model: auto (calibrate in the VM), 0, or a duration such as 300us")
 	f.StringVar(&v.slowdown, "emulation-slowdown", "auto", "factor by which the model's CPU costs are multiplied for the emulated guest CPU: auto (calibrate in the VM), 1 (none), or a number in [1, 1000]")
-	f.StringVar(&v.wake, "emulation-wake-switch", "off", "with an emulation slowdown, charge each task wake-up's guest code as scaled CPU time on the waker's and the woken task's CPUs: off, on (1us native switch), or the native switch cost, a duration in [0, 1ms]")
+	f.StringVar(&v.wake, "emulation-wake-switch", "on", "with an emulation slowdown, charge each task sleep's and wake-up's guest code as scaled CPU time on the CPUs that run it: on (1us native context switch), off (the round-4 model), or the native switch cost, a duration in [0, 1ms]")
 	f.IntVar(&v.rt, "rt-priority", 0, "run the VM at SCHED_FIFO priority N (root; steadier timing on a busy host)")
 	f.DurationVar(&v.timeout, "timeout", 5*time.Minute, "wall-clock limit of one VM run")
 	f.StringVar(&v.cache, "cache", "", "guest image directory (default $BLKMQ_ORACLE_CACHE, $XDG_CACHE_HOME/blkmq-oracle or ~/.cache/blkmq-oracle)")
@@ -155,7 +155,7 @@ func (v *validateFlags) run(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return usageError(err)
 	}
-	wake, err := parseWake(v.wake)
+	wake, _, err := parseWake(v.wake)
 	if err != nil {
 		return usageError(err)
 	}
@@ -257,21 +257,24 @@ func calibrateSlowdown(ctx context.Context, h *oracle.Harness, c *oracle.Case, s
 	return oracle.EmulationSlowdown(runs[:1], runs[1:], m, oracle.SlowdownCPU)
 }
 
-// parseWake reads --emulation-wake-switch: off, on (dispatch.NativeSwitch) or the
-// native switch cost, a duration in [0, 1ms] (0 = on); on also stamps fio's
-// issue_time at the submitting syscall's return (EmulationOptions.IssueAtReturn).
-func parseWake(s string) (stack.EmulationOptions, error) {
+// parseWake reads --emulation-wake-switch: off (the zero options, and off reports
+// true), on (oracle.DefaultWake: dispatch.NativeSwitch, issue_time at the
+// submitting syscall's return) or the native switch cost, a duration in [0, 1ms]
+// (0 = on).
+func parseWake(s string) (stack.EmulationOptions, bool, error) {
 	switch s {
-	case "off", "":
-		return stack.EmulationOptions{}, nil
-	case "on":
-		return stack.EmulationOptions{WakeSplit: true, IssueAtReturn: true}, nil
+	case "off":
+		return stack.EmulationOptions{}, true, nil
+	case "on", "":
+		return oracle.DefaultWake, false, nil
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil || d < 0 || d > time.Millisecond {
-		return stack.EmulationOptions{}, fmt.Errorf("--emulation-wake-switch %q: allowed: off, on, or a duration in [0, 1ms] (e.g. 1us)", s)
+		return stack.EmulationOptions{}, false, fmt.Errorf("--emulation-wake-switch %q: allowed: on, off, or a duration in [0, 1ms] (e.g. 1us)", s)
 	}
-	return stack.EmulationOptions{WakeSplit: true, IssueAtReturn: true, Switch: sim.Time(d.Nanoseconds())}, nil
+	o := oracle.DefaultWake
+	o.Switch = sim.Time(d.Nanoseconds())
+	return o, false, nil
 }
 
 // parseOverhead reads --emulation-overhead: auto, 0 or a duration.
@@ -340,7 +343,7 @@ func (v *validateFlags) runReference(cmd *cobra.Command) error {
 			continue
 		}
 		o := oracle.ModelOptions{Seed: v.seed, Runtime: v.runtime}
-		if o.Wake, err = parseWake(v.wake); err != nil {
+		if o.Wake, o.WakeOff, err = parseWake(v.wake); err != nil {
 			return usageError(err)
 		}
 		switch f, auto, err := parseSlowdown(v.slowdown); {
