@@ -57,7 +57,7 @@ type ModelOptions struct {
 // wake-up as scaled CPU time (WakeSplit, at dispatch.NativeSwitch per context switch)
 // and fio's issue_time at the submitting syscall's return (IssueAtReturn). Against
 // the quiet round-5 reference set it moves the checked rows within tolerance from 86
-// to 92 (IOPS) and 123 to 126 (mean clat) of 197, the effect signs from 99 to 100 of
+// to 92 (IOPS) and 123 to 127 (mean clat) of 197, the effect signs from 99 to 100 of
 // 192, and the merge rows from 56 to 50 of 72 (testdata/kernel/README.md, "Wake-ups
 // as CPU time").
 var DefaultWake = stack.EmulationOptions{WakeSplit: true, IssueAtReturn: true}
