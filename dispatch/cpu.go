@@ -63,6 +63,19 @@ type CPUCosts struct {
 	IPI sim.Time
 	// Wakeup is waking a sleeping task or kicking kblockd (try_to_wake_up).
 	Wakeup sim.Time
+	// Switch is one context switch of a task that sleeps or is woken, charged on
+	// the CPU it happens on (ns): one __schedule pass (pick_next_task_fair, or the
+	// idle task's), context_switch (switch_mm_irqs_off, switch_to) and
+	// finish_task_switch, with the woken task's return from its wait through the
+	// system call's exit (exit_to_user_mode). A sleep-and-wake cycle has two: away
+	// from the task when it sleeps, back to it when it is woken. 0 (the default
+	// table) charges nothing: the native model keeps that time inside the wake-up
+	// latencies (package stack's SubmitTiming.ReapMin/ReapMax, Timing's). Non-zero,
+	// package stack charges it where a task it models sleeps and is woken (the
+	// reaper, tag sleepers, io-wq workers; the reaper's waker also pays Wakeup),
+	// and a kblockd run pays two (stack.EmulationOptions; NativeSwitch gives the
+	// basis).
+	Switch sim.Time
 	// QueueRun is the fixed cost of one hctx run (__blk_mq_run_hw_queue entry,
 	// blk_mq_sched_dispatch_requests with nothing to do).
 	QueueRun sim.Time
@@ -145,6 +158,19 @@ func DefaultCPUCosts() CPUCosts {
 	}
 }
 
+// NativeSwitch is the assumed native cost of one context switch (CPUCosts.Switch),
+// 1 µs, from two published measurements of two tasks ping-ponging over a pipe on one
+// CPU (each one-way trip is one context switch: a write whose try_to_wake_up wakes
+// the reader, the writer's read putting it to sleep, the switch, the reader's read
+// returning): perf-bench(1)'s example of `perf bench sched pipe`, 5.86 µs per round
+// trip of 1,000,000 (2.9 µs one way, 2009 hardware; tools/perf/Documentation/
+// perf-bench.txt), and 1.07 µs one way between two threads on Linux 6.6 on an Intel
+// Core i7 11th generation (2.41 µs between processes; ddumbying.vercel.app,
+// "Context switch overhead"). Less the waker's Wakeup (400 ns, assumed) and the pipe
+// system calls, one switch is about 0.5-2 µs; 1 µs is assumed, and the range is what
+// a sweep should cover.
+const NativeSwitch sim.Time = 1000
+
 // DefaultTransferCosts are the line-transfer costs of a 2-socket Intel Xeon
 // Skylake-SP server (the machine class of seeds 001 and 002's hosts), ns:
 //   - Node 50: Intel MLC --c2c_latency "Local Socket L2->L2 HITM" 50.3 ns (2× Xeon
@@ -181,7 +207,7 @@ func (m CPUModel) validate() error {
 		{"TagPut", c.TagPut}, {"BudgetGet", c.BudgetGet}, {"BudgetPut", c.BudgetPut}, {"HostCheck", c.HostCheck},
 		{"Insert", c.Insert}, {"Elevator", c.Elevator}, {"Dispatch", c.Dispatch}, {"QueueRq", c.QueueRq},
 		{"Completion", c.Completion}, {"EndBio", c.EndBio}, {"IPI", c.IPI}, {"Wakeup", c.Wakeup},
-		{"QueueRun", c.QueueRun}, {"LineLocal", c.LineLocal}, {"LineRemote", c.LineRemote}} {
+		{"Switch", c.Switch}, {"QueueRun", c.QueueRun}, {"LineLocal", c.LineLocal}, {"LineRemote", c.LineRemote}} {
 		if f.v < 0 || f.v > sim.Millisecond {
 			return fmt.Errorf("dispatch: CPU cost %s %v out of range [0, 1ms]", f.name, f.v)
 		}

@@ -145,6 +145,9 @@ func (w *runWork) Fire(now sim.Time) {
 	h.q.host.onCPU(cpu)
 	h.q.host.charge(w.recv)
 	w.recv = 0
+	// the kblockd kworker's two context switches (CPUCosts.Switch; 0 natively):
+	// to it when woken, and away from it when worker_thread sleeps again
+	h.q.host.charge(2 * h.q.host.cpu.c.Switch)
 	h.runHwQueueNow()
 	w.kwRan(cpu)
 }

@@ -34,7 +34,13 @@
 // host's cross-CPU line moves, dispatch.CPUCosts.Emulated) by the emulation slowdown,
 // the guest's marginal CPU time per command over the model's, measured on a pinned
 // null_blk reader at iodepth 4 and 32 (SlowdownJob, EmulationSlowdown, Index.Slowdown);
-// the overhead is calibrated with the slowdown applied.
+// the overhead is calibrated with the slowdown applied. ModelOptions.Wake
+// (stack.EmulationOptions, opt-in) takes the guest code of each task's sleep and
+// wake-up out of that overhead and charges it as scaled CPU time where it runs — the
+// waker's try_to_wake_up, the context switches on the sleeping and the woken task's
+// CPU, the kblockd kworker's — and stamps fio's issue_time at the submitting
+// syscall's return; the overhead is then re-derived from the same queue-depth-1 cases
+// with it (Index.OverheadWith).
 //
 // # Scripts (embedded, also usable by hand)
 //

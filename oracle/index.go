@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/blkmq/blkmq/stack"
 )
 
 // Index is a reference set: cases plus, next to the index file, each case's job
@@ -40,6 +42,7 @@ type Index struct {
 type overheadKey struct {
 	driver   string
 	slowdown float64
+	wake     stack.EmulationOptions
 }
 
 // LoadIndex reads an index file (testdata/kernel/configs.json). It returns an error
@@ -139,13 +142,21 @@ func (ix *Index) Overhead(c *Case) (time.Duration, error) {
 // slowdown slowdown (<= 1: none): the per-command overhead is what the queue-depth-1
 // latency leaves once the slowed CPU path is charged.
 func (ix *Index) OverheadAt(c *Case, slowdown float64) (time.Duration, error) {
+	return ix.OverheadWith(c, slowdown, stack.EmulationOptions{})
+}
+
+// OverheadWith is OverheadAt with the model side of the calibration run charging the
+// emulated guest's wake-ups as wake says (ModelOptions.Wake): with WakeSplit the
+// guest code of each wake-up is CPU time on the path, and the overhead is what the
+// queue-depth-1 latency leaves after it.
+func (ix *Index) OverheadWith(c *Case, slowdown float64, wake stack.EmulationOptions) (time.Duration, error) {
 	drv := c.Driver()
 	name, ok := ix.Calibration[drv]
 	if !ok {
 		return 0, nil
 	}
 	slowdown = max(slowdown, 1)
-	k := overheadKey{drv, slowdown}
+	k := overheadKey{drv, slowdown, wake}
 	if d, ok := ix.overhead[k]; ok {
 		return d, nil
 	}
@@ -158,7 +169,7 @@ func (ix *Index) OverheadAt(c *Case, slowdown float64) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	m, err := RunModel(cal, ix.JobPath(cal), ModelOptions{Seed: 1, EmulationSlowdown: slowdown})
+	m, err := RunModel(cal, ix.JobPath(cal), ModelOptions{Seed: 1, EmulationSlowdown: slowdown, Wake: wake})
 	if err != nil {
 		return 0, err
 	}

@@ -40,8 +40,11 @@ func (ix *Index) CompareReference(c *Case, o ModelOptions) (*Comparison, *ModelR
 			return nil, nil, err
 		}
 	}
+	if o.Wake == (stack.EmulationOptions{}) && !o.WakeOff {
+		o.Wake = DefaultWake
+	}
 	if o.EmulationOverhead == 0 {
-		if o.EmulationOverhead, err = ix.OverheadAt(c, o.EmulationSlowdown); err != nil {
+		if o.EmulationOverhead, err = ix.OverheadWith(c, o.EmulationSlowdown, o.Wake); err != nil {
 			return nil, nil, err
 		}
 	}

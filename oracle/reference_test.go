@@ -3,12 +3,17 @@ package oracle
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/blkmq/blkmq/sim"
+	"github.com/blkmq/blkmq/stack"
 )
 
 // TestModelVsKernel compares the model with the committed kernel figures of every
@@ -329,19 +334,25 @@ func TestDumpReference(t *testing.T) {
 		t.Skip("set BLKMQ_ORACLE_DUMP=FILE to dump the comparisons")
 	}
 	ix := sharedReferenceIndex(t)
+	o := ModelOptions{Seed: 1}
+	var err error
+	if o.Wake, err = dumpWake(os.Getenv("BLKMQ_ORACLE_WAKE")); err != nil {
+		t.Fatal(err)
+	}
+	o.WakeOff = o.Wake == (stack.EmulationOptions{})
 	var out struct {
 		Cases   []*Comparison       `json:"cases"`
 		Effects []*EffectComparison `json:"effects"`
 	}
 	for i := range ix.Cases {
-		cmp, _, err := ix.cachedCompare(&ix.Cases[i], ModelOptions{Seed: 1})
+		cmp, _, err := ix.cachedCompare(&ix.Cases[i], o)
 		if err != nil {
 			t.Fatal(err)
 		}
 		out.Cases = append(out.Cases, cmp)
 	}
 	for i := range ix.Effects {
-		ec, err := ix.CompareEffect(&ix.Effects[i], ModelOptions{Seed: 1})
+		ec, err := ix.CompareEffect(&ix.Effects[i], o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -354,6 +365,29 @@ func TestDumpReference(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// dumpWake reads $BLKMQ_ORACLE_WAKE for TestDumpReference: "" (DefaultWake), off
+// (the round-4 model), split (EmulationOptions.WakeSplit alone), issue (IssueAtReturn
+// alone), on (both), or a native switch cost such as 1500ns (both, with it).
+func dumpWake(s string) (stack.EmulationOptions, error) {
+	switch s {
+	case "":
+		return DefaultWake, nil
+	case "off":
+		return stack.EmulationOptions{}, nil
+	case "split":
+		return stack.EmulationOptions{WakeSplit: true}, nil
+	case "issue":
+		return stack.EmulationOptions{IssueAtReturn: true}, nil
+	case "on":
+		return stack.EmulationOptions{WakeSplit: true, IssueAtReturn: true}, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 || d > time.Millisecond {
+		return stack.EmulationOptions{}, fmt.Errorf("BLKMQ_ORACLE_WAKE %q: allowed: off, split, issue, on, or a duration in [0, 1ms]", s)
+	}
+	return stack.EmulationOptions{WakeSplit: true, IssueAtReturn: true, Switch: sim.Time(d.Nanoseconds())}, nil
 }
 
 // findRow returns the comparison row named key.

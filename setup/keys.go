@@ -43,9 +43,10 @@ type state struct {
 
 	opts dispatch.Options
 
-	emulationOverhead time.Duration       // system/emulation_overhead (overhead.go)
-	emulationSlowdown float64             // system/emulation_slowdown (overhead.go); 0 = 1
-	placement         stack.PlacementRule // system/sched_placement (placement.go)
+	emulationOverhead time.Duration          // system/emulation_overhead (overhead.go)
+	emulationSlowdown float64                // system/emulation_slowdown (overhead.go); 0 = 1
+	emulationWake     stack.EmulationOptions // system/emulation_wake_switch (overhead.go); zero = off
+	placement         stack.PlacementRule    // system/sched_placement (placement.go)
 
 	luns  []lun
 	src   map[string]string // key -> source

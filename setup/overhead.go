@@ -46,6 +46,34 @@ func init() {
 			}
 			return strconv.FormatFloat(s.emulationSlowdown, 'g', -1, 64)
 		}})
+	addKey(&key{name: "system/emulation_wake_switch",
+		doc:     "with system/emulation_slowdown above 1, charge the guest code of every task sleep and wake-up as scaled CPU time on the CPUs that run it (each context switch, the waker's try_to_wake_up, the kblockd kworker's two switches) and stamp fio's issue_time at the submitting syscall's return, as blkmq validate does by default; the value is the native cost of one context switch",
+		allowed: "off, on (1us), or a duration in [0, 1ms], e.g. 1500ns",
+		set: func(s *state, v string) error {
+			switch v {
+			case "off":
+				s.emulationWake = stack.EmulationOptions{}
+				return nil
+			case "on":
+				s.emulationWake = stack.EmulationOptions{WakeSplit: true, IssueAtReturn: true}
+				return nil
+			}
+			d, err := time.ParseDuration(v)
+			if err != nil || d < 0 || d > time.Millisecond {
+				return errRange{"off, on (1us), or a duration in [0, 1ms], e.g. 1500ns"}
+			}
+			s.emulationWake = stack.EmulationOptions{WakeSplit: true, IssueAtReturn: true, Switch: sim.Time(d.Nanoseconds())}
+			return nil
+		},
+		get: func(s *state) string {
+			switch {
+			case !s.emulationWake.WakeSplit:
+				return "off"
+			case s.emulationWake.Switch == 0:
+				return "on"
+			}
+			return time.Duration(s.emulationWake.Switch).String()
+		}})
 }
 
 // WithEmulationSlowdown returns cfg with every CPU cost multiplied by factor
@@ -57,16 +85,25 @@ func init() {
 // block-layer mechanism. factor <= 1 returns cfg unchanged; a factor
 // above dispatch.MaxEmulationSlowdown is an error naming the range.
 func WithEmulationSlowdown(cfg stack.Config, factor float64) (stack.Config, error) {
+	return WithEmulation(cfg, factor, stack.EmulationOptions{})
+}
+
+// WithEmulation is WithEmulationSlowdown with the choices of
+// stack.Config.EmulatedWith (o.WakeSplit: the guest code of each task wake-up
+// charged as scaled CPU time on the waker's and the woken task's CPUs). factor <= 1
+// returns cfg unchanged; a factor above dispatch.MaxEmulationSlowdown or a switch
+// cost outside [0, 1 ms] is an error naming the range.
+func WithEmulation(cfg stack.Config, factor float64, o stack.EmulationOptions) (stack.Config, error) {
 	if factor <= 1 {
 		return cfg, nil
 	}
-	return cfg.Emulated(factor)
+	return cfg.EmulatedWith(factor, o)
 }
 
 // withEmulation applies the state's emulation corrections (slowdown, then the
 // per-command overhead) to cfg; the slowdown's range was checked when it was set.
 func withEmulation(cfg stack.Config, s *state) stack.Config {
-	if c, err := WithEmulationSlowdown(cfg, s.emulationSlowdown); err == nil {
+	if c, err := WithEmulation(cfg, s.emulationSlowdown, s.emulationWake); err == nil {
 		cfg = c
 	}
 	return WithEmulationOverhead(cfg, s.emulationOverhead)

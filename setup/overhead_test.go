@@ -53,3 +53,39 @@ func TestEmulationSlowdownWorkerStep(t *testing.T) {
 		t.Errorf("ReapMax %v, want the 30 µs default unscaled", got)
 	}
 }
+
+// TestEmulationWakeSwitchKey: system/emulation_wake_switch, with a slowdown, charges
+// each context switch at the given native cost (on: dispatch.NativeSwitch) scaled and
+// stamps issue_time at the syscall's return; off and the default leave both out;
+// without a slowdown it does nothing; bad values name the allowed ones.
+func TestEmulationWakeSwitchKey(t *testing.T) {
+	dev := []string{"null_blk irqmode=2 completion_nsec=2000000"}
+	for _, tc := range []struct {
+		name     string
+		set      []string
+		switchNs int64 // resolved CPU cost Switch, ns
+		issue    bool
+	}{
+		{"default", []string{"system/emulation_slowdown=10"}, 0, false},
+		{"off", []string{"system/emulation_slowdown=10", "system/emulation_wake_switch=off"}, 0, false},
+		{"on", []string{"system/emulation_slowdown=10", "system/emulation_wake_switch=on"}, 10 * int64(dispatch.NativeSwitch), true},
+		{"2us", []string{"system/emulation_slowdown=10", "system/emulation_wake_switch=2us"}, 20000, true},
+		{"native", []string{"system/emulation_wake_switch=on"}, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Description{Devices: dev, Set: tc.set}.Resolve()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := int64(r.Config.CPU.Costs.Switch); got != tc.switchNs || r.Config.Submit.IssueAtReturn != tc.issue {
+				t.Errorf("Switch %d ns, IssueAtReturn %v, want %d and %v", got, r.Config.Submit.IssueAtReturn, tc.switchNs, tc.issue)
+			}
+		})
+	}
+	for _, v := range []string{"2ms", "-1us", "fast"} {
+		_, err := Description{Devices: dev, Set: []string{"system/emulation_wake_switch=" + v}}.Resolve()
+		if err == nil || !strings.Contains(err.Error(), "allowed: off, on (1us), or a duration in [0, 1ms]") {
+			t.Errorf("emulation_wake_switch=%s: error %v, want the allowed values", v, err)
+		}
+	}
+}

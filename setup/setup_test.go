@@ -93,7 +93,7 @@ func TestResolveBad(t *testing.T) {
 		want string
 	}{
 		{"unknown-key", Description{Set: []string{"queue/nr_reqs=56"}},
-			`setup: flags: unknown key "queue/nr_reqs"; allowed: device/queue_depth, era/budget_map_skip, era/default_elevator, era/dev_resource, era/device_busy_counter, era/host_busy_check, era/map_queues, era/max_plug_requests, era/no_budget_rerun, era/no_sched_batch, era/no_tag_wait_barrier, era/run_all_hctxs_with_sq_sched, era/scsi_restart, era/sw_queue_dequeue, host/can_queue, host/cmd_per_lun, host/host_tagset, host/nr_hw_queues, kernel, queue/max_hw_sectors_kb, queue/max_sectors_kb, queue/max_segment_size, queue/max_segments, queue/nr_requests, queue/scheduler, system/emulation_overhead, system/emulation_slowdown, system/hz, system/nr_cpus, system/sched_placement, tags`},
+			`setup: flags: unknown key "queue/nr_reqs"; allowed: device/queue_depth, era/budget_map_skip, era/default_elevator, era/dev_resource, era/device_busy_counter, era/host_busy_check, era/map_queues, era/max_plug_requests, era/no_budget_rerun, era/no_sched_batch, era/no_tag_wait_barrier, era/run_all_hctxs_with_sq_sched, era/scsi_restart, era/sw_queue_dequeue, host/can_queue, host/cmd_per_lun, host/host_tagset, host/nr_hw_queues, kernel, queue/max_hw_sectors_kb, queue/max_sectors_kb, queue/max_segment_size, queue/max_segments, queue/nr_requests, queue/scheduler, system/emulation_overhead, system/emulation_slowdown, system/emulation_wake_switch, system/hz, system/nr_cpus, system/sched_placement, tags`},
 		{"no-equals", Description{Set: []string{"queue/nr_requests"}},
 			`setup: flags: "queue/nr_requests": want key=value (e.g. queue/nr_requests=56)`},
 		{"nr_requests-range", Description{Set: []string{"queue/nr_requests=5000"}},

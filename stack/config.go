@@ -237,6 +237,11 @@ type SubmitTiming struct {
 	// (a woken task returns to its idle previous CPU) instead of drawing a CPU at
 	// every wake-up. Ignored with WorkersOnOwnerCPU. Sensitivity switch.
 	StickyWorkers bool
+	// IssueAtReturn stamps an asynchronous engine's issue_time when the submitting
+	// CPU has done the submission's work (the syscall's return, where fio stamps
+	// it), not when the submission starts; set by Config.EmulatedWith
+	// (EmulationOptions.IssueAtReturn), off natively (stack/job.go submitReturned).
+	IssueAtReturn bool
 }
 
 func (t SubmitTiming) withDefaults() SubmitTiming {

@@ -9,29 +9,94 @@ import (
 )
 
 // Emulated returns the configuration of a guest whose CPU runs factor times slower
-// than the native CPU the model's costs describe (an instruction-set emulator such as
-// QEMU TCG): every CPU cost of the submission and completion paths
+// than the native CPU the model's costs describe: EmulatedWith with the default
+// EmulationOptions.
+func (c Config) Emulated(factor float64) (Config, error) {
+	return c.EmulatedWith(factor, EmulationOptions{})
+}
+
+// EmulationOptions are the choices of EmulatedWith.
+type EmulationOptions struct {
+	// WakeSplit charges the guest-instruction part of a task's sleep and wake-up as
+	// CPU time instead of leaving it inside the wake-up latencies: its two context
+	// switches (dispatch.CPUCosts.Switch: schedule, context_switch, the return to
+	// user space) on the CPU each happens on, scaled like every guest instruction,
+	// so they can saturate a vCPU, and for the reaper and io-wq workers the waker's
+	// try_to_wake_up (CPUCosts.Wakeup) on the waking CPU. Off (the default), the
+	// wake-ups cost no CPU time beyond the waker's Wakeup already charged for tag
+	// waiters and kblockd, and the guest code of a wake-up stays in the calibrated
+	// per-command overhead.
+	WakeSplit bool
+	// Switch is the native cost (ns) of one context switch, scaled by the factor;
+	// 0 = dispatch.NativeSwitch. Used with WakeSplit only, [0, 1 ms].
+	Switch sim.Time
+	// IssueAtReturn stamps fio's issue_time of an io_submit / io_uring_enter batch
+	// when the submitting CPU has done the batch's work — the system call's return,
+	// where fio stamps it (fio_libaio_queued, fio_ioring_queued after the commit) —
+	// instead of at the submission's start (SubmitTiming.IssueAtReturn). Under
+	// emulation the submission path takes tens of microseconds, which belong to slat
+	// and to the gap between two commands of one io_u, not to clat; natively it is
+	// about a microsecond and the native model keeps the earlier stamp.
+	IssueAtReturn bool
+}
+
+// EmulatedWith returns the configuration of a guest whose CPU runs factor times
+// slower than the native CPU the model's costs describe (an instruction-set emulator
+// such as QEMU TCG): every CPU cost of the submission and completion paths
 // (dispatch.CPUCosts.Emulated: the guest's instructions scaled, the host's
 // line-transfer traffic kept) and the io-wq worker's own time between two work items
 // (SubmitTiming.WorkerStep, io_worker_handle_work's loop: CPU work the model keeps
-// as a delay) multiplied by factor. The reap, wake-up and kblockd latencies
-// (SubmitTiming.ReapMin/ReapMax, dispatch.Timing) are kept (assumed): the waker's
-// try_to_wake_up is a CPU cost and is scaled, but the rest of each latency is
-// native-hardware scheduling delay (an idle CPU's exit, the run-queue wait) whose
-// TCG counterpart is a host thread's wake-up (a halted vCPU thread waits on a host
-// condition variable, QEMU accel/tcg mttcg_cpu_thread_fn → qemu_wait_io_event), not
-// translated guest code. The guest code in it — the wakee's schedule() and context
-// switch, the kworker's entry — is not separated from it in the model: scaling the
-// whole latency (5–30 µs x 74: 1.3 ms per reap on average) is refuted by the
-// queue-depth-1 calibration cases, where the guest's whole latency beyond the model's
-// is 0.22–0.25 ms per command (the calibrated overhead, which would turn negative),
-// so that guest code stays inside the calibrated per-command overhead.
+// as a delay) multiplied by factor.
+//
+// The reap, wake-up and kblockd latencies (SubmitTiming.ReapMin/ReapMax,
+// dispatch.Timing) are kept (assumed): their TCG counterpart is mostly a host
+// thread's wake-up (a halted vCPU thread waits on a host condition variable, QEMU
+// accel/tcg mttcg_cpu_thread_fn → qemu_wait_io_event), not translated guest code.
+// Scaling them whole (5–30 µs × 74: 1.3 ms per reap on average) is refuted by the
+// queue-depth-1 calibration cases, where the guest's whole latency beyond the
+// model's is 0.22–0.25 ms per command. The guest code inside a sleep and wake-up —
+// the task's schedule() into the sleep, the waker's try_to_wake_up (select_task_rq,
+// ttwu_queue, enqueue_task_fair, check_preempt_curr), and the __schedule,
+// context_switch, finish_task_switch and return to user that run the task again — is
+// CPU time of the CPUs that run it: with o.WakeSplit it is charged there, scaled
+// (EmulationOptions), for every task the model puts to sleep:
+//   - the reaper asleep in io_getevents (read_events, woken by aio_complete's
+//     wake_up) or in io_uring_enter's GETEVENTS wait (io_cqring_wait, woken when the
+//     completion's task_work_add(TWA_SIGNAL) calls set_notify_signal →
+//     wake_up_state): a Switch on its CPU as it sleeps, the waker's Wakeup on the
+//     completing CPU, then a Switch on the reaper's CPU, and fio reaps (stamping
+//     clat) when that CPU has done it;
+//   - a task asleep in blk_mq_get_tag (io_schedule; woken by sbitmap_queue_wake_up,
+//     the waker's Wakeup charged by package dispatch): a Switch as it sleeps and one
+//     on the CPU it runs on when woken;
+//   - an io-wq worker going idle (a Switch) and woken for a punted request
+//     (io_wqe_activate_free_worker → wake_up_process): the waker's Wakeup on the
+//     submitting CPU, a Switch on the worker's CPU before it takes the item;
+//   - the kblockd kworker running an hctx (blk_mq_run_work_fn, woken by
+//     kblockd_mod_delayed_work_on; the waker's Wakeup charged by package dispatch):
+//     two Switches on its CPU, to it and back (package dispatch charges them).
+//
+// Without WakeSplit that code stays inside the calibrated per-command overhead.
 // CPU costs off (CPU.Off) leave the costs alone. It models no kernel function; it is
 // the instrument correction for comparing with an emulated kernel, and returns an
-// error for a factor outside [1, dispatch.MaxEmulationSlowdown].
-func (c Config) Emulated(factor float64) (Config, error) {
+// error for a factor outside [1, dispatch.MaxEmulationSlowdown] or a Switch outside
+// [0, 1 ms].
+func (c Config) EmulatedWith(factor float64, o EmulationOptions) (Config, error) {
+	if o.Switch < 0 || o.Switch > sim.Millisecond {
+		return c, fmt.Errorf("stack: emulation: switch cost %v out of range [0, 1ms]", o.Switch)
+	}
 	if !c.CPU.Off {
-		costs, err := c.CPU.Costs.Emulated(factor)
+		costs := c.CPU.Costs
+		if costs == (dispatch.CPUCosts{}) {
+			costs = dispatch.DefaultCPUCosts()
+		}
+		if o.WakeSplit {
+			costs.Switch = o.Switch
+			if costs.Switch == 0 {
+				costs.Switch = dispatch.NativeSwitch
+			}
+		}
+		costs, err := costs.Emulated(factor)
 		if err != nil {
 			return c, err
 		}
@@ -40,6 +105,7 @@ func (c Config) Emulated(factor float64) (Config, error) {
 	t := c.Submit.withDefaults()
 	c.Submit.ReapMin, c.Submit.ReapMax = t.ReapMin, t.ReapMax
 	c.Submit.WorkerStep = sim.Time(math.Round(float64(t.WorkerStep) * factor))
+	c.Submit.IssueAtReturn = c.Submit.IssueAtReturn || o.IssueAtReturn
 	// fio's parent process is emulated code too (stack/fiothreads.go)
 	c.Placement.FioParentSlowdown = factor
 	return c, nil

@@ -18,7 +18,10 @@ type worker struct {
 	sleeping bool
 	recent   int      // 1 + p->recent_used_cpu (select_idle_sibling); 0 = none
 	ranUntil sim.Time // its CPU's work when it last ran (stillRunning)
-	step     workerStep
+	// woken: the worker was woken (or created) for an item and has not run yet; its
+	// side of the wake-up (CPUCosts.Switch) is charged when it does
+	woken bool
+	step  workerStep
 }
 
 type workerStep struct{ w *worker }
@@ -52,6 +55,14 @@ func (j *job) activateWorker() {
 		w.cpu = j.placeWorker(w, j.runCPU, true, !w.placed)
 		w.placed = true
 	}
+	if j.switchCost() > 0 {
+		// io_wqe_activate_free_worker → wake_up_process (or create_io_worker's
+		// wake_up_new_task) on the submitting CPU; the worker's own side is charged
+		// when it runs
+		h := j.q.Host()
+		h.Charge(h.CostTable().Wakeup)
+		w.woken = true
+	}
 	j.r.eng.After(j.r.rnd.Uniform(j.r.sub.ReapMin, j.r.sub.ReapMax), &w.step)
 }
 
@@ -61,6 +72,10 @@ func (j *job) activateWorker() {
 // the CPU's run queue for the CPU to be idle.
 func (w *worker) run(now sim.Time) {
 	j := w.j
+	if w.woken {
+		w.woken = false
+		j.chargeSwitch(w.cpu)
+	}
 	if t := j.q.Host().CPUFreeAt(w.cpu); t > now && !j.backlog.empty() {
 		j.r.cpuRunQueue(w.cpu).enqueue(w, t)
 		return
@@ -68,6 +83,7 @@ func (w *worker) run(now sim.Time) {
 	u := j.backlog.pop()
 	if u == nil {
 		w.busy = false
+		j.chargeSwitch(w.cpu) // io_wqe_worker waits for work: switched away from
 		j.idle = append(j.idle, w)
 		return
 	}
@@ -78,7 +94,7 @@ func (w *worker) run(now sim.Time) {
 	case dispatch.Sleeping:
 		w.sleeping = true
 		w.ranUntil = j.r.taskRan(w.cpu)
-		j.sleep()
+		j.sleep(w.cpu)
 		if !j.backlog.empty() {
 			j.activateWorker() // io_wq_worker_sleeping: keep the pool busy
 		}
@@ -168,6 +184,7 @@ func (w *worker) WakeCPU(sim.Time) int {
 	if !w.j.place.atWakeup() && !w.j.r.sub.StickyWorkers {
 		w.cpu = w.j.placeWorker(w, w.tw.WakerCPU(), false, false)
 	}
+	w.j.chargeSwitch(w.cpu)
 	return w.cpu
 }
 

@@ -109,6 +109,10 @@ type job struct {
 	inGetevents bool // the thread sleeps in io_getevents / io_uring_enter(GETEVENTS)
 	drain       bool // wait_for_completions entered with the queue full
 	reapEv      reapEvent
+	switchedEv  switchedEvent
+	// returnedAt is when the last submitting syscall returned
+	// (SubmitTiming.IssueAtReturn): fio reaps no completion before it
+	returnedAt sim.Time
 
 	// blocking submitters (libaio, psync): the thread sleeps in blk_mq_get_tag
 	tw      dispatch.TagWaiter
@@ -195,9 +199,43 @@ func (e *reapEvent) Fire(now sim.Time) {
 	if !j.place.atWakeup() {
 		j.wakePlacement(j.reapWaker) // placed as it runs
 	}
+	if sw := j.switchCost(); sw > 0 {
+		// the reaper's own side of the wake-up (__schedule, context_switch, the
+		// return from read_events / io_cqring_wait to user space) runs on its CPU
+		// after the work charged there before it; fio reaps when it is done
+		h := j.q.Host()
+		h.OnCPU(j.runCPU)
+		h.Charge(sw)
+		if t := h.CPUFreeAt(j.runCPU); t > now {
+			j.r.eng.At(t, &j.switchedEv)
+			return
+		}
+	}
+	j.reap(now)
+}
+
+// reap is the woken reaper's return from getevents: it reaps and carries on with its
+// loop.
+func (j *job) reap(now sim.Time) {
 	if j.getevents(now) {
 		j.run(now)
 	}
+}
+
+// switchedEvent is the reaper back in user space after its side of the wake-up
+// (CPUCosts.Switch) ran on its CPU.
+type switchedEvent struct{ j *job }
+
+// Fire reaps.
+func (e *switchedEvent) Fire(now sim.Time) { e.j.reap(now) }
+
+// switchCost is the woken task's side of a wake-up charged on its CPU
+// (dispatch.CPUCosts.Switch, set by Config.EmulatedWith's WakeSplit); 0 = none.
+func (j *job) switchCost() sim.Time {
+	if t := j.q.Host().CostTable(); t != nil {
+		return t.Switch
+	}
+	return 0
 }
 
 // fillEvent resumes the thread's submission loop once its CPU has finished the work
@@ -233,6 +271,7 @@ func newJob(r *runner, s fio.Spec, q blockQueue, cpu int, allowed []int, region,
 	j := &job{r: r, spec: s, q: q, cpu: cpu, runCPU: cpu, allowed: allowed, region: region, size: size,
 		rnd: sim.NewRand(workloadSeed(r.cfg.Seed, &s) + salt + 1), coll: fio.NewCollector(&s), nextDir: -1}
 	j.reapEv.j = j
+	j.switchedEv.j = j
 	j.fillEv.j = j
 	if int(salt) < len(r.cfg.Logs) {
 		j.logs = r.cfg.Logs[salt]
@@ -437,10 +476,19 @@ func (j *job) cpuBusy(now sim.Time, turn bool) bool {
 // engine's commit; libaio fio_libaio_queued, io_uring fio_ioring_queued), so slat
 // includes any sleep in blk_mq_get_tag. A synchronous engine stamps issue_time before
 // the read or write (td_io_queue, FIO_SYNCIO): its slat is 0 and the sleep is clat.
+//
+// With SubmitTiming.IssueAtReturn the syscall returns when the thread's CPU has done
+// the work charged so far (the batch's submission path), and fio reaps nothing before
+// that (returnedAt).
 func (j *job) submitReturned(now sim.Time) {
+	at := now
+	if j.r.sub.IssueAtReturn && len(j.inSubmit) > 0 {
+		at = max(now, j.q.Host().CPUFreeAt(j.runCPU))
+		j.returnedAt = at
+	}
 	if j.spec.IOEngine.Async() {
 		for _, u := range j.inSubmit {
-			u.issuedAt = now
+			u.issuedAt = at
 		}
 	}
 	if len(j.inSubmit) > 0 && j.inWindow(now) {
@@ -485,7 +533,7 @@ func (j *job) submit(u *ioU, now sim.Time) {
 	case dispatch.Sleeping:
 		j.blocked = true
 		u.punted = true
-		j.sleep()
+		j.sleep(j.runCPU)
 		return
 	case dispatch.Merged:
 		j.wait.merged++
@@ -521,7 +569,25 @@ func (s *jobSleeper) WakeCPU(sim.Time) int {
 	} else {
 		j.wakePlacement(s.tw.WakerCPU())
 	}
+	j.chargeSwitch(s.runCPU)
 	return s.runCPU
+}
+
+// chargeSwitch charges one context switch of a task of the job (CPUCosts.Switch) on
+// cpu, when the table has one: the switch away from it when it goes to sleep (its
+// schedule() in blk_mq_get_tag's io_schedule, read_events, io_cqring_wait, an idle
+// io-wq worker's wait), and the switch back to it with its return to the interrupted
+// system call when it is woken. A task woken in blk_mq_get_tag
+// (sbitmap_queue_wake_up's try_to_wake_up is charged on the waker by package
+// dispatch) returns from io_schedule on the CPU it is placed on before it retries the
+// tag; its retry starts with the cost, as every step's effect does
+// (dispatch.CPUCosts).
+func (j *job) chargeSwitch(cpu int) {
+	if sw := j.switchCost(); sw > 0 {
+		h := j.q.Host()
+		h.OnCPU(cpu)
+		h.Charge(sw)
+	}
 }
 
 // Unblocked: the thread returns from io_submit's sleep and carries on.
@@ -557,7 +623,14 @@ func (j *job) EndBio(b *dispatch.Bio, now sim.Time, _ error) {
 	// (all that are in flight if fewer) are there
 	if j.inGetevents && !j.reapPending && j.reapReady() {
 		j.reapPending = true
-		j.reapWaker = j.q.Host().CurrentCPU()
+		h := j.q.Host()
+		j.reapWaker = h.CurrentCPU()
+		if j.switchCost() > 0 {
+			// the waker's try_to_wake_up: aio_complete's wake_up of ctx->wait, or
+			// io_uring's task_work_add(TWA_SIGNAL) → set_notify_signal →
+			// wake_up_state, on the completing CPU
+			h.Charge(h.CostTable().Wakeup)
+		}
 		if j.place.atWakeup() {
 			j.wokenAt(j.reapWaker) // try_to_wake_up places the thread now
 		}
@@ -644,7 +717,10 @@ func (j *job) runLoop(now sim.Time) {
 func (j *job) getevents(now sim.Time) bool {
 	for {
 		if !j.reapReady() {
+			// asleep in read_events / io_cqring_wait: its schedule() switches
+			// away from it on its CPU
 			j.inGetevents = true
+			j.chargeSwitch(j.runCPU)
 			return false
 		}
 		j.reapBatch(now)
@@ -666,6 +742,7 @@ func (j *job) getevents(now sim.Time) bool {
 // iodepth_batch_complete_max completions, oldest first, all stamped with now, their
 // io_us freed.
 func (j *job) reapBatch(now sim.Time) {
+	now = max(now, j.returnedAt)
 	n := min(j.cqN, max(j.spec.IODepthBatchCompleteMax, 1))
 	if j.inWindow(now) {
 		j.depth.MarkComplete(n)
@@ -680,8 +757,10 @@ func (j *job) reapBatch(now sim.Time) {
 	}
 }
 
-// sleep counts a task of the job going to sleep in blk_mq_get_tag.
-func (j *job) sleep() {
+// sleep counts a task of the job going to sleep in blk_mq_get_tag on cpu: its
+// io_schedule switches away from it there (chargeSwitch).
+func (j *job) sleep(cpu int) {
+	j.chargeSwitch(cpu)
 	j.sleepers++
 	j.maxSleepers = max(j.maxSleepers, j.sleepers)
 }

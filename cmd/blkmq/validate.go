@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/blkmq/blkmq/oracle"
+	"github.com/blkmq/blkmq/sim"
+	"github.com/blkmq/blkmq/stack"
 	"github.com/spf13/cobra"
 )
 
@@ -25,6 +27,7 @@ type validateFlags struct {
 	format     string
 	overhead   string
 	slowdown   string
+	wake       string
 	rt         int
 	timeout    time.Duration
 	cache      string
@@ -65,7 +68,12 @@ first runs two calibration jobs in the VM (one pinned 4k reader at iodepth 4, th
 CPU-bound, on a 2 ms null_blk) and multiplies every CPU cost of the model by the guest's
 marginal CPU time per command over the model's (about 74 on a 2-core host), except a cache
 line's move between CPUs, which is host hardware under multi-threaded TCG; 1 turns that off. With both on,
-the overhead is calibrated with the slowdown applied.
+the overhead is calibrated with the slowdown applied. --emulation-wake-switch=on (or a
+native cost such as 1.5us) also charges the guest code of each task wake-up as scaled CPU
+time — the waker's try_to_wake_up on its CPU, the woken task's schedule, context switch
+and return to user space on its own — and stamps fio's issue_time when the submitting
+system call's work is done, instead of leaving that time in the overhead, which is then
+calibrated with it (the default, on); off keeps the round-4 model.
 
 --reference testdata/kernel/configs.json compares the model with committed kernel
 results instead (no VM). --build-guest builds the VM image (apt-get; needs root).
@@ -92,6 +100,7 @@ harness (the message names the install command).`,
 	f.StringVar(&v.format, "output-format", "text", "text or json")
 	f.StringVar(&v.overhead, "emulation-overhead", "auto", "per-command TCG overhead added to the model: auto (calibrate in the VM), 0, or a duration such as 300us")
 	f.StringVar(&v.slowdown, "emulation-slowdown", "auto", "factor by which the model's CPU costs are multiplied for the emulated guest CPU: auto (calibrate in the VM), 1 (none), or a number in [1, 1000]")
+	f.StringVar(&v.wake, "emulation-wake-switch", "on", "with an emulation slowdown, charge each task sleep's and wake-up's guest code as scaled CPU time on the CPUs that run it: on (1us native context switch), off (the round-4 model), or the native switch cost, a duration in [0, 1ms]")
 	f.IntVar(&v.rt, "rt-priority", 0, "run the VM at SCHED_FIFO priority N (root; steadier timing on a busy host)")
 	f.DurationVar(&v.timeout, "timeout", 5*time.Minute, "wall-clock limit of one VM run")
 	f.StringVar(&v.cache, "cache", "", "guest image directory (default $BLKMQ_ORACLE_CACHE, $XDG_CACHE_HOME/blkmq-oracle or ~/.cache/blkmq-oracle)")
@@ -146,11 +155,15 @@ func (v *validateFlags) run(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return usageError(err)
 	}
+	wake, _, err := parseWake(v.wake)
+	if err != nil {
+		return usageError(err)
+	}
 	if _, err := os.Stat(args[0]); err != nil {
 		return usageError(err)
 	}
 	// Model first: a job file the model rejects is reported before booting a VM.
-	mo := oracle.ModelOptions{Seed: v.seed, Runtime: v.runtime, EmulationOverhead: overhead, EmulationSlowdown: slowdown}
+	mo := oracle.ModelOptions{Seed: v.seed, Runtime: v.runtime, EmulationOverhead: overhead, EmulationSlowdown: slowdown, Wake: wake}
 	if _, err := oracle.RunModel(c, args[0], mo); err != nil {
 		return usageError(err)
 	}
@@ -173,7 +186,7 @@ func (v *validateFlags) run(cmd *cobra.Command, args []string) error {
 	}
 	if auto {
 		fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: calibrating the emulation overhead (queue depth 1 in the VM)...")
-		if overhead, err = calibrate(ctx, h, c, v.seed, slowdown); err != nil {
+		if overhead, err = calibrate(ctx, h, c, v.seed, slowdown, wake); err != nil {
 			return &exitError{1, err}
 		}
 		mo.EmulationOverhead = overhead
@@ -244,6 +257,26 @@ func calibrateSlowdown(ctx context.Context, h *oracle.Harness, c *oracle.Case, s
 	return oracle.EmulationSlowdown(runs[:1], runs[1:], m, oracle.SlowdownCPU)
 }
 
+// parseWake reads --emulation-wake-switch: off (the zero options, and off reports
+// true), on (oracle.DefaultWake: dispatch.NativeSwitch, issue_time at the
+// submitting syscall's return) or the native switch cost, a duration in [0, 1ms]
+// (0 = on).
+func parseWake(s string) (stack.EmulationOptions, bool, error) {
+	switch s {
+	case "off":
+		return stack.EmulationOptions{}, true, nil
+	case "on", "":
+		return oracle.DefaultWake, false, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 || d > time.Millisecond {
+		return stack.EmulationOptions{}, false, fmt.Errorf("--emulation-wake-switch %q: allowed: on, off, or a duration in [0, 1ms] (e.g. 1us)", s)
+	}
+	o := oracle.DefaultWake
+	o.Switch = sim.Time(d.Nanoseconds())
+	return o, false, nil
+}
+
 // parseOverhead reads --emulation-overhead: auto, 0 or a duration.
 func parseOverhead(s string) (d time.Duration, auto bool, err error) {
 	switch s {
@@ -261,7 +294,7 @@ func parseOverhead(s string) (d time.Duration, auto bool, err error) {
 
 // calibrate runs oracle.CalibrationJob on the case's device in the VM and on the
 // model (at emulation slowdown slowdown), and returns the per-command overhead.
-func calibrate(ctx context.Context, h *oracle.Harness, c *oracle.Case, seed uint64, slowdown float64) (time.Duration, error) {
+func calibrate(ctx context.Context, h *oracle.Harness, c *oracle.Case, seed uint64, slowdown float64, wake stack.EmulationOptions) (time.Duration, error) {
 	dir, err := os.MkdirTemp("", "blkmq-calibrate")
 	if err != nil {
 		return 0, err
@@ -283,7 +316,7 @@ func calibrate(ctx context.Context, h *oracle.Harness, c *oracle.Case, seed uint
 	if err != nil {
 		return 0, err
 	}
-	m, err := oracle.RunModel(&cal, job, oracle.ModelOptions{Seed: seed, EmulationSlowdown: slowdown})
+	m, err := oracle.RunModel(&cal, job, oracle.ModelOptions{Seed: seed, EmulationSlowdown: slowdown, Wake: wake})
 	if err != nil {
 		return 0, err
 	}
@@ -310,6 +343,9 @@ func (v *validateFlags) runReference(cmd *cobra.Command) error {
 			continue
 		}
 		o := oracle.ModelOptions{Seed: v.seed, Runtime: v.runtime}
+		if o.Wake, o.WakeOff, err = parseWake(v.wake); err != nil {
+			return usageError(err)
+		}
 		switch f, auto, err := parseSlowdown(v.slowdown); {
 		case err != nil:
 			return usageError(err)
@@ -330,7 +366,7 @@ func (v *validateFlags) runReference(cmd *cobra.Command) error {
 			}
 		}
 		if o.EmulationOverhead == 0 {
-			if o.EmulationOverhead, err = ix.OverheadAt(c, o.EmulationSlowdown); err != nil {
+			if o.EmulationOverhead, err = ix.OverheadWith(c, o.EmulationSlowdown, o.Wake); err != nil {
 				return &exitError{1, err}
 			}
 		}
