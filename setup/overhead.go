@@ -1,6 +1,7 @@
 package setup
 
 import (
+	"fmt"
 	"strconv"
 	"time"
 
@@ -101,12 +102,15 @@ func WithEmulation(cfg stack.Config, factor float64, o stack.EmulationOptions) (
 }
 
 // withEmulation applies the state's emulation corrections (slowdown, then the
-// per-command overhead) to cfg; the slowdown's range was checked when it was set.
-func withEmulation(cfg stack.Config, s *state) stack.Config {
-	if c, err := WithEmulation(cfg, s.emulationSlowdown, s.emulationWake); err == nil {
-		cfg = c
+// per-command overhead) to cfg; the slowdown's range was checked when it was set,
+// the wake switch's scaled cost (switch × slowdown, at most 1 ms) is checked here,
+// where both are known, and its error names system/emulation_wake_switch.
+func withEmulation(cfg stack.Config, s *state) (stack.Config, error) {
+	c, err := WithEmulation(cfg, s.emulationSlowdown, s.emulationWake)
+	if err != nil {
+		return cfg, fmt.Errorf("setup: system/emulation_wake_switch: %w", err)
 	}
-	return WithEmulationOverhead(cfg, s.emulationOverhead)
+	return WithEmulationOverhead(c, s.emulationOverhead), nil
 }
 
 // WithEmulationOverhead returns cfg with every LUN's device wrapped so that each
