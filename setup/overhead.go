@@ -49,7 +49,7 @@ func init() {
 		}})
 	addKey(&key{name: "system/emulation_wake_switch",
 		doc:     "with system/emulation_slowdown above 1, charge the guest code of every task sleep and wake-up as scaled CPU time on the CPUs that run it (each context switch, the waker's try_to_wake_up, the kblockd kworker's two switches) and stamp fio's issue_time at the submitting syscall's return, as blkmq validate does by default; the value is the native cost of one context switch",
-		allowed: "off, on (1us), or a duration in [0, 1ms], e.g. 1500ns",
+		allowed: "off, on (1us), or a duration in [0, 1ms] (0 = on; at most 1ms divided by system/emulation_slowdown), e.g. 1500ns",
 		set: func(s *state, v string) error {
 			switch v {
 			case "off":
@@ -61,7 +61,7 @@ func init() {
 			}
 			d, err := time.ParseDuration(v)
 			if err != nil || d < 0 || d > time.Millisecond {
-				return errRange{"off, on (1us), or a duration in [0, 1ms], e.g. 1500ns"}
+				return errRange{"off, on (1us), or a duration in [0, 1ms] (0 = on; at most 1ms divided by system/emulation_slowdown), e.g. 1500ns"}
 			}
 			s.emulationWake = stack.EmulationOptions{WakeSplit: true, IssueAtReturn: true, Switch: sim.Time(d.Nanoseconds())}
 			return nil

@@ -70,6 +70,7 @@ func TestEmulationWakeSwitchKey(t *testing.T) {
 		{"off", []string{"system/emulation_slowdown=10", "system/emulation_wake_switch=off"}, 0, false},
 		{"on", []string{"system/emulation_slowdown=10", "system/emulation_wake_switch=on"}, 10 * int64(dispatch.NativeSwitch), true},
 		{"2us", []string{"system/emulation_slowdown=10", "system/emulation_wake_switch=2us"}, 20000, true},
+		{"0 = on", []string{"system/emulation_slowdown=10", "system/emulation_wake_switch=0"}, 10 * int64(dispatch.NativeSwitch), true},
 		{"native", []string{"system/emulation_wake_switch=on"}, 0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
