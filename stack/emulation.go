@@ -84,10 +84,15 @@ type EmulationOptions struct {
 // [0, 1 ms] or, with WakeSplit, a Switch whose scaled cost passes 1 ms (a
 // *ConfigError for EmulationOptions.Switch naming the largest allowed).
 func (c Config) EmulatedWith(factor float64, o EmulationOptions) (Config, error) {
+	if math.IsNaN(factor) || factor < 1 || factor > dispatch.MaxEmulationSlowdown {
+		// checked here too, not only by CPUCosts.Emulated: with CPU.Off the factor
+		// still scales the io-wq step and fio's parent
+		return c, configErrorf("factor", "emulation: slowdown %v out of range [1, %d]", factor, dispatch.MaxEmulationSlowdown)
+	}
 	if o.Switch < 0 || o.Switch > sim.Millisecond {
 		return c, configErrorf("EmulationOptions.Switch", "emulation: switch cost %v out of range [0, 1ms]", o.Switch)
 	}
-	if o.WakeSplit && !c.CPU.Off && factor > 1 && factor <= dispatch.MaxEmulationSlowdown {
+	if o.WakeSplit && !c.CPU.Off && factor > 1 {
 		// the scaled cost is one CPU cost: dispatch.CPUModel's limit holds for it
 		sw := o.Switch
 		if sw == 0 {

@@ -196,3 +196,34 @@ func TestEmulatedWithScaledSwitch(t *testing.T) {
 		})
 	}
 }
+
+// TestEmulatedWithFactorRange: the factor is checked whether CPU costs are on or
+// off. With CPU.Off it was not (only CPUCosts.Emulated checked it), so NaN, +Inf or
+// 1e300 gave an io-wq WorkerStep of math.MinInt64 and an error naming
+// Placement.FioParentSlowdown at Check, and 0.5 or 1001 were accepted.
+func TestEmulatedWithFactorRange(t *testing.T) {
+	for _, f := range []float64{math.NaN(), math.Inf(1), 1e300, -5, 0, 0.5, 1001} {
+		for _, off := range []bool{false, true} {
+			c := baseConfig()
+			c.CPU.Off = off
+			_, err := c.EmulatedWith(f, stack.EmulationOptions{WakeSplit: true})
+			var ce *stack.ConfigError
+			if !errors.As(err, &ce) || ce.Field != "factor" || !strings.Contains(err.Error(), "out of range [1, 1000]") {
+				t.Errorf("factor %v, CPU.Off %v: error %v, want a *ConfigError naming the factor's range", f, off, err)
+			}
+		}
+	}
+	for _, f := range []float64{1, 74, 1000} {
+		for _, off := range []bool{false, true} {
+			c := baseConfig()
+			c.CPU.Off = off
+			x, err := c.EmulatedWith(f, stack.EmulationOptions{})
+			if err != nil {
+				t.Fatalf("factor %v, CPU.Off %v: %v", f, off, err)
+			}
+			if err := stack.Check(x, nil); err != nil || x.Submit.WorkerStep <= 0 {
+				t.Errorf("factor %v, CPU.Off %v: WorkerStep %v, Check %v", f, off, x.Submit.WorkerStep, err)
+			}
+		}
+	}
+}
