@@ -128,6 +128,9 @@ func (l *errList) add(err error) {
 	}
 }
 
+// full reports whether the list holds MaxErrors errors: a later one is only counted.
+func (l *errList) full() bool { return len(l.errs) >= MaxErrors }
+
 func (l *errList) err() error {
 	if len(l.errs) == 0 {
 		return nil

@@ -628,8 +628,9 @@ func setRandomDistribution(j *jobBuilder, v string) error {
 			return errors.New("zipf theta must be > 0 and not 1.0 (fio's rule)")
 		case d.Kind == DistPareto && (p <= 0 || p >= 1):
 			return errors.New("pareto h must be in (0, 1)")
-		case d.Kind == DistNormal && (p < 0 || p > 100):
-			return errors.New("normal deviation must be in [0, 100] percent")
+		case d.Kind == DistNormal && (p < 0 || p >= 100):
+			// options.c: "normal deviation out of range (0 <= input < 100.0)"
+			return errors.New("normal deviation must be in [0, 100) percent (fio's rule)")
 		}
 		d.Param = p
 		if hasC {

@@ -302,6 +302,12 @@ func (j *jobBuilder) applyOptions(all []rawOption, secName string, errs *errList
 		}
 		d, ok := options[o.key]
 		if !ok {
+			if errs.full() {
+				// only counted: skip the closest-option search, which costs
+				// a scan of every option name per line
+				errs.dropped++
+				continue
+			}
 			errs.add(optErr(o, secName, unknownOption(o.key)))
 			continue
 		}

@@ -56,14 +56,17 @@ func (c *Case) Driver() string {
 // kernel's mean completion latency minus the model's (run without overhead) for the
 // same single-job, queue-depth-1 case. It returns an error when either side has no
 // single read job, or a negative result beyond noise (the model slower than the
-// guest, which means the device presets disagree).
+// guest, which means the device presets disagree, or the emulated CPU costs: a
+// slowdown or wake switch that makes the model's queue-depth-1 path slower than the
+// guest's).
 func EmulationOverhead(kernel, model *Figures) (time.Duration, error) {
 	if len(kernel.Jobs) != 1 || len(model.Jobs) != 1 {
 		return 0, fmt.Errorf("oracle: calibration needs exactly one job on each side (kernel %d, model %d)", len(kernel.Jobs), len(model.Jobs))
 	}
 	d := kernel.Jobs[0].ClatMean - model.Jobs[0].ClatMean
 	if d < -0.05*model.Jobs[0].ClatMean {
-		return 0, fmt.Errorf("oracle: calibration: kernel clat mean %.3f ms below the model's %.3f ms: device presets disagree",
+		return 0, fmt.Errorf("oracle: calibration: kernel clat mean %.3f ms below the model's %.3f ms without any overhead: "+
+			"the model's device presets or its emulated CPU costs (emulation slowdown, wake switch) are slower than the guest",
 			kernel.Jobs[0].ClatMean/1e6, model.Jobs[0].ClatMean/1e6)
 	}
 	return time.Duration(max(d, 0)), nil

@@ -1,6 +1,7 @@
 package setup
 
 import (
+	"fmt"
 	"strconv"
 	"time"
 
@@ -48,7 +49,7 @@ func init() {
 		}})
 	addKey(&key{name: "system/emulation_wake_switch",
 		doc:     "with system/emulation_slowdown above 1, charge the guest code of every task sleep and wake-up as scaled CPU time on the CPUs that run it (each context switch, the waker's try_to_wake_up, the kblockd kworker's two switches) and stamp fio's issue_time at the submitting syscall's return, as blkmq validate does by default; the value is the native cost of one context switch",
-		allowed: "off, on (1us), or a duration in [0, 1ms], e.g. 1500ns",
+		allowed: "off, on (1us), or a duration in [0, 1ms] (0 = on; at most 1ms divided by system/emulation_slowdown), e.g. 1500ns",
 		set: func(s *state, v string) error {
 			switch v {
 			case "off":
@@ -60,7 +61,7 @@ func init() {
 			}
 			d, err := time.ParseDuration(v)
 			if err != nil || d < 0 || d > time.Millisecond {
-				return errRange{"off, on (1us), or a duration in [0, 1ms], e.g. 1500ns"}
+				return errRange{"off, on (1us), or a duration in [0, 1ms] (0 = on; at most 1ms divided by system/emulation_slowdown), e.g. 1500ns"}
 			}
 			s.emulationWake = stack.EmulationOptions{WakeSplit: true, IssueAtReturn: true, Switch: sim.Time(d.Nanoseconds())}
 			return nil
@@ -101,12 +102,15 @@ func WithEmulation(cfg stack.Config, factor float64, o stack.EmulationOptions) (
 }
 
 // withEmulation applies the state's emulation corrections (slowdown, then the
-// per-command overhead) to cfg; the slowdown's range was checked when it was set.
-func withEmulation(cfg stack.Config, s *state) stack.Config {
-	if c, err := WithEmulation(cfg, s.emulationSlowdown, s.emulationWake); err == nil {
-		cfg = c
+// per-command overhead) to cfg; the slowdown's range was checked when it was set,
+// the wake switch's scaled cost (switch × slowdown, at most 1 ms) is checked here,
+// where both are known, and its error names system/emulation_wake_switch.
+func withEmulation(cfg stack.Config, s *state) (stack.Config, error) {
+	c, err := WithEmulation(cfg, s.emulationSlowdown, s.emulationWake)
+	if err != nil {
+		return cfg, fmt.Errorf("setup: system/emulation_wake_switch: %w", err)
 	}
-	return WithEmulationOverhead(cfg, s.emulationOverhead)
+	return WithEmulationOverhead(c, s.emulationOverhead), nil
 }
 
 // WithEmulationOverhead returns cfg with every LUN's device wrapped so that each

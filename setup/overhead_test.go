@@ -70,6 +70,7 @@ func TestEmulationWakeSwitchKey(t *testing.T) {
 		{"off", []string{"system/emulation_slowdown=10", "system/emulation_wake_switch=off"}, 0, false},
 		{"on", []string{"system/emulation_slowdown=10", "system/emulation_wake_switch=on"}, 10 * int64(dispatch.NativeSwitch), true},
 		{"2us", []string{"system/emulation_slowdown=10", "system/emulation_wake_switch=2us"}, 20000, true},
+		{"0 = on", []string{"system/emulation_slowdown=10", "system/emulation_wake_switch=0"}, 10 * int64(dispatch.NativeSwitch), true},
 		{"native", []string{"system/emulation_wake_switch=on"}, 0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -87,5 +88,38 @@ func TestEmulationWakeSwitchKey(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "allowed: off, on (1us), or a duration in [0, 1ms]") {
 			t.Errorf("emulation_wake_switch=%s: error %v, want the allowed values", v, err)
 		}
+	}
+}
+
+// TestEmulationWakeSwitchScaled: a wake switch in the key's [0, 1ms] whose cost
+// scaled by system/emulation_slowdown passes the 1 ms limit of a CPU cost is refused
+// when the description resolves, naming the key and the largest switch allowed at
+// that slowdown, in either order of the two keys; within the limit it resolves.
+func TestEmulationWakeSwitchScaled(t *testing.T) {
+	dev := []string{"null_blk irqmode=2 completion_nsec=2000000"}
+	for _, tc := range []struct {
+		name string
+		set  []string
+		want string // "" = resolves
+	}{
+		{"20us at 50", []string{"system/emulation_slowdown=50", "system/emulation_wake_switch=20us"}, ""},
+		{"21us at 50", []string{"system/emulation_slowdown=50", "system/emulation_wake_switch=21us"},
+			"setup: system/emulation_wake_switch: stack: emulation: switch cost 21µs × slowdown 50 = 1.05ms is above the 1ms limit of a CPU cost; allowed at this slowdown: [0, 20µs]"},
+		{"1ms at 74, switch first", []string{"system/emulation_wake_switch=1ms", "system/emulation_slowdown=74"},
+			"allowed at this slowdown: [0, 13.513µs]"},
+		{"1ms without slowdown", []string{"system/emulation_wake_switch=1ms"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Description{Devices: dev, Set: tc.set}.Resolve()
+			if tc.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want %q", err, tc.want)
+			}
+		})
 	}
 }

@@ -260,7 +260,10 @@ func (s *state) resolved() (*Resolved, error) {
 	if err := stack.Check(cfg, nil); err != nil {
 		return nil, userError(err)
 	}
-	r.Config = withEmulation(cfg, s) // emulation slowdown and overhead (overhead.go)
+	var err error
+	if r.Config, err = withEmulation(cfg, s); err != nil { // emulation slowdown and overhead (overhead.go)
+		return nil, err
+	}
 	if s.scheduler != "" {
 		delete(s.notes, "queue/scheduler") // the poll_queues note explains the default only
 	}

@@ -28,7 +28,8 @@ type EmulationOptions struct {
 	// per-command overhead.
 	WakeSplit bool
 	// Switch is the native cost (ns) of one context switch, scaled by the factor;
-	// 0 = dispatch.NativeSwitch. Used with WakeSplit only, [0, 1 ms].
+	// 0 = dispatch.NativeSwitch. Used with WakeSplit only, [0, 1 ms], and scaled
+	// by the factor at most 1 ms (a CPU cost's limit).
 	Switch sim.Time
 	// IssueAtReturn stamps fio's issue_time of an io_submit / io_uring_enter batch
 	// when the submitting CPU has done the batch's work — the system call's return,
@@ -79,11 +80,28 @@ type EmulationOptions struct {
 // Without WakeSplit that code stays inside the calibrated per-command overhead.
 // CPU costs off (CPU.Off) leave the costs alone. It models no kernel function; it is
 // the instrument correction for comparing with an emulated kernel, and returns an
-// error for a factor outside [1, dispatch.MaxEmulationSlowdown] or a Switch outside
-// [0, 1 ms].
+// error for a factor outside [1, dispatch.MaxEmulationSlowdown], a Switch outside
+// [0, 1 ms] or, with WakeSplit, a Switch whose scaled cost passes 1 ms (a
+// *ConfigError for EmulationOptions.Switch naming the largest allowed).
 func (c Config) EmulatedWith(factor float64, o EmulationOptions) (Config, error) {
+	if math.IsNaN(factor) || factor < 1 || factor > dispatch.MaxEmulationSlowdown {
+		// checked here too, not only by CPUCosts.Emulated: with CPU.Off the factor
+		// still scales the io-wq step and fio's parent
+		return c, configErrorf("factor", "emulation: slowdown %v out of range [1, %d]", factor, dispatch.MaxEmulationSlowdown)
+	}
 	if o.Switch < 0 || o.Switch > sim.Millisecond {
-		return c, fmt.Errorf("stack: emulation: switch cost %v out of range [0, 1ms]", o.Switch)
+		return c, configErrorf("EmulationOptions.Switch", "emulation: switch cost %v out of range [0, 1ms]", o.Switch)
+	}
+	if o.WakeSplit && !c.CPU.Off && factor > 1 {
+		// the scaled cost is one CPU cost: dispatch.CPUModel's limit holds for it
+		sw := o.Switch
+		if sw == 0 {
+			sw = dispatch.NativeSwitch
+		}
+		if scaled := sim.Time(math.Round(float64(sw) * factor)); scaled > sim.Millisecond {
+			return c, configErrorf("EmulationOptions.Switch", "emulation: switch cost %v × slowdown %g = %v is above the 1ms limit of a CPU cost; allowed at this slowdown: [0, %v]",
+				sw, factor, scaled, sim.Time(math.Floor(float64(sim.Millisecond)/factor)))
+		}
 	}
 	if !c.CPU.Off {
 		costs := c.CPU.Costs

@@ -1,6 +1,7 @@
 package stack_test
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -152,5 +153,77 @@ func TestEmulatedWakeSplitKblockd(t *testing.T) {
 	kblockd := (dl1 - dl0) - (none1 - none0)
 	if want := float64(f * 2 * dispatch.NativeSwitch); math.Abs(kblockd-want) > 0.05*want {
 		t.Errorf("mq-deadline adds %.0f ns of CPU per command with the split (none %+.0f, mq-deadline %+.0f), want the kblockd run's two switches, %.0f", kblockd, none1-none0, dl1-dl0, want)
+	}
+}
+
+// TestEmulatedWithScaledSwitch: the switch cost is native, [0, 1 ms], but scaled by
+// the slowdown it is one CPU cost, and a CPU cost is at most 1 ms: a switch whose
+// scaled cost passes that is a *ConfigError naming the field, the product and the
+// largest switch allowed at that slowdown (it was accepted, then refused at Run as
+// "dispatch: CPU cost Switch 25ms out of range").
+func TestEmulatedWithScaledSwitch(t *testing.T) {
+	base := baseConfig()
+	for _, tc := range []struct {
+		name   string
+		factor float64
+		o      stack.EmulationOptions
+		want   string // "" = accepted
+	}{
+		{"default at 50", 50, stack.EmulationOptions{WakeSplit: true}, ""},
+		{"20us at 50", 50, stack.EmulationOptions{WakeSplit: true, Switch: 20 * sim.Microsecond}, ""},
+		{"20.001us at 50", 50, stack.EmulationOptions{WakeSplit: true, Switch: 20001}, "switch cost 20.001µs × slowdown 50 = 1.00005ms is above the 1ms limit of a CPU cost; allowed at this slowdown: [0, 20µs]"},
+		{"500us at 50", 50, stack.EmulationOptions{WakeSplit: true, Switch: 500 * sim.Microsecond}, "allowed at this slowdown: [0, 20µs]"},
+		{"1ms at 1000", 1000, stack.EmulationOptions{WakeSplit: true, Switch: sim.Millisecond}, "allowed at this slowdown: [0, 1µs]"},
+		{"default at 1000", 1000, stack.EmulationOptions{WakeSplit: true}, ""},
+		{"no split ignores Switch", 50, stack.EmulationOptions{Switch: 500 * sim.Microsecond}, ""},
+		{"factor 1 charges nothing", 1, stack.EmulationOptions{WakeSplit: true, Switch: sim.Millisecond}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := base.EmulatedWith(tc.factor, tc.o)
+			if tc.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := stack.Check(c, nil); err != nil {
+					t.Errorf("accepted options give a config Check refuses: %v", err)
+				}
+				return
+			}
+			var ce *stack.ConfigError
+			if !errors.As(err, &ce) || ce.Field != "EmulationOptions.Switch" || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want a *ConfigError for EmulationOptions.Switch containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestEmulatedWithFactorRange: the factor is checked whether CPU costs are on or
+// off. With CPU.Off it was not (only CPUCosts.Emulated checked it), so NaN, +Inf or
+// 1e300 gave an io-wq WorkerStep of math.MinInt64 and an error naming
+// Placement.FioParentSlowdown at Check, and 0.5 or 1001 were accepted.
+func TestEmulatedWithFactorRange(t *testing.T) {
+	for _, f := range []float64{math.NaN(), math.Inf(1), 1e300, -5, 0, 0.5, 1001} {
+		for _, off := range []bool{false, true} {
+			c := baseConfig()
+			c.CPU.Off = off
+			_, err := c.EmulatedWith(f, stack.EmulationOptions{WakeSplit: true})
+			var ce *stack.ConfigError
+			if !errors.As(err, &ce) || ce.Field != "factor" || !strings.Contains(err.Error(), "out of range [1, 1000]") {
+				t.Errorf("factor %v, CPU.Off %v: error %v, want a *ConfigError naming the factor's range", f, off, err)
+			}
+		}
+	}
+	for _, f := range []float64{1, 74, 1000} {
+		for _, off := range []bool{false, true} {
+			c := baseConfig()
+			c.CPU.Off = off
+			x, err := c.EmulatedWith(f, stack.EmulationOptions{})
+			if err != nil {
+				t.Fatalf("factor %v, CPU.Off %v: %v", f, off, err)
+			}
+			if err := stack.Check(x, nil); err != nil || x.Submit.WorkerStep <= 0 {
+				t.Errorf("factor %v, CPU.Off %v: WorkerStep %v, Check %v", f, off, x.Submit.WorkerStep, err)
+			}
+		}
 	}
 }

@@ -90,9 +90,9 @@ func registerLimitFlags(root *cobra.Command) {
 	var mem byteSize
 	var ev eventCount
 	f := root.PersistentFlags()
-	f.Var(&mem, "max-memory", fmt.Sprintf("refuse a model run whose estimated memory exceeds this (bytes >= 0; k, m, g, t suffixes; none = no limit, a negative value is refused) (default: half of this machine's memory, %s)",
+	f.Var(&mem, "max-memory", fmt.Sprintf("refuse a model run whose estimated memory exceeds this (bytes >= 0; k, m, g, t suffixes; 0 = the default below, none = no limit, a negative value is refused) (default: half of this machine's memory, %s)",
 		fmtGiB(stack.DefaultMaxMemory())))
-	f.Var(&ev, "max-events", fmt.Sprintf("stop a model run whose simulated events exceed, or are projected to exceed, this (>= 0; k, M, G suffixes or 1e10; none = no limit, a negative value is refused) (default %.0e, about half an hour to an hour of one core)",
+	f.Var(&ev, "max-events", fmt.Sprintf("stop a model run whose simulated events exceed, or are projected to exceed, this (>= 0; k, M, G suffixes or 1e10; 0 = the default below, none = no limit, a negative value is refused) (default %.0e, about half an hour to an hour of one core)",
 		float64(stack.DefaultMaxEvents)))
 }
 

@@ -77,3 +77,23 @@ func TestRunOverLimits(t *testing.T) {
 		})
 	}
 }
+
+// TestLimitFlagsHelpZero: 0 selects the default limit (stack.Limits), not a limit of
+// zero; the help says so (it listed none and negatives only, so --max-memory 0
+// silently meant half of this machine's memory).
+func TestLimitFlagsHelpZero(t *testing.T) {
+	out, err := run("--help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, flag := range []string{"--max-memory", "--max-events"} {
+		i := strings.Index(out, flag)
+		if i < 0 {
+			t.Fatalf("help lacks %s:\n%s", flag, out)
+		}
+		line, _, _ := strings.Cut(out[i:], "\n")
+		if !strings.Contains(line, "0 = the default below") {
+			t.Errorf("%s help %q does not say what 0 means", flag, line)
+		}
+	}
+}

@@ -100,7 +100,7 @@ harness (the message names the install command).`,
 	f.StringVar(&v.format, "output-format", "text", "text or json")
 	f.StringVar(&v.overhead, "emulation-overhead", "auto", "per-command TCG overhead added to the model: auto (calibrate in the VM), 0, or a duration such as 300us")
 	f.StringVar(&v.slowdown, "emulation-slowdown", "auto", "factor by which the model's CPU costs are multiplied for the emulated guest CPU: auto (calibrate in the VM), 1 (none), or a number in [1, 1000]")
-	f.StringVar(&v.wake, "emulation-wake-switch", "on", "with an emulation slowdown, charge each task sleep's and wake-up's guest code as scaled CPU time on the CPUs that run it: on (1us native context switch), off (the round-4 model), or the native switch cost, a duration in [0, 1ms]")
+	f.StringVar(&v.wake, "emulation-wake-switch", "on", "with an emulation slowdown, charge each task sleep's and wake-up's guest code as scaled CPU time on the CPUs that run it: on (1us native context switch), off (the round-4 model), or the native switch cost, a duration in [0, 1ms] whose scaled cost (× the slowdown) is at most 1ms; 0 = on")
 	f.IntVar(&v.rt, "rt-priority", 0, "run the VM at SCHED_FIFO priority N (root; steadier timing on a busy host)")
 	f.DurationVar(&v.timeout, "timeout", 5*time.Minute, "wall-clock limit of one VM run")
 	f.StringVar(&v.cache, "cache", "", "guest image directory (default $BLKMQ_ORACLE_CACHE, $XDG_CACHE_HOME/blkmq-oracle or ~/.cache/blkmq-oracle)")
@@ -183,6 +183,9 @@ func (v *validateFlags) run(cmd *cobra.Command, args []string) error {
 			return &exitError{1, err}
 		}
 		mo.EmulationSlowdown = slowdown
+		if err := checkWake(wake, slowdown); err != nil {
+			return err
+		}
 	}
 	if auto {
 		fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: calibrating the emulation overhead (queue depth 1 in the VM)...")
@@ -277,6 +280,19 @@ func parseWake(s string) (stack.EmulationOptions, bool, error) {
 	return o, false, nil
 }
 
+// checkWake refuses (exit 2) a wake switch whose cost scaled by the emulation
+// slowdown passes the 1 ms limit of one CPU cost: the flag's [0, 1ms] is the native
+// cost, so at slowdown f the switch may be at most 1ms/f.
+func checkWake(wake stack.EmulationOptions, slowdown float64) error {
+	if !(slowdown > 1) {
+		return nil // no scaling (the slowdown's own range is checked where it is read)
+	}
+	if _, err := (stack.Config{}).EmulatedWith(slowdown, wake); err != nil {
+		return usageError(fmt.Errorf("--emulation-wake-switch: %w", err))
+	}
+	return nil
+}
+
 // parseOverhead reads --emulation-overhead: auto, 0 or a duration.
 func parseOverhead(s string) (d time.Duration, auto bool, err error) {
 	switch s {
@@ -355,6 +371,9 @@ func (v *validateFlags) runReference(cmd *cobra.Command) error {
 			}
 		default:
 			o.EmulationSlowdown = f
+		}
+		if err := checkWake(o.Wake, o.EmulationSlowdown); err != nil {
+			return err
 		}
 		switch ov, auto, err := parseOverhead(v.overhead); {
 		case err != nil:

@@ -28,6 +28,15 @@ func TestValidateBadInput(t *testing.T) {
 		{"reference-and-job", []string{"validate", job, "--reference", refIndex}, "--reference takes no job file"},
 		{"unknown-case", []string{"validate", "--reference", refIndex, "--case", "nope"}, `--case "nope": no such case`},
 		{"model-rejects", []string{"validate", job, "--device", "null_blk hw_queue_depth=0"}, "hw_queue_depth=0"},
+		{"wake-switch", []string{"validate", job, "--device", "null_blk", "--emulation-wake-switch", "2ms"}, `--emulation-wake-switch "2ms": allowed: on, off, or a duration in [0, 1ms]`},
+		// within the flag's native [0, 1ms] but above 1 ms once scaled: refused
+		// before any run (it was exit 1 from inside the overhead calibration)
+		{"wake-switch-scaled-ref", []string{"validate", "--reference", refIndex, "--case", "000-small-none", "--emulation-wake-switch", "500us"},
+			"--emulation-wake-switch: stack: emulation: switch cost 500µs × slowdown 50.0564"},
+		{"wake-switch-scaled-fixed", []string{"validate", "--reference", refIndex, "--case", "000-small-none", "--emulation-slowdown", "74", "--emulation-wake-switch", "1ms"},
+			"allowed at this slowdown: [0, 13.513µs]"},
+		{"wake-switch-scaled-job", []string{"validate", job, "--device", "null_blk", "--emulation-slowdown", "100", "--emulation-wake-switch", "11us"},
+			"allowed at this slowdown: [0, 10µs]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
