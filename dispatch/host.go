@@ -139,6 +139,9 @@ func (t Timing) validate() error {
 		if p.max < 0 {
 			return fmt.Errorf("dispatch: Timing.%sMax %v out of range [0 (= default), %v]", p.name, p.max, sim.MaxTime)
 		}
+		if p.max == 0 && p.min > 0 {
+			return fmt.Errorf("dispatch: Timing.%sMin %v set without Timing.%sMax: a Max of 0 selects the default pair 5µs–30µs, Min included; set both", p.name, p.min, p.name)
+		}
 		if p.min < 0 || p.min > p.max {
 			return fmt.Errorf("dispatch: Timing.%sMin %v out of range [0, %v (Timing.%sMax)]", p.name, p.min, p.max, p.name)
 		}

@@ -17,6 +17,7 @@ func TestTimingValidate(t *testing.T) {
 		{"explicit-pairs", Timing{KblockdMin: 1, KblockdMax: 2, WakeupMin: 3, WakeupMax: 3, ResourceDelay: 5}, ""},
 		{"kblockd-min-negative", Timing{KblockdMin: -5}, "dispatch: Timing.KblockdMin -5ns out of range [0, 0s (Timing.KblockdMax)]"},
 		{"kblockd-min-over-max", Timing{KblockdMin: 5, KblockdMax: 1}, "dispatch: Timing.KblockdMin 5ns out of range [0, 1ns (Timing.KblockdMax)]"},
+		{"wakeup-min-without-max", Timing{WakeupMin: 10}, "dispatch: Timing.WakeupMin 10ns set without Timing.WakeupMax: a Max of 0 selects the default pair 5µs–30µs, Min included; set both"},
 		{"wakeup-max-negative", Timing{WakeupMax: -1}, "dispatch: Timing.WakeupMax -1ns out of range [0 (= default), "},
 		{"resource-delay-negative", Timing{ResourceDelay: -1}, "dispatch: Timing.ResourceDelay -1ns out of range [0 (= 3ms), "},
 	}

@@ -78,6 +78,9 @@ func (c *Config) checkTiming() error {
 		if p.max < 0 {
 			return configErrorf("Timing."+p.name+"Max", "Timing.%sMax %v out of range [0 (= default), %v]", p.name, p.max, maxDelay)
 		}
+		if p.max == 0 && p.min > 0 {
+			return configErrorf("Timing."+p.name+"Min", "Timing.%sMin %v set without Timing.%sMax: a Max of 0 selects the default pair 5µs–30µs, Min included; set both", p.name, p.min, p.name)
+		}
 		if p.min < 0 || p.min > p.max {
 			return configErrorf("Timing."+p.name+"Min", "Timing.%sMin %v out of range [0, %v (Timing.%sMax)]", p.name, p.min, p.max, p.name)
 		}

@@ -58,6 +58,7 @@ func TestRunRejectsBadInputs(t *testing.T) {
 			c.LUNs = []stack.LUN{{Name: "a", Device: nullDevice(0)}, {Name: "a", Device: nullDevice(0)}}
 		}, spec: func(s *fio.Spec) { s.Target = "a" }, want: `LUNs[1].Name "a" repeats LUNs[0].Name`},
 		{name: "timing-kblockd-min-over-max", cfg: func(c *stack.Config) { c.Timing.KblockdMin = 5; c.Timing.KblockdMax = 1 }, want: "Timing.KblockdMin 5ns out of range [0, 1ns (Timing.KblockdMax)]"},
+		{name: "timing-kblockd-min-without-max", cfg: func(c *stack.Config) { c.Timing.KblockdMin = 10 }, want: "Timing.KblockdMin 10ns set without Timing.KblockdMax: a Max of 0 selects the default pair 5µs–30µs, Min included; set both"},
 		{name: "timing-kblockd-min-negative", cfg: func(c *stack.Config) { c.Timing.KblockdMin = -5 }, want: "Timing.KblockdMin -5ns out of range [0, 0s (Timing.KblockdMax)]"},
 		{name: "timing-wakeup-max-negative", cfg: func(c *stack.Config) { c.Timing.WakeupMax = -1 }, want: "Timing.WakeupMax -1ns out of range [0 (= default), 1h0m0s]"},
 		{name: "timing-wakeup-max-over-hour", cfg: func(c *stack.Config) { c.Timing.WakeupMax = 2 * 3600 * sim.Second }, want: "Timing.WakeupMax 2h0m0s out of range [0, 1h0m0s]"},
