@@ -47,6 +47,10 @@ type state struct {
 	emulationSlowdown float64                // system/emulation_slowdown (overhead.go); 0 = 1
 	emulationWake     stack.EmulationOptions // system/emulation_wake_switch (overhead.go); zero = off
 	placement         stack.PlacementRule    // system/sched_placement (placement.go)
+	placeWhenRun      bool                   // system/sched_wake_placement=run (placement.go)
+	forkSpread        bool                   // system/sched_fork_placement=spread (placement.go)
+	kworkerTasks      bool                   // system/sched_kworker_tasks=on (placement.go)
+	kblockdTTWU       bool                   // system/kblockd_ttwu=on (placement.go)
 
 	luns  []lun
 	src   map[string]string // key -> source

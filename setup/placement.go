@@ -25,3 +25,43 @@ func init() {
 			return "fair"
 		}})
 }
+
+// choiceKey is a key of two named values that sets one bool of the state (the first
+// value, the default, is false).
+func choiceKey(name, doc, off, on string, field func(s *state) *bool) *key {
+	return &key{name: name, doc: doc, allowed: off + ", " + on,
+		set: func(s *state, v string) error {
+			switch v {
+			case off:
+				*field(s) = false
+			case on:
+				*field(s) = true
+			default:
+				return errRange{off + ", " + on}
+			}
+			return nil
+		},
+		get: func(s *state) string {
+			if *field(s) {
+				return on
+			}
+			return off
+		}}
+}
+
+func init() {
+	addKey(choiceKey("system/sched_wake_placement",
+		"where a woken fio thread or io-wq worker is placed: wake = in try_to_wake_up, on the waking CPU (select_task_rq_fair, 6.1; the default); "+
+			"run = when it next runs (stack.Placement.PlaceWhenRun, the model before round 5)",
+		"wake", "run", func(s *state) *bool { return &s.placeWhenRun }))
+	addKey(choiceKey("system/sched_fork_placement",
+		"where forked fio jobs start: llc = the forking CPU's node and last-level cache within the NUMA imbalance allowance (find_idlest_group, 6.1 adjust_numa_imbalance; the default); "+
+			"spread = the least loaded CPU of the whole machine (stack.Placement.ForkSpread)",
+		"llc", "spread", func(s *state) *bool { return &s.forkSpread }))
+	addKey(choiceKey("system/sched_kworker_tasks",
+		"off = a CPU whose kblockd kworker is runnable still counts as idle for placement (the default); on = it does not (idle_cpu: rq->curr, nr_running, ttwu_pending; stack.Placement.KworkerTasks)",
+		"off", "on", func(s *state) *bool { return &s.kworkerTasks }))
+	addKey(choiceKey("system/kblockd_ttwu",
+		"off = every asynchronous hctx run is due after a drawn 5-30 us kworker latency (the default); on = the completing CPU's own kworker starts first and remote ones after an IPI and idle exit (dispatch.Timing.KblockdTTWU; opt-in, it locks one hctx in on the oracle's cases)",
+		"off", "on", func(s *state) *bool { return &s.kblockdTTWU }))
+}
