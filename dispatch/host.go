@@ -65,7 +65,8 @@ type Timing struct {
 	// an idle target too): the model charges the activation on a 5.17 target as on
 	// 6.1's, a native difference of one Wakeup. Off by default: against the oracle's
 	// real-kernel family it reproduces the pinned WAL's hand-off but starves the
-	// WAL of the 000-small cases and splits 4-hctx readers by hctx order.
+	// WAL with host-wide tags (000-small-none) and splits 4-hctx readers by hctx
+	// order.
 	KblockdTTWU bool
 }
 
