@@ -118,6 +118,11 @@ type runWork struct {
 	// from idle, the activation; Timing.KblockdTTWU), charged there when the run
 	// starts
 	recv sim.Time
+	// chained: under Timing.KblockdTTWU the work was queued while its CPU's kblockd
+	// worker was running another item, which takes it without a wake-up or a context
+	// switch (kernel/workqueue.c insert_work: no wake_up_worker while
+	// pool->nr_running; worker_thread's keep_working loop)
+	chained bool
 }
 
 // Fire runs the hctx from kblockd (blk_mq_run_work_fn), or re-arms a postponed work.
@@ -147,8 +152,13 @@ func (w *runWork) Fire(now sim.Time) {
 	w.recv = 0
 	// the kblockd kworker's two context switches (CPUCosts.Switch; 0 natively):
 	// to it when woken, and away from it when worker_thread sleeps again
-	h.q.host.charge(2 * h.q.host.cpu.c.Switch)
+	if !w.chained {
+		h.q.host.charge(2 * h.q.host.cpu.c.Switch)
+	}
+	w.chained = false
+	h.q.host.kworkerStart(cpu)
 	h.runHwQueueNow()
+	h.q.host.kworkerRan(cpu)
 	w.kwRan(cpu)
 }
 
@@ -244,22 +254,34 @@ func (h *Hctx) runAsync() { h.runAsyncFrom(h.q.host.cpu.cur) }
 //
 // Under Timing.KblockdTTWU the due time depends on whether the worker is cpu's own or
 // another CPU's (Host.kblockdDue); a run kept pending sends no new IPI (the worker
-// is runnable already: try_to_wake_up finds it so and returns).
+// is runnable already: try_to_wake_up finds it so and returns); a run queued while
+// the target's worker is running a work item is taken by that worker when the item
+// ends, with no wake-up, IPI or context switch (Host.kworkerRunning).
 func (h *Hctx) runAsyncFrom(cpu int) {
 	h.q.stats.AsyncRuns++
 	host := h.q.host
 	target := h.kblockdTarget(cpu)
 	t, recv := host.kblockdDue(cpu, target)
-	host.charge(host.cpu.c.Wakeup) // queue the work, wake kblockd
 	moved := h.singleHwQueue() && h.runWork.pending && h.workCPU != cpu
+	kept := h.runWork.pending && h.runWork.at <= t && !moved
+	running := false
+	if host.timing.KblockdTTWU && !kept {
+		if end, ok := host.kworkerRunning(cpu, target); ok {
+			t, recv, running = end, 0, true // no wake_up_worker, no IPI
+		}
+	}
+	if !running {
+		host.charge(host.cpu.c.Wakeup) // queue the work, wake kblockd
+	}
 	if h.singleHwQueue() {
 		h.workCPU = cpu
 	}
-	if h.runWork.pending && h.runWork.at <= t && !moved {
+	if kept {
 		return
 	}
 	h.runWork.modify(t)
 	h.runWork.recv = recv
+	h.runWork.chained = running
 	if h.q.host.kw.on {
 		h.runWork.kwQueue(h.kwCPUPeek())
 	}

@@ -45,6 +45,12 @@ type Timing struct {
 	//     busy target was activated by the waker (resched_curr's IPI): the interrupt
 	//     (CPUCosts.IPI) lengthens the target's work and the worker runs at its end.
 	//     The target's share is charged on the target when the run starts.
+	//   - a run queued while the target's kblockd worker is running a work item (its
+	//     kblockd run's charged work not yet done) is taken by that worker when the
+	//     item ends: insert_work calls wake_up_worker only if !pool->nr_running
+	//     (__need_more_worker), and worker_thread's loop takes the next work while
+	//     keep_working(pool), so there is no wake-up, IPI, activation or context
+	//     switch (kernel/workqueue.c, Host.kworkerRunning).
 	//   - a task sleeping for a tag (blk_mq_get_tag's io_schedule) is woken by the
 	//     same try_to_wake_up: on the CPU it slept on, due by the same rule instead of
 	//     WakeupMin..WakeupMax after the wake-up (the target's share is not charged).
@@ -59,7 +65,8 @@ type Timing struct {
 	// an idle target too): the model charges the activation on a 5.17 target as on
 	// 6.1's, a native difference of one Wakeup. Off by default: against the oracle's
 	// real-kernel family it reproduces the pinned WAL's hand-off but starves the
-	// WAL of the 000-small cases and splits 4-hctx readers by hctx order.
+	// WAL with host-wide tags (000-small-none) and splits 4-hctx readers by hctx
+	// order.
 	KblockdTTWU bool
 }
 
@@ -172,7 +179,12 @@ type Host struct {
 	// kblockdFromSet; Queue.runHwQueues).
 	kblockdFrom    sim.Time
 	kblockdFromSet bool
-	kw             kworkers // kblockd workers as tasks, for the scheduler's idle test
+	// kwRunEnd is, per CPU, when the kblockd work item its worker last started ends
+	// (Timing.KblockdTTWU; kworkerRunning)
+	kwRunEnd []sim.Time
+	// kwInRun is 1 + the CPU whose kblockd worker's run is in progress, 0 for none
+	kwInRun int
+	kw      kworkers // kblockd workers as tasks, for the scheduler's idle test
 	// pendingHooks counts the hctxs of every queue whose R07 bad-era wait-hook
 	// registration is not yet visible (tagops.go: landOwnHooks skips its walk at 0)
 	pendingHooks int
@@ -273,6 +285,46 @@ func (h *Host) kblockdDue(cpu, target int) (due, recv sim.Time) {
 		recv += h.cpu.c.Wakeup // sched_ttwu_pending activates the worker there
 	}
 	return send + h.kblockdDelay() + recv, recv
+}
+
+// kworkerRunning reports, under Timing.KblockdTTWU, whether target's kblockd worker
+// is running a work item when a run is queued now from cpu on it, and when that item
+// ends: the worker then takes the new work in its worker_thread loop (keep_working)
+// and insert_work wakes no worker (__need_more_worker is false while
+// pool->nr_running is non-zero), so no IPI is sent and no activation is charged.
+// A run queued by the worker's own item (target == cpu while kworkerStart's run is in
+// progress) is due at the queueing point: runWork.Fire then waits for the rest of the
+// item's charged work.
+func (h *Host) kworkerRunning(cpu, target int) (end sim.Time, ok bool) {
+	if h.kwInRun == target+1 && target == cpu {
+		return h.kblockdQueuedAt(cpu), true
+	}
+	if target >= len(h.kwRunEnd) {
+		return 0, false
+	}
+	end = h.kwRunEnd[target]
+	return end, end > h.kblockdQueuedAt(cpu)
+}
+
+// kworkerStart marks cpu's kblockd worker as running a work item (kworkerRunning)
+// until kworkerRan.
+func (h *Host) kworkerStart(cpu int) {
+	if h.timing.KblockdTTWU && h.cpu.on {
+		h.kwInRun = cpu + 1
+	}
+}
+
+// kworkerRan records, under Timing.KblockdTTWU, that cpu's kblockd worker runs the
+// item it has just run until the CPU's charged work ends (kworkerRunning).
+func (h *Host) kworkerRan(cpu int) {
+	if !h.timing.KblockdTTWU || !h.cpu.on {
+		return
+	}
+	h.kwInRun = 0
+	for len(h.kwRunEnd) <= cpu {
+		h.kwRunEnd = append(h.kwRunEnd, 0)
+	}
+	h.kwRunEnd[cpu] = h.busyUntil(cpu)
 }
 
 // KblockdDue returns when a kblockd work item queued now from cpu on target's

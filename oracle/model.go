@@ -50,6 +50,10 @@ type ModelOptions struct {
 	// Index.CompareReference sets it from the committed facts that recorded it
 	// (Facts.SetupSeconds).
 	Setup *stack.GuestSetup
+	// KblockdTTWU runs the model with dispatch.Timing.KblockdTTWU (a kblockd run's
+	// kworker woken as 6.1's try_to_wake_up does); false (default) = the default
+	// kblockd latency. For measuring the opt-in rule against the reference set.
+	KblockdTTWU bool
 }
 
 // DefaultWake is the wake-up charging Index.CompareReference applies when
@@ -139,6 +143,9 @@ func RunModel(c *Case, jobPath string, o ModelOptions) (*ModelRun, error) {
 		return nil, fmt.Errorf("oracle: %w", err)
 	}
 	cfg.Setup = o.Setup
+	if o.KblockdTTWU {
+		cfg.Timing.KblockdTTWU = true
+	}
 	out, err := stack.Run(withOverhead(cfg, o.EmulationOverhead), specs)
 	if err != nil {
 		return nil, err

@@ -327,7 +327,9 @@ func siblingMechanism(misses []KnownMiss, note string) string {
 func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
 
 // TestDumpReference writes every case's comparison and every effect as JSON to
-// $BLKMQ_ORACLE_DUMP (opt-in): the input of the known-miss bookkeeping.
+// $BLKMQ_ORACLE_DUMP (opt-in): the input of the known-miss bookkeeping. With
+// BLKMQ_ORACLE_TTWU=1 the model runs with dispatch.Timing.KblockdTTWU
+// (ModelOptions.KblockdTTWU).
 func TestDumpReference(t *testing.T) {
 	path := os.Getenv("BLKMQ_ORACLE_DUMP")
 	if path == "" {
@@ -340,6 +342,13 @@ func TestDumpReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	o.WakeOff = o.Wake == (stack.EmulationOptions{})
+	switch v := os.Getenv("BLKMQ_ORACLE_TTWU"); v {
+	case "", "0":
+	case "1":
+		o.KblockdTTWU = true
+	default:
+		t.Fatalf("BLKMQ_ORACLE_TTWU %q: allowed: 0 or 1", v)
+	}
 	var out struct {
 		Cases   []*Comparison       `json:"cases"`
 		Effects []*EffectComparison `json:"effects"`
