@@ -162,15 +162,15 @@ func runStorvscTTWU(shared bool, nrRequests int, runtime time.Duration, seed uin
 }
 
 // runStorvscTasks is runStorvscScaled with the scheduler tasks PlaceFair leaves out
-// by default (stack.Placement WakeupPlacement, KworkerTasks, FioParent): placement
-// in try_to_wake_up, kblockd's kworkers and fio's parent process as tasks.
+// by default (stack.Placement KworkerTasks, FioParent): kblockd's kworkers and fio's
+// parent process as tasks (placement in try_to_wake_up is the default since round 5).
 func runStorvscTasks(shared bool, nrRequests int, runtime time.Duration, seed uint64, sc Scale) (*StorvscFigures, error) {
 	specs, err := StorvscSpecs(runtime)
 	if err != nil {
 		return nil, err
 	}
 	cfg := storvscConfig(shared, nrRequests, seed, sc)
-	cfg.Placement.WakeupPlacement, cfg.Placement.KworkerTasks, cfg.Placement.FioParent = true, true, true
+	cfg.Placement.KworkerTasks, cfg.Placement.FioParent = true, true
 	return storvscFiguresOf(cfg, specs)
 }
 

@@ -170,7 +170,7 @@ func (w *worker) finishPlug() {
 	}
 }
 
-// Woken: with Placement.WakeupPlacement, try_to_wake_up places the worker woken
+// Woken: unless Placement.PlaceWhenRun, try_to_wake_up places the worker woken
 // from blk_mq_get_tag on a CPU the scheduler picks (stack/placement.go).
 func (w *worker) Woken(waker int) {
 	if w.j.place.atWakeup() && !w.j.r.sub.StickyWorkers {
@@ -178,8 +178,8 @@ func (w *worker) Woken(waker int) {
 	}
 }
 
-// WakeCPU: a woken worker runs on a CPU the scheduler picks (when woken, with
-// WakeupPlacement, or now).
+// WakeCPU: a woken worker runs on a CPU the scheduler picks (when woken by default,
+// or now with Placement.PlaceWhenRun).
 func (w *worker) WakeCPU(sim.Time) int {
 	if !w.j.place.atWakeup() && !w.j.r.sub.StickyWorkers {
 		w.cpu = w.j.placeWorker(w, w.tw.WakerCPU(), false, false)

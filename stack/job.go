@@ -191,7 +191,7 @@ type reapEvent struct{ j *job }
 func (e *reapEvent) Fire(now sim.Time) {
 	j := e.j
 	j.reapPending = false
-	j.wokenRuns() // placed at the wake-up (EndBio), with WakeupPlacement
+	j.wokenRuns() // placed at the wake-up (EndBio) unless PlaceWhenRun
 	if !j.inGetevents {
 		return
 	}
@@ -552,7 +552,7 @@ func (j *job) finishDIOPlug() {
 // jobSleeper is the job thread as a dispatch.Sleeper (libaio/psync).
 type jobSleeper job
 
-// Woken: with Placement.WakeupPlacement, try_to_wake_up places the thread where
+// Woken: unless Placement.PlaceWhenRun, try_to_wake_up places the thread where
 // the scheduler puts it.
 func (s *jobSleeper) Woken(waker int) {
 	if s.place.atWakeup() {
@@ -561,7 +561,7 @@ func (s *jobSleeper) Woken(waker int) {
 }
 
 // WakeCPU: the job thread runs where the scheduler places it (Placement): placed
-// when woken (WakeupPlacement), or now.
+// when woken (the default), or now (PlaceWhenRun).
 func (s *jobSleeper) WakeCPU(sim.Time) int {
 	j := (*job)(s)
 	if j.place.atWakeup() {
