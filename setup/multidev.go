@@ -60,7 +60,7 @@ func driverGroups(layers []Layer) (groups [][]string, at int) {
 func resolveGroups(layers []Layer, groups [][]string, at int) (*Resolved, error) {
 	models := false
 	for _, g := range groups {
-		models = models || !deviceKinds[strings.Fields(strings.TrimPrefix(strings.TrimSpace(g[0]), "modprobe "))[0]].driver
+		models = models || !deviceKinds[groupKind(g)].driver
 	}
 	for _, l := range layers {
 		if l.Desc.Host != "" && !models {
@@ -71,7 +71,7 @@ func resolveGroups(layers []Layer, groups [][]string, at int) (*Resolved, error)
 	var out *Resolved
 	sdIndex := 0
 	for gi, g := range groups {
-		kind := strings.Fields(strings.TrimPrefix(strings.TrimSpace(g[0]), "modprobe "))[0]
+		kind := groupKind(g)
 		driver := deviceKinds[kind].driver
 		if driver && seen[kind] {
 			return nil, fmt.Errorf("setup: %s: --device %q: %s is one module, loaded once: give it once (more LUNs: scsi_debug max_luns= or num_tgts=, null_blk nr_devices=, nvme namespaces=)", layers[at].Name, clip(g[0]), kind)
@@ -126,4 +126,14 @@ func resolveGroups(layers []Layer, groups [][]string, at int) (*Resolved, error)
 		return nil, userError(err)
 	}
 	return out, nil
+}
+
+// groupKind returns the device kind a group's first description names ("" for a blank
+// description, which resolves to the single-device path's error).
+func groupKind(g []string) string {
+	f := strings.Fields(strings.TrimPrefix(strings.TrimSpace(g[0]), "modprobe "))
+	if len(f) == 0 {
+		return ""
+	}
+	return f[0]
 }
