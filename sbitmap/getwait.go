@@ -125,6 +125,10 @@ func (q *Queue) finishChanWait(cw *chanWaiter, consumed bool) bool {
 //     hoWait while it is positive. If hoWait is 0 when it wants to leave, every
 //     registered call, itself included, has a bit promised and on its way, so it
 //     takes one (success wins; see leaveHandOff).
+//   - A received bit at or past the depth (a shrinking Resize came between the promise
+//     and the receipt) is freed, not returned, and the call registers again: the
+//     receiver may not be the call the bit was promised to, and may have begun after
+//     the Resize.
 //
 // hoCh's buffer holds the promised bits that no receiver took yet; a receiver asleep
 // in the channel gets a bit directly from the Clear, with one wake-up and no search.
@@ -136,32 +140,49 @@ const hoChanCap = 4096
 
 // getWaitHandOff is GetWait in hand-off mode once it has to wait.
 func (q *Queue) getWaitHandOff(ctx context.Context, hint *uint32) (int, error) {
-	q.hoWait.Add(1)
-	if !q.sb.full() {
-		if nr := q.sb.Get(hint); nr >= 0 {
-			if b, ok := q.leaveHandOff(); ok {
-				q.Clear(b, nil) // promised to us as well: pass it on
+	for {
+		q.hoWait.Add(1)
+		if !q.sb.full() {
+			if nr := q.sb.Get(hint); nr >= 0 {
+				if b, ok := q.leaveHandOff(); ok {
+					q.Clear(b, nil) // promised to us as well: pass it on
+				}
+				return nr, nil
 			}
-			return nr, nil
 		}
+		var b int32
+		if done := ctx.Done(); done == nil {
+			b = <-q.hoCh
+		} else {
+			select {
+			case b = <-q.hoCh:
+			case <-done:
+				if b, ok := q.leaveHandOff(); ok {
+					if q.belowDepth(b) {
+						return b, nil // a bit was promised before we could leave: success wins
+					}
+					q.Clear(b, nil)
+				}
+				if nr := q.sb.Get(hint); nr >= 0 {
+					return nr, nil
+				}
+				return -1, ctx.Err()
+			}
+		}
+		if q.belowDepth(int(b)) {
+			return int(b), nil
+		}
+		// The bit was promised before a shrinking Resize left it at or past the depth,
+		// and this call may have begun after that Resize: returning it would hand out a
+		// bit the depth excludes. Free it (a bit past the depth is not handed on) and
+		// wait again.
+		q.Clear(int(b), nil)
 	}
-	done := ctx.Done()
-	if done == nil {
-		return int(<-q.hoCh), nil
-	}
-	select {
-	case b := <-q.hoCh:
-		return int(b), nil
-	case <-done:
-	}
-	if b, ok := q.leaveHandOff(); ok {
-		return b, nil // a bit was promised before we could leave: success wins
-	}
-	if nr := q.sb.Get(hint); nr >= 0 {
-		return nr, nil
-	}
-	return -1, ctx.Err()
 }
+
+// belowDepth reports whether bit lies below the depth in effect now (the instant a
+// received hand-over takes effect).
+func (q *Queue) belowDepth(bit int) bool { return uint32(bit) < q.sb.depth.Load() }
 
 // leaveHandOff unregisters a GetWait from the hand-over. It returns (-1, false) if
 // it left; or a bit and true if it could not leave because a bit is promised to each

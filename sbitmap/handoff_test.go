@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 	"testing"
 
@@ -11,16 +12,17 @@ import (
 )
 
 // TestHandOffReleaserCannotRetake: with HandOff, a Clear with a GetWait queued gives
-// the bit to the waiter, so the releaser's immediate Get fails; without it, the
-// releaser takes its bit back (the kernel's behaviour).
+// the bit to the waiter, so the releaser's immediate Get fails; without it, the bit is
+// free after the Clear and the releaser may take it back (the kernel's behaviour; the
+// woken waiter races it for the bit, so either may win).
 func TestHandOffReleaserCannotRetake(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		handOff bool
-		wantGet int // the releaser's Get right after its Clear
+		wantGet []int // the releaser's Get right after its Clear: one of these
 	}{
-		{"hand-off", true, -1},
-		{"kernel", false, 0},
+		{"hand-off", true, []int{-1}},
+		{"kernel", false, []int{0, -1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			q, err := sbitmap.NewQueue(1, sbitmap.QueueOptions{HandOff: tc.handOff})
@@ -40,8 +42,8 @@ func TestHandOffReleaserCannotRetake(t *testing.T) {
 			}
 			q.Clear(bit, &h)
 			got := q.Get(&h)
-			if got != tc.wantGet {
-				t.Errorf("releaser's Get after Clear = %d, want %d", got, tc.wantGet)
+			if !slices.Contains(tc.wantGet, got) {
+				t.Errorf("releaser's Get after Clear = %d, want one of %v", got, tc.wantGet)
 			}
 			if got >= 0 {
 				q.Clear(got, &h)
