@@ -186,6 +186,17 @@ type Options struct {
 	// hctx); when no hctx of its own queue is marked it restarts nothing. Each hctx
 	// looked at costs a load of its state line (restart_shared.go).
 	RestartSharedTags bool
+	// NoPlugRequestCache models kernels before v5.16 (Jens Axboe 47c122e35d7e, "block:
+	// pre-allocate requests if plug is started and is a batch", with "sbitmap: add
+	// __sbitmap_queue_get_batch()" and io_uring's "inform block layer of how many
+	// requests we are submitting"): a plugged submission allocates one tag per bio.
+	// From v5.16 on (false) the first request allocated under a plug started for
+	// nr_ios > 1 I/Os (io_uring's submission of that many SQEs; libaio and iomap
+	// start theirs for one) takes up to nr_ios tags from one bitmap word at once
+	// (blk_mq_get_tags), keeps the spare requests on the plug (plug->cached_rq) for
+	// the following bios, and frees the unused ones when the plug is finished or
+	// flushed because its task sleeps (dispatch/batchalloc.go).
+	NoPlugRequestCache bool
 	// NoFairSharing: the 2023 UFS proposal without hctx_may_queue's fair share
 	// (tagset.Options.NoFairSharing); false is the current kernel.
 	NoFairSharing bool
@@ -225,6 +236,7 @@ func mainlineKernel(version string) (Options, error) {
 	}
 	if v < 516 {
 		o.MaxPlugRequests = 16
+		o.NoPlugRequestCache = true
 	}
 	if v < 513 {
 		o.DefaultElevator = ElevatorSingleQueue

@@ -18,6 +18,7 @@ type Plug struct {
 	queues int // distinct request queues in the list (plug->multiple_queues)
 	last   *Queue
 	cbs    []PlugCallback // plug->cb_list
+	cached rqList         // plug->cached_rq: spare requests of a batched allocation (dispatch/batchalloc.go)
 }
 
 // PlugCallback is an unplug callback on a task's plug (struct blk_plug_cb on
@@ -77,6 +78,7 @@ func (p *Plug) Finish(cpu int) {
 		rq.q.host.onCPU(cpu)
 	}
 	p.flush(cpu, false)
+	p.releaseCached(cpu)
 	p.active = false
 }
 

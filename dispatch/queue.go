@@ -60,6 +60,10 @@ type QueueStats struct {
 	SplitIOs        uint64 // I/Os cut into several bios (dispatch/split.go)
 	SplitParts      uint64 // bios those I/Os became
 	SplitNowait     uint64 // REQ_NOWAIT I/Os refused with -EAGAIN because they needed a split
+	BatchAllocs     uint64 // batched tag allocations of a plug that got tags (blk_mq_get_tags, dispatch/batchalloc.go)
+	BatchTags       uint64 // tags those allocations got
+	CachedUsed      uint64 // bios that took a plug's cached request (blk_mq_get_cached_request)
+	CachedFreed     uint64 // cached requests freed unused when their plug was finished or flushed from schedule
 }
 
 // AddLUN adds a request queue on the tag set (blk_mq_init_queue), served by cfg.Ops;

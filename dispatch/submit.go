@@ -126,7 +126,10 @@ func (q *Queue) submitOne(b *Bio, cpu int, nowait bool, tw *TagWaiter, plug *Plu
 		h.charge(h.cpu.c.Merge)
 		return Merged
 	}
-	rq := q.allocRequest(b, cpu, nowait, tw)
+	rq := q.cachedRequest(plug, b)
+	if rq == nil {
+		rq = q.allocRequestPlug(b, cpu, nowait, tw, plug)
+	}
 	if rq == nil {
 		if nowait {
 			return WouldBlock
@@ -269,6 +272,7 @@ func (tw *TagWaiter) afterAlloc(st tagset.AllocStatus, cpu int) *Request {
 	}
 	if tw.Plug.Active() {
 		tw.Plug.flush(cpu, true) // io_schedule → blk_flush_plug(from_schedule)
+		tw.Plug.releaseCached(cpu)
 	}
 	tw.sleeping = true
 	return nil

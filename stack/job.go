@@ -443,10 +443,16 @@ func (j *job) fill(now sim.Time) {
 // startSubmitPlug starts the block plug of the submitting syscall for a batch of
 // batchLeft I/Os: io_uring (io_submit_sqes) and libaio since v5.1 (io_submit,
 // AIO_PLUG_THRESHOLD) plug only a batch of more than two; libaio before v5.1 plugs
-// every io_submit, even of one iocb (dispatch.Options.AIOPlugAlways).
+// every io_submit, even of one iocb (dispatch.Options.AIOPlugAlways). io_uring starts
+// its plug for the batch's number of SQEs (blk_start_plug_nr_ios), which sizes the
+// block layer's batched request allocation; libaio's blk_start_plug asks for one.
 func (j *job) startSubmitPlug() {
 	if j.batchLeft > 2 || j.aioPlugAlways && j.spec.IOEngine == fio.EngineLibaio {
-		j.plug.Start(j.batchLeft)
+		n := 1
+		if j.spec.IOEngine == fio.EngineIOUring {
+			n = j.batchLeft
+		}
+		j.plug.Start(n)
 	}
 }
 
