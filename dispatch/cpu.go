@@ -101,6 +101,14 @@ type CPUCosts struct {
 	// atomic is one touch of a line (LineLocal or LineRemote) that never waits, and a
 	// critical section is its cost alone.
 	Uncontended bool
+	// BudgetMapLines (opt-in; appended by batchtag, issue 15) charges the SCSI budget
+	// map's lines as lib/sbitmap.c touches them: a get's atomic on the word's free-bit
+	// line, a put's on its separate deferred-cleared line, and the fold of the cleared
+	// mask (two more atomics) on the get that finds the word exhausted (package scsi,
+	// budgetLines). False charges every get and put as one atomic on one line per
+	// word. Off by default: it moved oracle effect signs 97/192 → 88/185 and starved
+	// the WAL of fam-2q-ph-none-uring-pin (140 → 0 IOPS, kernel 77) by timing alone.
+	BudgetMapLines bool
 }
 
 // DefaultCPUCosts returns the cost table used when HostConfig.CPU is left zero.

@@ -32,6 +32,7 @@ type Device struct {
 	sdev  *budget.Device
 	hints []uint32 // per-CPU budget-map allocation hints
 	shift int      // word shift of the budget map (sbitmap_calculate_shift at scan)
+	lines budgetLines
 
 	requeue requeueWork
 	done    lldDone
@@ -106,15 +107,22 @@ func (d *Device) HasBudgetMap() bool { return d.sdev.HasBudgetMap() }
 func (d *Device) CommitRQsCalls() uint64 { return d.commits }
 
 // chargeBudget charges a budget get (or put) of token on the current CPU: nothing
-// with a skipped budget map, else the operation and the cache line of the budget-map
-// word holding token or of the device_busy counter.
+// with a skipped budget map; the device_busy counter's line in the counter era; else
+// the cache line of the budget-map word holding token, or with
+// CPUCosts.BudgetMapLines the lines the kernel's sbitmap touches (budgetLines.charge);
+// and the operation's own cost.
 func (d *Device) chargeBudget(token int, get bool) {
 	h := d.dh
-	if !h.CostsOn() || token < 0 {
+	if !h.CostsOn() || token < 0 && !get {
 		return
 	}
+	failed := token < 0
 	c := h.CostTable() // not nil: costs are on
 	switch {
+	case d.sdev.HasBudgetMap() && failed:
+		h.BudgetRMW(d.sdev, 0) // the failed walk over the words
+	case d.sdev.HasBudgetMap() && c.BudgetMapLines:
+		d.lines.charge(d, token, get)
 	case d.sdev.HasBudgetMap():
 		h.BudgetRMW(d.sdev, token>>d.shift)
 	case d.q.Options().DeviceBusyCounter:
@@ -129,13 +137,69 @@ func (d *Device) chargeBudget(token int, get bool) {
 	}
 }
 
+// budgetLines are the cache lines of the LUN's budget map (sdev->budget_map, v5.13+)
+// as lib/sbitmap.c uses them. Each struct sbitmap_word keeps its free-bit word and its
+// deferred-cleared mask on separate cache lines (cleared is
+// ____cacheline_aligned_in_smp). A get (sbitmap_get → __sbitmap_get_word) is a
+// test_and_set_bit_lock on word; a put (sbitmap_put → sbitmap_deferred_clear_bit) a
+// set_bit on cleared, so a put on another CPU does not take the word's line away from
+// the allocating CPU. When a get finds no free bit in word, sbitmap_deferred_clear
+// folds the mask back: an xchg of cleared and an atomic andnot of word, then the
+// retried test_and_set. The model tracks, per word, the bits held and how many gets
+// the last fold left room for (the word's bits below queue_depth less those held),
+// and charges the fold on the get that exhausts them. Not charged: the per-CPU
+// alloc_hint (a line of the CPU's own per-CPU area) and, since v6.9
+// (72d04bdcf3f7), the fold's swap_lock (taken on a line the fold writes anyway).
+// scsi_device_busy's sbitmap_weight, a read of every word, runs only when a get fails
+// or the device is blocked (scsi_mq_get_budget, scsi_dev_queue_ready), never on the
+// per-I/O path.
+type budgetLines struct {
+	cleared   struct{ _ byte } // identity of the cleared-mask lines (one per word)
+	held      []int            // bits held per word
+	untilFold []int            // gets left before a get finds the word exhausted
+	folds     uint64
+}
+
+// charge charges a get or put of token's word.
+func (l *budgetLines) charge(d *Device, token int, get bool) {
+	w := token >> d.shift
+	if w >= len(l.held) {
+		n := w + 1
+		l.held = append(l.held, make([]int, n-len(l.held))...)
+		for len(l.untilFold) < n {
+			l.untilFold = append(l.untilFold, d.wordBits(len(l.untilFold)))
+		}
+	}
+	h := d.dh
+	if !get {
+		l.held[w]--
+		h.BudgetRMW(&l.cleared, w) // set_bit on cleared
+		return
+	}
+	if l.untilFold[w] <= 0 {
+		l.folds++
+		h.BudgetRMW(&l.cleared, w) // xchg(cleared)
+		h.BudgetRMW(d.sdev, w)     // atomic andnot of word
+		l.untilFold[w] = d.wordBits(w) - l.held[w]
+	}
+	l.untilFold[w]--
+	l.held[w]++
+	h.BudgetRMW(d.sdev, w) // test_and_set_bit_lock on word
+}
+
+// wordBits is the number of bits of budget-map word w below queue_depth.
+func (d *Device) wordBits(w int) int {
+	per := 1 << d.shift
+	return max(0, min(per, d.sdev.QueueDepth()-w*per))
+}
+
 // GetBudget is scsi_mq_get_budget issued from cpu (budget.Device.GetBudget): a token
 // >= 0, or -1 after counting a restart and, if the LUN is idle, delay-running its
 // hctxs. Called by the block layer (blk_mq_get_dispatch_budget) on the CPU running the
 // dispatch or the direct issue, no lock held.
 func (d *Device) GetBudget(q *dispatch.Queue, cpu int) int {
 	token, act := d.sdev.GetBudget(&d.hints[cpu])
-	d.chargeBudget(max(token, 0), true)
+	d.chargeBudget(token, true)
 	if token < 0 {
 		d.applyAction(act, cpu)
 	}
