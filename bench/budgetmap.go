@@ -74,9 +74,10 @@ func BudgetMapConfig(skip bool, seed uint64) stack.Config {
 }
 
 func budgetMapConfig(skip bool, seed uint64, sc Scale) stack.Config {
+	cpus := max(1, int(float64(BudgetMapCPUs)*sc.Of(paramBudgetCPUs)+0.5))
 	cfg := stack.Config{
-		NrCPUs: BudgetMapCPUs,
-		Host: stack.Host{CanQueue: BudgetMapCanQueue, NrHwQueues: BudgetMapCPUs, CmdPerLun: BudgetMapCmdPerLun,
+		NrCPUs: cpus,
+		Host: stack.Host{CanQueue: BudgetMapCanQueue, NrHwQueues: cpus, CmdPerLun: BudgetMapCmdPerLun,
 			HostTagset: true},
 		LUNs: []stack.LUN{{
 			Device: func(eng *sim.Engine) (device.Device, error) {
@@ -90,11 +91,28 @@ func budgetMapConfig(skip bool, seed uint64, sc Scale) stack.Config {
 		Seed:       seed,
 		JitterSeed: sc.jitterSeed(), // 0 (default) except in benchmarks
 	}
-	if sc.Of(ParamCPUPath) != 1 || sc.Of(ParamTransferSelf) != 1 || sc.Of(ParamTransfer) != 1 || sc.Of(ParamElevatorLines) != 1 {
-		cfg.CPU = dispatch.CPUModel{Costs: scaleContention(scaleCPUPath(dispatch.DefaultCPUCosts(), sc), sc)}
+	if sc.Of(ParamCPUPath) != 1 || sc.Of(ParamTransferSelf) != 1 || sc.Of(ParamTransfer) != 1 || sc.Of(ParamElevatorLines) != 1 ||
+		sc.Of(paramBudgetGetPut) != 1 {
+		c := scaleContention(scaleCPUPath(dispatch.DefaultCPUCosts(), sc), sc)
+		if k := sc.Of(paramBudgetGetPut); k != 1 {
+			c.BudgetGet = sim.Time(float64(c.BudgetGet)*k + 0.5)
+			c.BudgetPut = sim.Time(float64(c.BudgetPut)*k + 0.5)
+		}
+		cfg.CPU = dispatch.CPUModel{Costs: c}
 	}
 	return cfg
 }
+
+// Scalable parameters of the budget-map scenario besides the CPU-cost ones.
+const (
+	// paramBudgetCPUs scales nproc (CPUs, hardware queues and submit_queues).
+	paramBudgetCPUs = "budget.cpus"
+	// paramBudgetGetPut scales CPUCosts.BudgetGet and BudgetPut: this library's Go
+	// sbitmap stands in for the kernel's, whose get and put are a
+	// test_and_set_bit_lock and a set_bit on lines the one CPU owns (two locked
+	// instructions, ~20 cycles each on x86) plus the hint loads and stores.
+	paramBudgetGetPut = "budget.get-put"
+)
 
 // BudgetMapFigures are the scenario's metrics of one run.
 type BudgetMapFigures struct {
@@ -147,8 +165,8 @@ func init() {
 			{Name: "scsi_debug.host_max_queue", Value: BudgetMapCanQueue, Unit: "", Basis: BasisSourced, Ref: "seed 003: modprobe scsi_debug delay=0 host_max_queue=192"},
 			{Name: "scsi_debug.cmd_per_lun", Value: BudgetMapCmdPerLun, Unit: "", Basis: BasisSourced, Ref: "scsi_debug DEF_CMD_PER_LUN, capped at can_queue"},
 			{Name: "fio.iodepth", Value: 192, Unit: "", Basis: BasisSourced, Ref: "seed 003: fio io_uring, 1 job, iodepth 192, iodepth_batch 24"},
-			{Name: "budget.cpus", Value: BudgetMapCPUs, Unit: "CPUs", Basis: BasisAssumed, Ref: "nproc is not stated; one CPU does all the work, so the count does not change the result"},
-			{Name: "budget.get-put", Value: 24, Unit: "ns", Basis: BasisSourced, Ref: "this library's budget map get+put, BenchmarkIOPath on one core (BENCHMARKS.md)"},
+			{Name: paramBudgetCPUs, Value: BudgetMapCPUs, Unit: "CPUs", Basis: BasisAssumed, Scalable: true, Ref: "nproc is not stated; one CPU does all the work, so the count does not change the result"},
+			{Name: paramBudgetGetPut, Value: 24, Unit: "ns", Basis: BasisSourced, Scalable: true, Ref: "this library's budget map get+put, BenchmarkIOPath on one core (BENCHMARKS.md); a proxy for the kernel's two locked bit operations, so scaled in the sensitivity runs"},
 			cpuPathParam(),
 			contentionParams()[0], contentionParams()[1], contentionParams()[2],
 		}})

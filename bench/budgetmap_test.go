@@ -1,9 +1,12 @@
 package bench
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/blkmq/blkmq/fio"
 	"github.com/blkmq/blkmq/sim"
 	"github.com/blkmq/blkmq/stack"
 )
@@ -91,5 +94,48 @@ func TestBudgetMap(t *testing.T) {
 	}
 	if _, err := runBudgetMap("budget=bogus", 1); err == nil {
 		t.Error("unknown variant accepted")
+	}
+}
+
+// TestBudgetMapBatchAlloc: seed 003's fio job batches tag allocation only while it
+// fills its queue: eight io_uring_enter calls of 24 SQEs, each a plug started for 24
+// whose first bio takes 24 tags (blk_mq_get_tags). After that fio reaps one completion
+// per getevents (iodepth_batch_complete_max defaults to 1) and submits one SQE per
+// call, which io_uring does not plug. With iodepth_batch_complete_max=24 every call
+// carries 24 and every one is batched.
+func TestBudgetMapBatchAlloc(t *testing.T) {
+	const run = 20 * time.Millisecond
+	tests := []struct {
+		name      string
+		extra     string
+		wantFill  bool // only the fill's 8 batches of 24
+		wantShare float64
+	}{
+		{"003-as-published", "", true, 0},
+		{"reap-24", "iodepth_batch_complete_max=24\n", false, 0.9},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			job := strings.Replace(BudgetMapJob, "runtime=60", fmt.Sprintf("runtime=%dms\n%s", run.Milliseconds(), tt.extra), 1)
+			specs, err := fio.Parse(strings.NewReader(job), "003.fio")
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := stack.Run(BudgetMapConfig(false, 1), specs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			q := res.Queues[0]
+			if tt.wantFill {
+				if q.BatchAllocs != 8 || q.BatchTags != 192 || q.CachedUsed != 184 || q.CachedFreed != 0 {
+					t.Errorf("batches %d, tags %d, cached used %d, freed %d; want 8, 192, 184, 0",
+						q.BatchAllocs, q.BatchTags, q.CachedUsed, q.CachedFreed)
+				}
+				return
+			}
+			if share := float64(q.BatchTags) / float64(q.Bios); share < tt.wantShare {
+				t.Errorf("batched tags %d of %d bios (%.2f), want at least %.2f", q.BatchTags, q.Bios, share, tt.wantShare)
+			}
+		})
 	}
 }

@@ -41,6 +41,8 @@
 // Not modelled: lock hold times (a shared lock costs its line transfer, not spinning),
 // blk_mq_requeue_request's requeue list (SCSI's scsi_queue_insert after a failed
 // command), request timeouts (Ops.Timeout is never called), flush/FUA sequencing,
-// batched tag allocation for plugs, .queue_rqs, I/O priorities in mq-deadline, zoned
-// devices.
+// batched completion (blk_mq_end_request_batch: not used by the SCSI midlayer),
+// .queue_rqs, I/O priorities in mq-deadline, zoned devices. Batched tag allocation for
+// a plug started for several I/Os (v5.16+, Options.NoPlugRequestCache) is modelled in
+// batchalloc.go.
 package dispatch
