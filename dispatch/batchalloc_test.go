@@ -185,3 +185,62 @@ func TestPlugBatchDeterministic(t *testing.T) {
 		t.Errorf("command order differs (-first +second):\n%s", diff)
 	}
 }
+
+// oneCPUSleeper is a task on CPU 0 that records being unblocked.
+type oneCPUSleeper struct{ unblocked int }
+
+func (s *oneCPUSleeper) WakeCPU(sim.Time) int     { return 0 }
+func (s *oneCPUSleeper) Unblocked(*Bio, sim.Time) { s.unblocked++ }
+
+// TestPlugCacheFreedWhenTaskSleeps: a task whose plug holds cached requests of queue A
+// sleeps in blk_mq_get_tag on queue B (another host, all its tags held): the flush
+// from schedule (__blk_flush_plug) frees A's cached requests, and the task's bio is
+// queued once B frees a tag.
+func TestPlugCacheFreedWhenTaskSleeps(t *testing.T) {
+	eng := sim.NewEngine()
+	mk := func(canQueue int) *Queue {
+		h, err := NewHost(eng, HostConfig{NrCPUs: 1, NrHwQueues: 1, CanQueue: canQueue})
+		if err != nil {
+			t.Fatal(err)
+		}
+		null, err := device.NewNull(eng, device.NullParams{Name: "null", CompletionNsec: sim.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := addTestLUN(h, testLUN{Device: null, QueueDepth: canQueue, Elevator: "none"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return q
+	}
+	qa, qb := mk(128), mk(4)
+	var c counter
+	for i := 0; i < 4; i++ { // hold every tag of B
+		qb.SubmitBio(&Bio{Op: device.OpRead, Offset: int64(10*i) * 4096, Length: 4096, End: &c}, 0, true, nil)
+	}
+	var p Plug
+	s := &oneCPUSleeper{}
+	tw := TagWaiter{S: s, Plug: &p}
+	p.Start(8)
+	if got := qa.SubmitBioPlug(&Bio{Op: device.OpRead, Length: 4096, End: &c}, 0, false, &tw, &p); got != Queued {
+		t.Fatalf("bio on A: %v, want queued", got)
+	}
+	if p.Cached() != 7 {
+		t.Fatalf("cached after A's batch = %d, want 7", p.Cached())
+	}
+	if got := qb.SubmitBioPlug(&Bio{Op: device.OpRead, Offset: 1 << 20, Length: 4096, End: &c}, 0, false, &tw, &p); got != Sleeping {
+		t.Fatalf("bio on B: %v, want sleeping", got)
+	}
+	if p.Cached() != 0 || qa.Stats().CachedFreed != 7 {
+		t.Errorf("after the sleep: cached %d, A freed %d; want 0, 7", p.Cached(), qa.Stats().CachedFreed)
+	}
+	eng.Run()
+	p.Finish(0)
+	eng.Run()
+	if s.unblocked != 1 || c.n != 6 {
+		t.Errorf("unblocked %d, completed %d; want 1, 6", s.unblocked, c.n)
+	}
+	if w := qa.HctxOf(0).th.Tags().Bitmap().Sbitmap().Weight(); w != 0 {
+		t.Errorf("A tags held after the run = %d, want 0", w)
+	}
+}
