@@ -42,7 +42,18 @@ type kblockdPreempt struct {
 	lastRun []sim.Time
 	gran    sim.Time
 	runs    uint64 // runs that preempted the submitter
+	others  func(cpu int, now sim.Time) bool
+	mm      uint64 // of them, runs that handed the CPU to another task (MMSwitch)
 }
+
+// SetOtherTasks tells the host which CPUs have a runnable task besides the one
+// running (fn reports it for cpu at now): a kblockd run that preempted a submitter
+// then hands the CPU to that task, the one CFS's pick_next_entity takes (the
+// leftmost vruntime: the preempted task ran last; with fewer than sched_nr_latency
+// tasks no last buddy is set to keep it), and a switch between two processes costs
+// CPUCosts.MMSwitch on top of the worker's two switches. nil (the default) assumes no
+// other task. Package stack sets it from its fio threads.
+func (h *Host) SetOtherTasks(fn func(cpu int, now sim.Time) bool) { h.kbPreemptState().others = fn }
 
 // kblockdRan records that cpu's kblockd worker has just run an item: the lead of the
 // task it interrupted starts again from here. Called at every kblockd run
@@ -76,7 +87,9 @@ func (h *Host) kbPreemptState() *kblockdPreempt {
 // check_preempt_wakeup sets TIF_NEED_RESCHED; the switch happens at the system
 // call's return to user space, exit_to_user_mode_loop), so the worker runs this one
 // submission's hctx run before the task submits again: the waker's Wakeup, the two
-// context switches (to the worker and back) and the run are charged on cpu now. The
+// context switches (to the worker and back) and the run are charged on cpu now, and
+// CPUCosts.MMSwitch when another task is runnable there (SetOtherTasks): the worker's
+// sleep then hands the CPU to that task, not back to the submitter. The
 // submission's later steps and the next submission cannot coalesce into it, as they
 // do with a worker that waits for its CPU (runWork.Fire). Otherwise, and with
 // NoKblockdWakeupPreempt, it is runHwQueue(true).
@@ -105,6 +118,10 @@ func (h *Hctx) runInsertAsync(cpu int) {
 	host.kworkerStart(cpu)
 	h.runHwQueueNow()
 	host.kworkerRan(cpu)
-	host.kblockdRan(cpu)
 	host.onCPU(cpu)
+	if c := host.cpu.c.MMSwitch; c > 0 && p.others != nil && p.others(cpu, q.eng.Now()) {
+		p.mm++
+		host.charge(c) // the worker sleeps and CFS picks the other process
+	}
+	host.kblockdRan(cpu)
 }

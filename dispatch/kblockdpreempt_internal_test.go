@@ -103,3 +103,57 @@ func TestKblockdWakeupPreempt(t *testing.T) {
 		})
 	}
 }
+
+// TestKblockdPreemptMMSwitch: a preempting kblockd run hands the CPU to another
+// runnable task when SetOtherTasks reports one there, and that switch between two
+// processes costs CPUCosts.MMSwitch on the CPU; with no such task, or no hook, or a
+// zero cost, nothing more is charged.
+func TestKblockdPreemptMMSwitch(t *testing.T) {
+	const n = 20
+	const mm = 3 * sim.Microsecond
+	type got struct {
+		PreemptRuns, MMSwitches uint64
+		Extra                   sim.Time // CPU 0 busy time beyond the run without MMSwitch
+	}
+	tests := []struct {
+		name   string
+		others func(cpu int, now sim.Time) bool
+		cost   sim.Time
+		want   got
+	}{
+		{"other-task-on-cpu", func(cpu int, _ sim.Time) bool { return cpu == 0 }, mm, got{n, n, n * mm}},
+		{"other-task-elsewhere", func(cpu int, _ sim.Time) bool { return cpu == 1 }, mm, got{n, 0, 0}},
+		{"no-hook", nil, mm, got{n, 0, 0}},
+		{"zero-cost", func(int, sim.Time) bool { return true }, 0, got{n, 0, 0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			measure := func(cost sim.Time) (got, sim.Time) {
+				c := DefaultCPUCosts()
+				c.Submit, c.MMSwitch = 100*sim.Microsecond, cost
+				rig := newRig(t, HostConfig{NrCPUs: 2, NrHwQueues: 2, CanQueue: 256, CPU: CPUModel{Costs: c}},
+					testLUN{QueueDepth: 64, NrRequests: 64, Elevator: "mq-deadline"},
+					device.NullParams{Name: "null", CompletionNsec: 10 * sim.Millisecond})
+				if tt.others != nil {
+					rig.host.SetOtherTasks(tt.others)
+				}
+				var cnt counter
+				var tw TagWaiter
+				tw.S = &loopTask{cpus: []int{0}}
+				for i := 0; i < n; i++ {
+					b := &Bio{Op: device.OpRead, Offset: int64(i) * 8 << 20, Length: 4096, Sync: true, End: &cnt}
+					rig.q.SubmitBio(b, 0, false, &tw)
+				}
+				rig.eng.Run()
+				p := rig.host.kbPreempt
+				return got{PreemptRuns: p.runs, MMSwitches: p.mm}, rig.host.CPUBusy()[0]
+			}
+			g, busy := measure(tt.cost)
+			_, busy0 := measure(0)
+			g.Extra = busy - busy0
+			if d := cmp.Diff(tt.want, g); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+}
