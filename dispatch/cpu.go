@@ -109,6 +109,12 @@ type CPUCosts struct {
 	// word. Off by default: it moved oracle effect signs 97/192 → 88/185 and starved
 	// the WAL of fam-2q-ph-none-uring-pin (140 → 0 IOPS, kernel 77) by timing alone.
 	BudgetMapLines bool
+	// MMSwitch is the extra cost (ns) of a context switch between two processes over
+	// one that keeps the address space (switch_mm_irqs_off and what the next process
+	// pays to refill its TLB), charged when a kblockd run that preempted a submitter
+	// hands the CPU to another runnable task (Host.SetOtherTasks; kblockdpreempt.go).
+	// 0 (the default table) charges nothing. Appended by ddsign (round 6).
+	MMSwitch sim.Time
 }
 
 // DefaultCPUCosts returns the cost table used when HostConfig.CPU is left zero.
@@ -215,7 +221,8 @@ func (m CPUModel) validate() error {
 		{"TagPut", c.TagPut}, {"BudgetGet", c.BudgetGet}, {"BudgetPut", c.BudgetPut}, {"HostCheck", c.HostCheck},
 		{"Insert", c.Insert}, {"Elevator", c.Elevator}, {"Dispatch", c.Dispatch}, {"QueueRq", c.QueueRq},
 		{"Completion", c.Completion}, {"EndBio", c.EndBio}, {"IPI", c.IPI}, {"Wakeup", c.Wakeup},
-		{"Switch", c.Switch}, {"QueueRun", c.QueueRun}, {"LineLocal", c.LineLocal}, {"LineRemote", c.LineRemote}} {
+		{"Switch", c.Switch}, {"QueueRun", c.QueueRun}, {"LineLocal", c.LineLocal}, {"LineRemote", c.LineRemote},
+		{"MMSwitch", c.MMSwitch}} {
 		if f.v < 0 || f.v > sim.Millisecond {
 			return fmt.Errorf("dispatch: CPU cost %s %v out of range [0, 1ms]", f.name, f.v)
 		}

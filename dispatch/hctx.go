@@ -159,6 +159,7 @@ func (w *runWork) Fire(now sim.Time) {
 	h.q.host.kworkerStart(cpu)
 	h.runHwQueueNow()
 	h.q.host.kworkerRan(cpu)
+	h.q.host.kblockdRan(cpu)
 	w.kwRan(cpu)
 }
 

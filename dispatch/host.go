@@ -188,6 +188,9 @@ type Host struct {
 	// pendingHooks counts the hctxs of every queue whose R07 bad-era wait-hook
 	// registration is not yet visible (tagops.go: landOwnHooks skips its walk at 0)
 	pendingHooks int
+
+	// kbPreempt is the kblockd wake-up preemption's state (kblockdpreempt.go)
+	kbPreempt kblockdPreempt
 }
 
 // NewHost builds a host on eng. It returns Validate's error, or an sbitmap error.

@@ -200,6 +200,15 @@ type Options struct {
 	// NoFairSharing: the 2023 UFS proposal without hctx_may_queue's fair share
 	// (tagset.Options.NoFairSharing); false is the current kernel.
 	NoFairSharing bool
+	// NoKblockdWakeupPreempt, when true, leaves out the CFS wake-up preemption of a
+	// submitting task by the kblockd worker its unplugged submission wakes
+	// (check_preempt_wakeup; kblockd is WQ_HIGHPRI, its workers nice -20; in every
+	// supported release, so false in every Kernel era): when the submitter has run
+	// more than KblockdPreemptGranularity since that worker last ran on its CPU, the
+	// worker runs the submission's hctx run before the task continues
+	// (Hctx.runInsertAsync), one run per submission, instead of waiting for the CPU
+	// and taking several submissions in one run. True is the model before round 6.
+	NoKblockdWakeupPreempt bool
 }
 
 // Kernel returns the Options of a kernel release: mainline "MAJOR.MINOR" (e.g.

@@ -331,7 +331,7 @@ func (q *Queue) queueNewRequest(rq *Request, b *Bio, cpu int) {
 	h := rq.hctx
 	if q.elevator != nil || (h.dispatchBusy != 0 || q.opts.Pre415.NoDispatchBusy) && (len(q.hctxs) == 1 || !rq.Sync) {
 		q.insertRequest(rq, false)
-		h.runHwQueue(true)
+		h.runInsertAsync(cpu) // runHwQueue(true), or kblockd preempting the submitter
 		return
 	}
 	q.tryIssueDirectly(rq, cpu)

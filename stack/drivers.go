@@ -42,6 +42,11 @@ func (r *runner) assemble() error {
 			h.TrackKworkers() // nrRunning reads KworkerBusy
 		}
 	}
+	if cfg.CPU.Costs.MMSwitch > 0 {
+		for _, h := range hosts {
+			h.SetOtherTasks(r.otherTasks) // stack/mmswitch.go
+		}
+	}
 	for i, l := range cfg.LUNs {
 		dev, err := l.Device(r.eng)
 		if err != nil {

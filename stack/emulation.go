@@ -39,6 +39,42 @@ type EmulationOptions struct {
 	// and to the gap between two commands of one io_u, not to clat; natively it is
 	// about a microsecond and the native model keeps the earlier stamp.
 	IssueAtReturn bool
+	// MMSwitch is the native-equivalent extra cost (ns) of a switch between two
+	// processes over a switch that keeps the address space
+	// (dispatch.CPUCosts.MMSwitch), scaled by the factor: charged when a kblockd run
+	// that preempted a submitting fio thread hands the CPU to another runnable fio
+	// thread (dispatch.Host.SetOtherTasks). Used with WakeSplit only, [0, 1 ms], and
+	// scaled by the factor at most 1 ms; 0 = DefaultMMSwitch, lowered to the largest
+	// cost allowed at slowdowns above 166 (1 ms / 6 µs).
+	MMSwitch sim.Time
+	// NoMMSwitch charges no MMSwitch (the model before round 6).
+	NoMMSwitch bool
+}
+
+// DefaultMMSwitch is EmulationOptions.MMSwitch's default, 6 µs native-equivalent
+// (300 µs of emulated CPU at the oracle's slowdown 50.1), calibrated on one cell,
+// fam-2q-ph-dl-aio-pin (two libaio readers pinned to CPU 0 with mq-deadline, kernel
+// 960 and 946 IOPS): its readers get 1051 IOPS at 5 µs and 868 at 7 µs. Basis of the
+// mechanism (not of the value): with two fio processes runnable on a CPU, each
+// preempting kblockd run hands the CPU to the other one (pick_next_entity's leftmost
+// vruntime), and under QEMU TCG a process switch writes CR3, which flushes the
+// vCPU's whole softmmu TLB (target/i386 cpu_x86_update_cr3 → tlb_flush), so the
+// next process refills it page by page; the guest shows it as fio's user time per
+// command doubling with two readers on one CPU under mq-deadline (46 → 93 µs in
+// fam-2q-ph-dl-aio-pin, 40 → 90 in fam-nb-shared-dl) but not with one (38 → 36,
+// calib-cpu-nb-qd32 → calib-cpu-nb-dl-qd32). Natively (PCID, no flush) the cost is
+// small; the native table keeps 0.
+const DefaultMMSwitch = 6 * sim.Microsecond
+
+// mmSwitch is the native-equivalent process-switch cost o selects.
+func (o EmulationOptions) mmSwitch() sim.Time {
+	switch {
+	case o.NoMMSwitch:
+		return 0
+	case o.MMSwitch == 0:
+		return DefaultMMSwitch
+	}
+	return o.MMSwitch
 }
 
 // EmulatedWith returns the configuration of a guest whose CPU runs factor times
@@ -75,7 +111,12 @@ type EmulationOptions struct {
 //     submitting CPU, a Switch on the worker's CPU before it takes the item;
 //   - the kblockd kworker running an hctx (blk_mq_run_work_fn, woken by
 //     kblockd_mod_delayed_work_on; the waker's Wakeup charged by package dispatch):
-//     two Switches on its CPU, to it and back (package dispatch charges them).
+//     two Switches on its CPU, to it and back (package dispatch charges them);
+//   - when such a run preempted a submitting fio thread (an unplugged submission's
+//     async run, dispatch.Options.NoKblockdWakeupPreempt) and another fio thread or
+//     io-wq worker is runnable on that CPU, the worker's sleep hands the CPU to that
+//     task: a switch between two processes, EmulationOptions.MMSwitch more
+//     (DefaultMMSwitch gives the basis; NoMMSwitch leaves it out).
 //
 // Without WakeSplit that code stays inside the calibrated per-command overhead.
 // CPU costs off (CPU.Off) leave the costs alone. It models no kernel function; it is
@@ -92,6 +133,9 @@ func (c Config) EmulatedWith(factor float64, o EmulationOptions) (Config, error)
 	if o.Switch < 0 || o.Switch > sim.Millisecond {
 		return c, configErrorf("EmulationOptions.Switch", "emulation: switch cost %v out of range [0, 1ms]", o.Switch)
 	}
+	if o.MMSwitch < 0 || o.MMSwitch > sim.Millisecond {
+		return c, configErrorf("EmulationOptions.MMSwitch", "emulation: process-switch cost %v out of range [0, 1ms]", o.MMSwitch)
+	}
 	if o.WakeSplit && !c.CPU.Off && factor > 1 {
 		// the scaled cost is one CPU cost: dispatch.CPUModel's limit holds for it
 		sw := o.Switch
@@ -101,6 +145,12 @@ func (c Config) EmulatedWith(factor float64, o EmulationOptions) (Config, error)
 		if scaled := sim.Time(math.Round(float64(sw) * factor)); scaled > sim.Millisecond {
 			return c, configErrorf("EmulationOptions.Switch", "emulation: switch cost %v × slowdown %g = %v is above the 1ms limit of a CPU cost; allowed at this slowdown: [0, %v]",
 				sw, factor, scaled, sim.Time(math.Floor(float64(sim.Millisecond)/factor)))
+		}
+		if mm := o.mmSwitch(); mm > 0 && o.MMSwitch != 0 {
+			if scaled := sim.Time(math.Round(float64(mm) * factor)); scaled > sim.Millisecond {
+				return c, configErrorf("EmulationOptions.MMSwitch", "emulation: process-switch cost %v × slowdown %g = %v is above the 1ms limit of a CPU cost; allowed at this slowdown: [0, %v] (or NoMMSwitch)",
+					mm, factor, scaled, sim.Time(math.Floor(float64(sim.Millisecond)/factor)))
+			}
 		}
 	}
 	if !c.CPU.Off {
@@ -112,6 +162,11 @@ func (c Config) EmulatedWith(factor float64, o EmulationOptions) (Config, error)
 			costs.Switch = o.Switch
 			if costs.Switch == 0 {
 				costs.Switch = dispatch.NativeSwitch
+			}
+			costs.MMSwitch = o.mmSwitch()
+			if o.MMSwitch == 0 && factor > 0 {
+				// the default, lowered where its scaled cost would pass a CPU cost's 1 ms
+				costs.MMSwitch = min(costs.MMSwitch, sim.Time(math.Floor(float64(sim.Millisecond)/factor)))
 			}
 		}
 		costs, err := costs.Emulated(factor)
