@@ -100,7 +100,7 @@ harness (the message names the install command).`,
 	f.StringVar(&v.format, "output-format", "text", "text or json")
 	f.StringVar(&v.overhead, "emulation-overhead", "auto", "per-command TCG overhead added to the model: auto (calibrate in the VM), 0, or a duration such as 300us")
 	f.StringVar(&v.slowdown, "emulation-slowdown", "auto", "factor by which the model's CPU costs are multiplied for the emulated guest CPU: auto (calibrate in the VM), 1 (none), or a number in [1, 1000]")
-	f.StringVar(&v.wake, "emulation-wake-switch", "on", "with an emulation slowdown, charge each task sleep's and wake-up's guest code as scaled CPU time on the CPUs that run it: on (1us native context switch), off (the round-4 model), or the native switch cost, a duration in [0, 1ms] whose scaled cost (× the slowdown) is at most 1ms; 0 = on")
+	f.StringVar(&v.wake, "emulation-wake-switch", "on", "with an emulation slowdown, charge each task sleep's and wake-up's guest code as scaled CPU time on the CPUs that run it: on (1us native context switch), off (the round-4 model), or the native switch cost, a duration in [1ns, 1ms] whose scaled cost (× the slowdown) is at most 1ms (0 is refused: the model reads a zero switch as the 1us default)")
 	f.IntVar(&v.rt, "rt-priority", 0, "run the VM at SCHED_FIFO priority N (root; steadier timing on a busy host)")
 	f.DurationVar(&v.timeout, "timeout", 5*time.Minute, "wall-clock limit of one VM run")
 	f.StringVar(&v.cache, "cache", "", "guest image directory (default $BLKMQ_ORACLE_CACHE, $XDG_CACHE_HOME/blkmq-oracle or ~/.cache/blkmq-oracle)")
@@ -262,8 +262,9 @@ func calibrateSlowdown(ctx context.Context, h *oracle.Harness, c *oracle.Case, s
 
 // parseWake reads --emulation-wake-switch: off (the zero options, and off reports
 // true), on (oracle.DefaultWake: dispatch.NativeSwitch, issue_time at the
-// submitting syscall's return) or the native switch cost, a duration in [0, 1ms]
-// (0 = on).
+// submitting syscall's return) or the native switch cost, a duration in [1ns, 1ms].
+// 0 is refused, not read as on: stack.EmulationOptions.Switch 0 means
+// dispatch.NativeSwitch, so a user asking for a free switch would get 1us.
 func parseWake(s string) (stack.EmulationOptions, bool, error) {
 	switch s {
 	case "off":
@@ -272,8 +273,8 @@ func parseWake(s string) (stack.EmulationOptions, bool, error) {
 		return oracle.DefaultWake, false, nil
 	}
 	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 || d > time.Millisecond {
-		return stack.EmulationOptions{}, false, fmt.Errorf("--emulation-wake-switch %q: allowed: on, off, or a duration in [0, 1ms] (e.g. 1us)", s)
+	if err != nil || d < 1 || d > time.Millisecond {
+		return stack.EmulationOptions{}, false, fmt.Errorf("--emulation-wake-switch %q: allowed: on, off, or a duration in [1ns, 1ms] (e.g. 1us); 0 is refused: a context switch costs time, and the model reads a zero cost as the 1us default", s)
 	}
 	o := oracle.DefaultWake
 	o.Switch = sim.Time(d.Nanoseconds())

@@ -28,8 +28,12 @@ func TestValidateBadInput(t *testing.T) {
 		{"reference-and-job", []string{"validate", job, "--reference", refIndex}, "--reference takes no job file"},
 		{"unknown-case", []string{"validate", "--reference", refIndex, "--case", "nope"}, `--case "nope": no such case`},
 		{"model-rejects", []string{"validate", job, "--device", "null_blk hw_queue_depth=0"}, "hw_queue_depth=0"},
-		{"wake-switch", []string{"validate", job, "--device", "null_blk", "--emulation-wake-switch", "2ms"}, `--emulation-wake-switch "2ms": allowed: on, off, or a duration in [0, 1ms]`},
-		// within the flag's native [0, 1ms] but above 1 ms once scaled: refused
+		{"wake-switch", []string{"validate", job, "--device", "null_blk", "--emulation-wake-switch", "2ms"}, `--emulation-wake-switch "2ms": allowed: on, off, or a duration in [1ns, 1ms]`},
+		// 0 used to be read as on (1us): Switch 0 is the model's default, so a
+		// user asking for a free switch silently got 1us
+		{"wake-switch-zero", []string{"validate", job, "--device", "null_blk", "--emulation-wake-switch", "0"}, `--emulation-wake-switch "0": allowed: on, off, or a duration in [1ns, 1ms] (e.g. 1us); 0 is refused`},
+		{"wake-switch-sub-ns", []string{"validate", job, "--device", "null_blk", "--emulation-wake-switch", "0.4ns"}, `--emulation-wake-switch "0.4ns": allowed: on, off, or a duration in [1ns, 1ms]`},
+		// within the flag's native [1ns, 1ms] but above 1 ms once scaled: refused
 		// before any run (it was exit 1 from inside the overhead calibration)
 		{"wake-switch-scaled-ref", []string{"validate", "--reference", refIndex, "--case", "000-small-none", "--emulation-wake-switch", "500us"},
 			"--emulation-wake-switch: stack: emulation: switch cost 500µs × slowdown 50.0564"},
