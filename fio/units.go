@@ -144,6 +144,10 @@ func parseSize(s string, kbBase int, lo, hi int64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	if strings.HasPrefix(suffix, ".") {
+		// get_mult_bytes: no letter right after the digits, so no multiplier
+		return 0, fractionalErr(s, int64(min(n, 1<<63-1)))
+	}
 	mult, err := byteMultiplier(suffix, kbBase)
 	if err != nil {
 		return 0, err
@@ -204,14 +208,7 @@ const maxDuration = 365 * 24 * time.Hour
 func parseDuration(s string, def time.Duration) (time.Duration, error) {
 	s = strings.TrimSpace(s)
 	if strings.HasPrefix(s, "(") {
-		v, err := evalExpr(s, 1000)
-		if err != nil {
-			return 0, err
-		}
-		if v < 0 || v > int64(maxDuration/def) {
-			return 0, fmt.Errorf("out of range [0, %v]", maxDuration)
-		}
-		return time.Duration(v) * def, nil
+		return parseTimeExpr(s, def)
 	}
 	if strings.HasPrefix(s, "-") {
 		return 0, errNegative
@@ -224,6 +221,11 @@ func parseDuration(s string, def time.Duration) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
+	if strings.HasPrefix(suffix, ".") {
+		// str_to_decimal: strtoll stops at the '.', and get_mult_time, seeing no
+		// letter after the digits, applies the option's default unit
+		return 0, fractionalErr(s, time.Duration(min(n, uint64(maxDuration/def)))*def)
+	}
 	unit, err := timeMultiplier(suffix, def)
 	if err != nil {
 		return 0, err
@@ -232,6 +234,59 @@ func parseDuration(s string, def time.Duration) (time.Duration, error) {
 		return 0, fmt.Errorf("out of range [0, %v]", maxDuration)
 	}
 	return time.Duration(n) * unit, nil
+}
+
+// fractionalErr refuses a fractional plain value, saying what fio would make
+// of it (the integer part in the option's default unit; the suffix is not read).
+func fractionalErr[T time.Duration | int64](s string, fio T) error {
+	eg := "1536 for 1.5k"
+	if _, ok := any(fio).(time.Duration); ok {
+		eg = "200ms for 0.2s"
+	}
+	return fmt.Errorf("fractional value %q: fio reads only the integer part and ignores the unit after the '.', so it would use %v; give a whole number of a smaller unit (e.g. %s)", s, fio, eg)
+}
+
+// plainTime spells d as a plain fio time without a fraction (ms, or us).
+func plainTime(d time.Duration) string {
+	if d%time.Millisecond == 0 {
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	}
+	return fmt.Sprintf("%dus", d.Microseconds())
+}
+
+// parseTimeExpr reads an arithmetic time value, "(2s)", "(2*3)", "(500ms*3)",
+// as fio's str_to_decimal does with the arithmetic parser: the result is in µs
+// when an operand has a unit, otherwise in the option's implied unit (def). For an
+// option counted in seconds (def = 1 s: runtime, ramp_time, startdelay) fio keeps
+// only the whole seconds of an arithmetic value, "(1500ms)" being 1 s and
+// "(500ms)" 0 (unlimited runtime); that case is refused, naming what fio would use.
+func parseTimeExpr(s string, def time.Duration) (time.Duration, error) {
+	v, units, err := evalTimeExpr(s)
+	if err != nil {
+		return 0, err
+	}
+	if v < 0 {
+		return 0, errNegative
+	}
+	d := time.Duration(0)
+	if units {
+		if v > int64(maxDuration/time.Microsecond) {
+			return 0, fmt.Errorf("out of range [0, %v]", maxDuration)
+		}
+		d = time.Duration(v) * time.Microsecond
+	} else {
+		if v > int64(maxDuration/def) {
+			return 0, fmt.Errorf("out of range [0, %v]", maxDuration)
+		}
+		d = time.Duration(v) * def
+	}
+	if d > maxDuration {
+		return 0, fmt.Errorf("out of range [0, %v]", maxDuration)
+	}
+	if def == time.Second && d%time.Second != 0 {
+		return 0, fmt.Errorf("arithmetic %q is %v: fio keeps only the whole seconds of an arithmetic value of this option, so it would use %v; write it without parentheses (%s) or in whole seconds", s, d, d.Truncate(time.Second), plainTime(d))
+	}
+	return d, nil
 }
 
 // parseBool parses an fio boolean: empty (the option given bare) is true,
