@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -16,8 +17,11 @@ import (
 const (
 	// MaxSections caps the sections of one job file, [global] ones included.
 	MaxSections = 2 * MaxJobs
-	// MaxOptions caps the options of one job file (all sections together).
-	MaxOptions = 1 << 20
+	// MaxOptions caps the options of one job file (all sections together):
+	// 131072, 32 per job at MaxJobs jobs. It bounds the parse's memory (about
+	// 150 bytes per option kept); it was 1 << 20, where a 14 MB file of unknown
+	// options made the parse peak at about 340 MB.
+	MaxOptions = 1 << 17
 	// MaxIncludeDepth caps nested include directives.
 	MaxIncludeDepth = 8
 	// MaxErrors is the most errors one parse reports; more are counted.
@@ -161,6 +165,10 @@ type lexer struct {
 	secs  []section
 	errs  *errList
 	nOpts int
+	// bytes counts the text read so far, the job file and every include
+	// (each time it is included): at most MaxJobFileBytes in all, so that
+	// many includes of one large file cannot take unbounded time and memory.
+	bytes int
 	// chain is the files being read, outermost first, while an include is
 	// read: an include of one of them is a cycle.
 	chain []string
@@ -170,8 +178,7 @@ type lexer struct {
 // includes relative to it).
 func (lx *lexer) lex(text, file string) {
 	text = strings.TrimPrefix(text, "\ufeff") // a UTF-8 byte order mark
-	for i, line := range strings.Split(text, "\n") {
-		lineNo := i + 1
+	for lineNo, line := range lines(text) {
 		line = stripComment(strings.TrimLeft(line, " \t\r\v\f"))
 		if line == "" {
 			continue
@@ -263,23 +270,49 @@ func (lx *lexer) include(name, file string, lineNo, depth int) {
 			return
 		}
 	}
+	if lx.bytes >= MaxJobFileBytes {
+		perr(fmt.Errorf("the job file and its includes pass %d bytes in all (each include counted every time it is read)", MaxJobFileBytes))
+		return
+	}
 	data, err := lx.cfg.readFile(p)
 	if err != nil {
 		perr(err)
 		return
 	}
+	if lx.bytes += len(data); lx.bytes > MaxJobFileBytes {
+		perr(fmt.Errorf("the job file and its includes pass %d bytes in all (each include counted every time it is read)", MaxJobFileBytes))
+		return
+	}
 	lx.chain = append(lx.chain, filepath.Clean(p))
 	defer func() { lx.chain = lx.chain[:len(lx.chain)-1] }()
-	for i, l := range strings.Split(strings.TrimPrefix(string(data), "\ufeff"), "\n") {
+	for lineNo, l := range lines(strings.TrimPrefix(string(data), "\ufeff")) {
 		l = stripComment(strings.TrimLeft(l, " \t\r\v\f"))
 		if l == "" {
 			continue
 		}
 		if l[0] == '[' {
-			lx.errs.add(&ParseError{File: p, Line: i + 1, Err: errors.New("no new sections in included files (fio's rule)")})
+			lx.errs.add(&ParseError{File: p, Line: lineNo, Err: errors.New("no new sections in included files (fio's rule)")})
 			continue
 		}
-		lx.option(l, p, i+1, depth+1)
+		lx.option(l, p, lineNo, depth+1)
+	}
+}
+
+// lines yields text's lines split at '\n' with their 1-based numbers, without
+// building a slice of them (a file of 16 MiB newlines is 16 M lines).
+func lines(text string) iter.Seq2[int, string] {
+	return func(yield func(int, string) bool) {
+		for n := 1; ; n++ {
+			i := strings.IndexByte(text, '\n')
+			if i < 0 {
+				yield(n, text)
+				return
+			}
+			if !yield(n, text[:i]) {
+				return
+			}
+			text = text[i+1:]
+		}
 	}
 }
 
