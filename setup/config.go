@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -46,7 +47,14 @@ const MaxConfigBytes = 1 << 20
 // "config PATH". Errors name the file, the line when known, and the unknown key
 // with the allowed ones.
 func LoadConfig(path string) (Layer, error) {
-	data, err := os.ReadFile(path)
+	// read at most one byte past the cap: os.ReadFile read a 200 MB file (and
+	// /dev/zero without end) before the size was checked
+	f, err := os.Open(path)
+	if err != nil {
+		return Layer{}, fmt.Errorf("setup: config: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxConfigBytes+1))
 	if err != nil {
 		return Layer{}, fmt.Errorf("setup: config: %w", err)
 	}

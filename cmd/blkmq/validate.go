@@ -348,7 +348,31 @@ type result struct {
 	facts    *oracle.Facts
 }
 
+// maxReferenceBytes caps a --reference index (the committed one is about
+// 0.3 MB): oracle.LoadIndex reads the whole file, so /dev/zero or a huge file
+// took memory without end.
+const maxReferenceBytes = 64 << 20
+
+// checkReferenceFile refuses a --reference path that is not a regular file or
+// is larger than maxReferenceBytes, before it is read.
+func checkReferenceFile(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("--reference: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("--reference %s: not a regular file (want an index such as testdata/kernel/configs.json)", path)
+	}
+	if fi.Size() > maxReferenceBytes {
+		return fmt.Errorf("--reference %s: %d bytes, larger than the %d allowed for an index", path, fi.Size(), maxReferenceBytes)
+	}
+	return nil
+}
+
 func (v *validateFlags) runReference(cmd *cobra.Command) error {
+	if err := checkReferenceFile(v.reference); err != nil {
+		return usageError(err)
+	}
 	ix, err := oracle.LoadIndex(v.reference)
 	if err != nil {
 		return usageError(err)

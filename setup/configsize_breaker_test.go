@@ -1,0 +1,49 @@
+package setup
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// TestLoadConfigReadsAtMostTheCap: LoadConfig stops reading one byte past
+// MaxConfigBytes. It read the whole file first (os.ReadFile): a 64 MB config
+// took its size in memory before "larger than" was reported, and --config
+// /dev/zero never returned.
+func TestLoadConfigReadsAtMostTheCap(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, size int) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(strings.Repeat("#\n", size/2)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	tooBig := "larger than 1048576 bytes"
+	for _, tt := range []struct {
+		name, path, want string // want "" = loads
+	}{
+		{"at the cap", write("cap.toml", MaxConfigBytes), ""},
+		{"one past", write("past.toml", MaxConfigBytes+2), tooBig},
+		{"64 MB", write("big.toml", 64<<20), tooBig},
+		{"endless", "/dev/zero", tooBig},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := os.Stat(tt.path); err != nil {
+				t.Skip(err)
+			}
+			var m0, m1 runtime.MemStats
+			runtime.ReadMemStats(&m0)
+			_, err := LoadConfig(tt.path)
+			runtime.ReadMemStats(&m1)
+			if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
+				t.Fatalf("error %v, want %q", err, tt.want)
+			}
+			if mb := (m1.TotalAlloc - m0.TotalAlloc) >> 20; mb > 16 {
+				t.Errorf("LoadConfig allocated %d MiB, want at most 16 (the cap is 1 MiB)", mb)
+			}
+		})
+	}
+}
