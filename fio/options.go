@@ -182,6 +182,7 @@ func init() {
 			return errors.New("fio option not modelled by blkmq")
 		}}
 	}
+	registerFio333()
 }
 
 // unknownOption is the error for a name fio would not accept, naming the

@@ -332,6 +332,10 @@ func (j *jobBuilder) applyOptions(all []rawOption, secName string, errs *errList
 			continue
 		}
 		j.pending = ""
+		if err := checkFioBool(d.name, o.value); err != nil {
+			errs.add(optErr(o, secName, err))
+			continue
+		}
 		if err := d.set(j, o.value); err != nil {
 			errs.add(optErr(o, secName, err))
 			continue
