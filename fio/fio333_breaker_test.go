@@ -65,3 +65,22 @@ func TestFio333Options(t *testing.T) {
 		})
 	}
 }
+
+// TestRWPatternsOfFio: rw= values fio 3.33 takes and the model does not are refused
+// as not modelled; they were "unknown pattern".
+func TestRWPatternsOfFio(t *testing.T) {
+	for _, tt := range []struct{ name, v, err string }{
+		{"random modifier", "randread:8", `the offset modifier ":8" of rw=randread is not modelled by blkmq (fio: a new random offset every 8 I/Os); give rw=randread alone`},
+		{"sequential hole", "read:4k", `the offset modifier ":4k" of rw=read is not modelled by blkmq (fio: a hole of 4k after each I/O)`},
+		{"trim", "randtrim", "rw=randtrim: trim workloads are not modelled by blkmq"},
+		{"unknown", "sideways", "unknown pattern; want one of read"},
+		{"unknown with colon", "sideways:8", "unknown pattern"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse(strings.NewReader("[a]\nrw="+tt.v+"\n"), "rw.fio")
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Fatalf("error %v, want %q", err, tt.err)
+			}
+		})
+	}
+}

@@ -336,6 +336,21 @@ func setRW(j *jobBuilder, v string) error {
 		j.spec.RW = RWReadWrite
 		return nil
 	}
+	// fio 3.33 also takes these (options.c rw posval), and PATTERN:N (a hole of N
+	// bytes after each sequential I/O, or a new random offset every N I/Os)
+	if p, n, ok := strings.Cut(v, ":"); ok && p != "" {
+		if err := setRW(j, p); err == nil {
+			what := "a hole of " + n + " after each I/O"
+			if strings.HasPrefix(p, "rand") {
+				what = "a new random offset every " + n + " I/Os"
+			}
+			return fmt.Errorf("the offset modifier %q of rw=%s is not modelled by blkmq (fio: %s); give rw=%s alone", ":"+n, p, what, p)
+		}
+	}
+	switch v {
+	case "trim", "randtrim", "trimwrite", "randtrimwrite":
+		return fmt.Errorf("rw=%s: trim workloads are not modelled by blkmq", v)
+	}
 	return errors.New("unknown pattern; want one of read, write, randread, randwrite, rw, readwrite, randrw")
 }
 
