@@ -26,6 +26,9 @@ const (
 	MaxIncludeDepth = 8
 	// MaxErrors is the most errors one parse reports; more are counted.
 	MaxErrors = 50
+	// optLenMax is fio's OPT_LEN_MAX (parse.h): the longest option, as read
+	// from a job file line and after ${VAR} expansion.
+	optLenMax = 8192
 	// maxSectionName is fio's limit on a section name (init.c: "[%255[^\n]]").
 	maxSectionName = 255
 )
@@ -322,12 +325,22 @@ func lines(text string) iter.Seq2[int, string] {
 // keyword was replaced and that contains + - * / is computed as bc would
 // (integer arithmetic).
 func expand(text string, cfg *ParseConfig, kbBase int) (string, error) {
+	if len(text) > optLenMax {
+		return "", fmt.Errorf("option of %d bytes is longer than fio's OPT_LEN_MAX (%d bytes; fio reads a job file line into a buffer of that size)", len(text), optLenMax)
+	}
 	if strings.Contains(text, "${") {
 		var b strings.Builder
 		for i := 0; i < len(text); i++ {
 			if text[i] == '$' && i+1 < len(text) && text[i+1] == '{' {
 				if end := strings.IndexByte(text[i+2:], '}'); end > 0 {
-					v, _ := cfg.lookupEnv(text[i+2 : i+2+end])
+					name := text[i+2 : i+2+end]
+					v, _ := cfg.lookupEnv(name)
+					if b.Len()+len(v) > optLenMax {
+						// fio_option_dup_subs expands into OPT_LEN_MAX bytes and
+						// drops a value that does not fit; refused here, which also
+						// bounds the memory of many ${VAR}s of a long variable
+						return "", fmt.Errorf("${%s} expands the option past fio's OPT_LEN_MAX (%d bytes)", clipEcho(name), optLenMax)
+					}
 					b.WriteString(v)
 					i += 2 + end
 					continue

@@ -298,6 +298,9 @@ func (j *jobBuilder) applyOptions(all []rawOption, secName string, errs *errList
 	for i := range all {
 		o := &all[i]
 		text, err := expand(o.text, j.cfg, j.kbBase)
+		if err != nil {
+			text = o.text // the option as written, for the error
+		}
 		key, value, _ := strings.Cut(text, "=")
 		o.key, o.value = strings.TrimSpace(key), strings.TrimSpace(value)
 		if err != nil {
