@@ -109,7 +109,11 @@ func Parse(r io.Reader, name string) ([]Spec, error) {
 //   - ${VAR} expands from the environment (unset = empty); $ncpus,
 //     $mb_memory and $pagesize expand to c's values, and a value with one of
 //     them and + - * / is computed (fio pipes it through bc); a value in
-//     parentheses is integer arithmetic with size suffixes ("(4k*256)");
+//     parentheses is integer arithmetic with size suffixes ("(4k*256)"), or
+//     time suffixes in a time option ("(2m+30s)");
+//   - an option is at most fio's OPT_LEN_MAX (8192 bytes) as written and after
+//     ${VAR} expansion; a fractional plain value ("0.2s", "1.5k"), which fio
+//     truncates at the '.', is refused naming what fio would use;
 //   - numbers are decimal with fio's suffixes, or 0x hex; integer options
 //     take suffixes too ("iodepth=1k" is 1024).
 //
