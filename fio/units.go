@@ -200,8 +200,11 @@ func timeMultiplier(suffix string, def time.Duration) (time.Duration, error) {
 	return 0, fmt.Errorf("unknown time suffix %q; want us, ms, s, m, h or d", suffix)
 }
 
-// maxDuration caps runtime, ramp_time and startdelay (one year).
-const maxDuration = 365 * 24 * time.Hour
+// MaxDuration caps every time option of a job (runtime, ramp_time, startdelay,
+// thinktime, ...): one year.
+const MaxDuration = 365 * 24 * time.Hour
+
+const maxDuration = MaxDuration
 
 // parseDuration parses an fio time ("60", "500ms", "2m"); a bare number is in
 // units of def (fio: seconds for runtime, ramp_time and startdelay).

@@ -86,8 +86,9 @@ func (m *machineFlags) parseConfig() *fio.ParseConfig {
 
 // loadJobs parses the job file and applies --runtime.
 func (m *machineFlags) loadJobs(path string) ([]fio.Spec, error) {
-	if m.runtime < 0 {
-		return nil, fmt.Errorf("--runtime %v: must be >= 0", m.runtime)
+	if m.runtime < 0 || m.runtime > fio.MaxDuration {
+		// above a year the job's check named the runtime in ns, not the flag
+		return nil, fmt.Errorf("--runtime %v: allowed: [0, %v] (0 = the job file's)", m.runtime, fio.MaxDuration)
 	}
 	var specs []fio.Spec
 	var err error
