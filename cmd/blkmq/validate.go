@@ -66,7 +66,8 @@ The emulated CPU is also tens of times slower than a native one, so a guest CPU 
 submits a few thousand commands a second saturates: --emulation-slowdown=auto (default)
 first runs two calibration jobs in the VM (one pinned 4k reader at iodepth 4, then 32,
 CPU-bound, on a 2 ms null_blk) and multiplies every CPU cost of the model by the guest's
-marginal CPU time per command over the model's (about 74 on a 2-core host), except a cache
+marginal CPU time per command over the model's (50.1 on the quiet 2-core host of the
+committed reference runs, 73.8 when that host was loaded), except a cache
 line's move between CPUs, which is host hardware under multi-threaded TCG; 1 turns that off. With both on,
 the overhead is calibrated with the slowdown applied. --emulation-wake-switch=on (or a
 native cost such as 1.5us) also charges the guest code of each task wake-up as scaled CPU
