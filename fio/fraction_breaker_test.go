@@ -80,3 +80,42 @@ func TestFractionalSizes(t *testing.T) {
 		})
 	}
 }
+
+// TestAvgTimeAsFio: bwavgtime and iopsavgtime are integers of milliseconds read as
+// sizes (FIO_OPT_INT without is_time). "250ms" was taken as 250 ms; fio reads it as
+// 250 × 1024² ms.
+func TestAvgTimeAsFio(t *testing.T) {
+	for _, tt := range []struct {
+		name, opt string
+		want      time.Duration
+		err       string // "" = accepted
+	}{
+		{"plain", "bwavgtime=250", 250 * time.Millisecond, ""},
+		{"size suffix", "bwavgtime=1k", 1024 * time.Millisecond, ""},
+		{"arith", "bwavgtime=(250*2)", 500 * time.Millisecond, ""},
+		{"zero", "bwavgtime=0", 0, "out of range [1ms, 8760h0m0s]"},
+		{"past a year", "bwavgtime=1t", 0, "out of range [1ms, 8760h0m0s]"},
+		{"ms suffix", "iopsavgtime=250ms", 0, `an integer of milliseconds in fio (FIO_OPT_INT: a suffix multiplies it as a size, so "250ms" is not 250ms there); give the milliseconds as a number, e.g. 250`},
+		{"s suffix", "bwavgtime=1s", 0, `so "1s" is not 1s there`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			specs, err := Parse(strings.NewReader("[a]\nrw=randread\n"+tt.opt+"\n"), "a.fio")
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("error %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := specs[0].BWAvgTime
+			if strings.HasPrefix(tt.opt, "iops") {
+				got = specs[0].IOPSAvgTime
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}

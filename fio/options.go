@@ -282,16 +282,28 @@ func durationField(field func(*Spec) *time.Duration) func(*jobBuilder, string) e
 
 // avgTimeField parses bwavgtime / iopsavgtime: default unit ms, at least
 // 1 ms.
+//
+// fio declares both FIO_OPT_INT without is_time (options.c): the value is an
+// integer of milliseconds read as a size, so a suffix is a size multiplier
+// ("1k" is 1024 ms) and a time suffix is not a time: fio reads "250ms" as 250 ×
+// 1024² ms (the "m") and "1s" as 1 ms. A value with a time suffix is refused,
+// saying so; it was read as a time.
 func avgTimeField(field func(*Spec) *time.Duration) func(*jobBuilder, string) error {
 	return func(j *jobBuilder, v string) error {
-		d, err := parseDuration(v, time.Millisecond)
-		if err == nil && d < time.Millisecond {
-			err = fmt.Errorf("out of range [1ms, %v]", maxDuration)
+		n, err := parseSize(v, 1024, 0, 1<<63-1)
+		if err == nil && (n < 1 || n > int64(maxDuration/time.Millisecond)) {
+			return fmt.Errorf("out of range [1ms, %v]", maxDuration)
 		}
-		if err == nil {
-			*field(&j.spec) = d
+		if err != nil {
+			if num, suffix := splitNumber(strings.TrimSpace(v)); num != "" && suffix != "" {
+				if _, terr := timeMultiplier(suffix, time.Millisecond); terr == nil {
+					return fmt.Errorf("an integer of milliseconds in fio (FIO_OPT_INT: a suffix multiplies it as a size, so %q is not %s%s there); give the milliseconds as a number, e.g. %s", v, num, suffix, num)
+				}
+			}
+			return err
 		}
-		return err
+		*field(&j.spec) = time.Duration(n) * time.Millisecond
+		return nil
 	}
 }
 
