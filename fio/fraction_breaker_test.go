@@ -39,6 +39,18 @@ func TestTimeValuesAsFio(t *testing.T) {
 		{"arith negative", "runtime=(1-2)", got{}, "negative value not allowed"},
 		{"arith over a year", "runtime=(400d)", got{}, "out of range [0, 8760h0m0s]"},
 		{"arith overflow", "runtime=(9999999999999d)", got{}, "arithmetic overflows 64 bits"},
+		// fio 3.33's get_mult_time: us/usec, ms/msec, s, m, h, d; any other unit
+		// is microseconds there ("5sec" was 5 s here, 5 µs in fio)
+		{"usec", "thinktime=5usec", got{ThinkTime: 5 * time.Microsecond}, ""},
+		{"msec", "runtime=5msec", got{Runtime: 5 * time.Millisecond}, ""},
+		{"upper case", "runtime=5S", got{Runtime: 5 * time.Second}, ""},
+		{"sec", "runtime=5sec", got{}, `unknown time suffix "sec"; want us, ms, s, m, h or d (fio's get_mult_time reads any other unit as microseconds)`},
+		{"min", "ramp_time=2min", got{}, `unknown time suffix "min"`},
+		{"ns", "thinktime=500ns", got{}, `unknown time suffix "ns"`},
+		// a blank before the unit: get_mult_time sees no unit
+		{"blank, default unit", "runtime=5 s", got{Runtime: 5 * time.Second}, ""},
+		{"blank, other unit", "thinktime=5 ms", got{}, `"5 ms": fio reads the number without the unit after the blank, so it would use 5µs; write 5ms`},
+		{"blank, seconds option", "runtime=500 ms", got{}, "so it would use 8m20s; write 500ms"},
 		{"fractional plain 0.2s", "runtime=0.2s", got{}, `fractional value "0.2s": fio reads only the integer part and ignores the unit after the '.', so it would use 0s; give a whole number of a smaller unit (e.g. 200ms for 0.2s)`},
 		{"fractional plain 1.5", "ramp_time=1.5", got{}, "so it would use 1s"},
 		{"fractional usec", "thinktime=1.5ms", got{}, "so it would use 1µs"},

@@ -175,29 +175,30 @@ func parseSizePercent(s string, kbBase int, lo, hi int64) (bytes int64, pct floa
 	return n, 0, err
 }
 
-// timeMultiplier returns the nanoseconds of one unit of an fio time suffix
-// (parse.c, get_mult_time): ns/nsec, us/usec, ms/msec, s/sec, m/min, h/hr,
-// d/day; an empty suffix means def.
+// timeMultiplier returns the nanoseconds of one unit of an fio time suffix as
+// fio 3.33's get_mult_time (parse.c) reads it: us (usec), ms (msec), s, m
+// (minutes), h, d, case ignored; an empty suffix means def. get_mult_time reads
+// any other unit as microseconds ("5sec", "5min" and "500ns" are 5, 5 and 500
+// µs there), so those are refused, saying so; "ns", "sec", "min", "hr" and "day"
+// used to be read as their names say.
 func timeMultiplier(suffix string, def time.Duration) (time.Duration, error) {
 	switch strings.ToLower(suffix) {
 	case "":
 		return def, nil
-	case "ns", "nsec":
-		return time.Nanosecond, nil
 	case "us", "usec":
 		return time.Microsecond, nil
 	case "ms", "msec":
 		return time.Millisecond, nil
-	case "s", "sec":
+	case "s":
 		return time.Second, nil
-	case "m", "min":
+	case "m":
 		return time.Minute, nil
-	case "h", "hr", "hour":
+	case "h":
 		return time.Hour, nil
-	case "d", "day":
+	case "d":
 		return 24 * time.Hour, nil
 	}
-	return 0, fmt.Errorf("unknown time suffix %q; want us, ms, s, m, h or d", suffix)
+	return 0, fmt.Errorf("unknown time suffix %q; want us, ms, s, m, h or d (fio's get_mult_time reads any other unit as microseconds)", suffix)
 }
 
 // MaxDuration caps every time option of a job (runtime, ramp_time, startdelay,
@@ -232,6 +233,11 @@ func parseDuration(s string, def time.Duration) (time.Duration, error) {
 	unit, err := timeMultiplier(suffix, def)
 	if err != nil {
 		return 0, err
+	}
+	if rest := s[len(num):]; suffix != "" && rest[0] != suffix[0] && unit != def {
+		// get_mult_time looks at the byte right after the digits: a blank there
+		// means no unit, and the option's default applies
+		return 0, fmt.Errorf("%q: fio reads the number without the unit after the blank, so it would use %v; write %s%s", s, time.Duration(min(n, uint64(maxDuration/def)))*def, num, suffix)
 	}
 	if n > uint64(maxDuration/unit) {
 		return 0, fmt.Errorf("out of range [0, %v]", maxDuration)
