@@ -83,6 +83,9 @@ func TestFractionalSizes(t *testing.T) {
 		{"size", "size=0.5g", "so it would use 0"},
 		{"iodepth", "iodepth=2.5", "so it would use 2"},
 		{"bs arith", "bs=(0.5k)", `fractional number "0.5"`},
+		// a blank before the suffix: fio's get_mult_bytes sees none (bs=4 k is 4 bytes)
+		{"blank before suffix", "bs=4 k", `"4 k": fio reads the number without the suffix after the blank, so it would use 4; write 4k`},
+		{"blank in size", "size=1 g", "so it would use 1; write 1g"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Parse(strings.NewReader("[a]\nrw=randread\n"+tt.opt+"\n"), "t.fio")

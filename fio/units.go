@@ -148,6 +148,10 @@ func parseSize(s string, kbBase int, lo, hi int64) (int64, error) {
 		// get_mult_bytes: no letter right after the digits, so no multiplier
 		return 0, fractionalErr(s, int64(min(n, 1<<63-1)))
 	}
+	if suffix != "" && s[len(num)] != suffix[0] && !strings.EqualFold(suffix, "b") {
+		// a blank before the suffix: get_mult_bytes sees no letter after the digits
+		return 0, fmt.Errorf("%q: fio reads the number without the suffix after the blank, so it would use %d; write %s%s", s, n, num, suffix)
+	}
 	mult, err := byteMultiplier(suffix, kbBase)
 	if err != nil {
 		return 0, err
