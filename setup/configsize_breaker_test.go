@@ -59,3 +59,22 @@ func TestLoadConfigReadsAtMostTheCap(t *testing.T) {
 		})
 	}
 }
+
+// TestConfigCPUsOverflow: a cpus past int64 is refused naming the key and its
+// range; the TOML decoder's message ("... is out of range for int64") named neither.
+func TestConfigCPUsOverflow(t *testing.T) {
+	for _, tt := range []struct{ name, text, want string }{
+		{"past int64", "cpus = 99999999999999999999\n", "setup: config c.toml:1: cpus: 99999999999999999999 is out of range for int64; allowed: an integer in [1, 4096]"},
+		{"in int64, past 4096", "cpus = 5000\n", "system/nr_cpus=5000: allowed: an integer in [1, 4096]"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := ParseConfig([]byte(tt.text), "c.toml")
+			if err == nil {
+				_, err = ResolveLayers(l)
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
