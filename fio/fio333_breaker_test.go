@@ -84,3 +84,28 @@ func TestRWPatternsOfFio(t *testing.T) {
 		})
 	}
 }
+
+// TestArgsDashes: fio's getopt_long_only takes -key and --key; "---rw=read" was
+// taken as rw=read.
+func TestArgsDashes(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		args []string
+		err  string // "" = accepted
+	}{
+		{"two dashes", []string{"--name=a", "--rw=read"}, ""},
+		{"one dash", []string{"-name=a", "-rw=read"}, ""},
+		{"three dashes", []string{"--name=a", "---rw=read"}, `fio: <args>:2: unrecognized option "---rw=read": give -key=value or --key=value`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseArgs(tt.args)
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if diff := cmp.Diff(tt.err, got); diff != "" {
+				t.Errorf("error (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
