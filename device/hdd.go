@@ -261,6 +261,9 @@ func NewHDD(eng *sim.Engine, p HDDParams) (*HDD, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
+	if err := checkEngine("hdd", p.Name, eng); err != nil {
+		return nil, err
+	}
 	d := &HDD{p: p, eng: eng, rev: p.RevolutionTime()}
 	d.media.d = d
 	d.layoutZones()

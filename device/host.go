@@ -51,6 +51,9 @@ func NewHost(eng *sim.Engine, p HostParams) (*Host, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
+	if err := checkEngine("host", p.Name, eng); err != nil {
+		return nil, err
+	}
 	return &Host{p: p, eng: eng}, nil
 }
 

@@ -1,6 +1,19 @@
 package device
 
-import "github.com/blkmq/blkmq/sim"
+import (
+	"fmt"
+
+	"github.com/blkmq/blkmq/sim"
+)
+
+// checkEngine refuses a nil engine when a device is built: a model without one
+// was returned without error and panicked at its first Submit.
+func checkEngine(kind, name string, eng *sim.Engine) error {
+	if eng == nil {
+		return fmt.Errorf("device: %s %q: nil *sim.Engine", kind, name)
+	}
+	return nil
+}
 
 // finisher is implemented by models that complete commands from an internal queue.
 type finisher interface {

@@ -116,6 +116,9 @@ func NewNull(eng *sim.Engine, p NullParams) (*Null, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
+	if err := checkEngine("null", p.Name, eng); err != nil {
+		return nil, err
+	}
 	d := &Null{p: p, eng: eng, rng: sim.NewRand(p.Seed)}
 	if p.MBps > 0 {
 		d.nsPerB = 1e9 / float64(p.MBps<<20)

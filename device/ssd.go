@@ -123,6 +123,9 @@ func NewSSD(eng *sim.Engine, p SSDParams) (*SSD, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
+	if err := checkEngine("ssd", p.Name, eng); err != nil {
+		return nil, err
+	}
 	units := make([]int32, p.ParallelUnits)
 	for i := range units {
 		units[i] = int32(i) // all free at 0: index order is a valid heap

@@ -127,6 +127,9 @@ func NewThrottled(eng *sim.Engine, p ThrottledParams) (*Throttled, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
+	if err := checkEngine("throttled", p.Name, eng); err != nil {
+		return nil, err
+	}
 	d := &Throttled{p: p, eng: eng}
 	d.iops.perToken = 1e9 / p.IOPS
 	d.iops.depth = p.IOPSBurst

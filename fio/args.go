@@ -36,6 +36,10 @@ func (c *ParseConfig) ParseArgs(args []string) ([]Spec, error) {
 		if !strings.HasPrefix(a, "-") {
 			return nil, &ParseError{File: argsFile, Line: n, Err: errors.New("job file arguments are not supported; use ParseFile, or give options as --key=value")}
 		}
+		if strings.HasPrefix(a, "---") {
+			// getopt_long_only takes "-" or "--"; a third dash is part of the name
+			return nil, &ParseError{File: argsFile, Line: n, Err: fmt.Errorf("unrecognized option %q: give -key=value or --key=value", clipEcho(a))}
+		}
 		key, value, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		if key == "" {
 			return nil, &ParseError{File: argsFile, Line: n, Err: fmt.Errorf("missing option name in %q", a)}

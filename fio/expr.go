@@ -22,13 +22,29 @@ import (
 // is 0), and 0 to a negative power is an error (fio's is undefined).
 func evalExpr(s string, kbBase int) (int64, error) {
 	p := &exprParser{s: s, kbBase: kbBase}
+	return p.eval()
+}
+
+// evalTimeExpr evaluates an arithmetic time value the way fio's lexer reads one
+// with lexer_value_is_time set (exp/expression-parser.l): an operand's suffix is
+// a time unit (us, ms, s, m = minutes, h, d), and the result is in microseconds
+// when any operand had a unit (units=true); without one the caller applies the
+// option's implied unit. fio's lexer would also take size suffixes (k, g, ...) in
+// a time; they are refused here as no time.
+func evalTimeExpr(s string) (v int64, units bool, err error) {
+	p := &exprParser{s: s, kbBase: 1000, time: true}
+	v, err = p.eval()
+	return v, p.units, err
+}
+
+func (p *exprParser) eval() (int64, error) {
 	v, err := p.sum()
 	if err != nil {
 		return 0, err
 	}
 	p.skip()
 	if p.i != len(p.s) {
-		return 0, fmt.Errorf("arithmetic %q: unexpected %q", s, p.s[p.i:])
+		return 0, fmt.Errorf("arithmetic %q: unexpected %q", p.s, p.s[p.i:])
 	}
 	return v, nil
 }
@@ -38,7 +54,12 @@ type exprParser struct {
 	i      int
 	kbBase int
 	depth  int
+	time   bool // operands take time suffixes, in µs (evalTimeExpr)
+	units  bool // time: some operand had a suffix
 }
+
+// timeUnitsUsec are the suffixes of fio's lexer in a time value, in µs.
+var timeUnitsUsec = map[string]uint64{"us": 1, "ms": 1000, "s": 1e6, "m": 60e6, "h": 3600e6, "d": 86400e6}
 
 func (p *exprParser) skip() {
 	for p.i < len(p.s) && (p.s[p.i] == ' ' || p.s[p.i] == '\t') {
@@ -214,11 +235,52 @@ func (p *exprParser) unary() (int64, error) {
 	if tok == "" {
 		return 0, fmt.Errorf("arithmetic %q: expected a number at %q", p.s, p.s[start:])
 	}
+	if p.i < len(p.s) && p.s[p.i] == '.' {
+		// fio's lexer takes decimals ("(1.5*1024)"), with a float path of its own
+		// (a suffix truncates the number first: "(0.5k)" is 0); not modelled
+		end := p.i + 1
+		for end < len(p.s) && p.s[end] >= '0' && p.s[end] <= '9' {
+			end++
+		}
+		return 0, fmt.Errorf("arithmetic %q: fractional number %q: blkmq's arithmetic is integer only (fio's has a float path); write it in a smaller unit", p.s, p.s[start:end])
+	}
+	if p.time {
+		return p.timeOperand(tok)
+	}
 	n, err := parseSize(tok, p.kbBase, 0, 1<<63-1)
 	if err != nil {
 		return 0, fmt.Errorf("arithmetic operand %q: %w", tok, err)
 	}
 	return n, nil
+}
+
+// timeOperand reads one operand of a time expression: a number (decimal or 0x
+// hex) with an optional time suffix, in µs when it has one.
+func (p *exprParser) timeOperand(tok string) (int64, error) {
+	num, suffix := splitNumber(tok)
+	if strings.HasPrefix(tok, "0x") || strings.HasPrefix(tok, "0X") {
+		num, suffix = tok, ""
+	}
+	n, err := parseUint(num)
+	if err != nil {
+		return 0, fmt.Errorf("arithmetic operand %q: %w", tok, err)
+	}
+	if suffix == "" {
+		if n > 1<<63-1 {
+			return 0, errExprOverflow
+		}
+		return int64(n), nil
+	}
+	mult, ok := timeUnitsUsec[strings.ToLower(suffix)]
+	if !ok {
+		return 0, fmt.Errorf("arithmetic operand %q: unknown time suffix %q; want us, ms, s, m (minutes), h or d", tok, suffix)
+	}
+	hi, v := bits.Mul64(n, mult)
+	if hi != 0 || v > 1<<63-1 {
+		return 0, errExprOverflow
+	}
+	p.units = true
+	return int64(v), nil
 }
 
 func isAlnum(c byte) bool {

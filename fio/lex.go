@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -16,12 +17,18 @@ import (
 const (
 	// MaxSections caps the sections of one job file, [global] ones included.
 	MaxSections = 2 * MaxJobs
-	// MaxOptions caps the options of one job file (all sections together).
-	MaxOptions = 1 << 20
+	// MaxOptions caps the options of one job file (all sections together):
+	// 131072, 32 per job at MaxJobs jobs. It bounds the parse's memory (about
+	// 150 bytes per option kept); it was 1 << 20, where a 14 MB file of unknown
+	// options made the parse peak at about 340 MB.
+	MaxOptions = 1 << 17
 	// MaxIncludeDepth caps nested include directives.
 	MaxIncludeDepth = 8
 	// MaxErrors is the most errors one parse reports; more are counted.
 	MaxErrors = 50
+	// optLenMax is fio's OPT_LEN_MAX (parse.h): the longest option, as read
+	// from a job file line and after ${VAR} expansion.
+	optLenMax = 8192
 	// maxSectionName is fio's limit on a section name (init.c: "[%255[^\n]]").
 	maxSectionName = 255
 )
@@ -161,6 +168,10 @@ type lexer struct {
 	secs  []section
 	errs  *errList
 	nOpts int
+	// bytes counts the text read so far, the job file and every include
+	// (each time it is included): at most MaxJobFileBytes in all, so that
+	// many includes of one large file cannot take unbounded time and memory.
+	bytes int
 	// chain is the files being read, outermost first, while an include is
 	// read: an include of one of them is a cycle.
 	chain []string
@@ -170,8 +181,7 @@ type lexer struct {
 // includes relative to it).
 func (lx *lexer) lex(text, file string) {
 	text = strings.TrimPrefix(text, "\ufeff") // a UTF-8 byte order mark
-	for i, line := range strings.Split(text, "\n") {
-		lineNo := i + 1
+	for lineNo, line := range lines(text) {
 		line = stripComment(strings.TrimLeft(line, " \t\r\v\f"))
 		if line == "" {
 			continue
@@ -263,23 +273,49 @@ func (lx *lexer) include(name, file string, lineNo, depth int) {
 			return
 		}
 	}
+	if lx.bytes >= MaxJobFileBytes {
+		perr(fmt.Errorf("the job file and its includes pass %d bytes in all (each include counted every time it is read)", MaxJobFileBytes))
+		return
+	}
 	data, err := lx.cfg.readFile(p)
 	if err != nil {
 		perr(err)
 		return
 	}
+	if lx.bytes += len(data); lx.bytes > MaxJobFileBytes {
+		perr(fmt.Errorf("the job file and its includes pass %d bytes in all (each include counted every time it is read)", MaxJobFileBytes))
+		return
+	}
 	lx.chain = append(lx.chain, filepath.Clean(p))
 	defer func() { lx.chain = lx.chain[:len(lx.chain)-1] }()
-	for i, l := range strings.Split(strings.TrimPrefix(string(data), "\ufeff"), "\n") {
+	for lineNo, l := range lines(strings.TrimPrefix(string(data), "\ufeff")) {
 		l = stripComment(strings.TrimLeft(l, " \t\r\v\f"))
 		if l == "" {
 			continue
 		}
 		if l[0] == '[' {
-			lx.errs.add(&ParseError{File: p, Line: i + 1, Err: errors.New("no new sections in included files (fio's rule)")})
+			lx.errs.add(&ParseError{File: p, Line: lineNo, Err: errors.New("no new sections in included files (fio's rule)")})
 			continue
 		}
-		lx.option(l, p, i+1, depth+1)
+		lx.option(l, p, lineNo, depth+1)
+	}
+}
+
+// lines yields text's lines split at '\n' with their 1-based numbers, without
+// building a slice of them (a file of 16 MiB newlines is 16 M lines).
+func lines(text string) iter.Seq2[int, string] {
+	return func(yield func(int, string) bool) {
+		for n := 1; ; n++ {
+			i := strings.IndexByte(text, '\n')
+			if i < 0 {
+				yield(n, text)
+				return
+			}
+			if !yield(n, text[:i]) {
+				return
+			}
+			text = text[i+1:]
+		}
 	}
 }
 
@@ -289,12 +325,22 @@ func (lx *lexer) include(name, file string, lineNo, depth int) {
 // keyword was replaced and that contains + - * / is computed as bc would
 // (integer arithmetic).
 func expand(text string, cfg *ParseConfig, kbBase int) (string, error) {
+	if len(text) > optLenMax {
+		return "", fmt.Errorf("option of %d bytes is longer than fio's OPT_LEN_MAX (%d bytes; fio reads a job file line into a buffer of that size)", len(text), optLenMax)
+	}
 	if strings.Contains(text, "${") {
 		var b strings.Builder
 		for i := 0; i < len(text); i++ {
 			if text[i] == '$' && i+1 < len(text) && text[i+1] == '{' {
 				if end := strings.IndexByte(text[i+2:], '}'); end > 0 {
-					v, _ := cfg.lookupEnv(text[i+2 : i+2+end])
+					name := text[i+2 : i+2+end]
+					v, _ := cfg.lookupEnv(name)
+					if b.Len()+len(v) > optLenMax {
+						// fio_option_dup_subs expands into OPT_LEN_MAX bytes and
+						// drops a value that does not fit; refused here, which also
+						// bounds the memory of many ${VAR}s of a long variable
+						return "", fmt.Errorf("${%s} expands the option past fio's OPT_LEN_MAX (%d bytes)", clipEcho(name), optLenMax)
+					}
 					b.WriteString(v)
 					i += 2 + end
 					continue

@@ -18,7 +18,7 @@ func TestNormalDeviationRange(t *testing.T) {
 		{"normal:100", "normal deviation must be in [0, 100) percent"},
 		{"normal:-0.1", "normal deviation must be in [0, 100) percent"},
 		{"normal:1e308", "normal deviation must be in [0, 100) percent"},
-		{"normal:NaN", "normal needs a number"},
+		{"normal:NaN", "normal needs a finite number"},
 	} {
 		_, err := Parse(strings.NewReader("[a]\nrw=randread\nrandom_distribution="+tt.v+"\n"), "n.fio")
 		switch {

@@ -3,6 +3,7 @@ package fio
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -181,6 +182,7 @@ func init() {
 			return errors.New("fio option not modelled by blkmq")
 		}}
 	}
+	registerFio333()
 }
 
 // unknownOption is the error for a name fio would not accept, naming the
@@ -280,16 +282,28 @@ func durationField(field func(*Spec) *time.Duration) func(*jobBuilder, string) e
 
 // avgTimeField parses bwavgtime / iopsavgtime: default unit ms, at least
 // 1 ms.
+//
+// fio declares both FIO_OPT_INT without is_time (options.c): the value is an
+// integer of milliseconds read as a size, so a suffix is a size multiplier
+// ("1k" is 1024 ms) and a time suffix is not a time: fio reads "250ms" as 250 ×
+// 1024² ms (the "m") and "1s" as 1 ms. A value with a time suffix is refused,
+// saying so; it was read as a time.
 func avgTimeField(field func(*Spec) *time.Duration) func(*jobBuilder, string) error {
 	return func(j *jobBuilder, v string) error {
-		d, err := parseDuration(v, time.Millisecond)
-		if err == nil && d < time.Millisecond {
-			err = fmt.Errorf("out of range [1ms, %v]", maxDuration)
+		n, err := parseSize(v, 1024, 0, 1<<63-1)
+		if err == nil && (n < 1 || n > int64(maxDuration/time.Millisecond)) {
+			return fmt.Errorf("out of range [1ms, %v]", maxDuration)
 		}
-		if err == nil {
-			*field(&j.spec) = d
+		if err != nil {
+			if num, suffix := splitNumber(strings.TrimSpace(v)); num != "" && suffix != "" {
+				if _, terr := timeMultiplier(suffix, time.Millisecond); terr == nil {
+					return fmt.Errorf("an integer of milliseconds in fio (FIO_OPT_INT: a suffix multiplies it as a size, so %q is not %s%s there); give the milliseconds as a number, e.g. %s", v, num, suffix, num)
+				}
+			}
+			return err
 		}
-		return err
+		*field(&j.spec) = time.Duration(n) * time.Millisecond
+		return nil
 	}
 }
 
@@ -333,6 +347,21 @@ func setRW(j *jobBuilder, v string) error {
 	if v == "readwrite" {
 		j.spec.RW = RWReadWrite
 		return nil
+	}
+	// fio 3.33 also takes these (options.c rw posval), and PATTERN:N (a hole of N
+	// bytes after each sequential I/O, or a new random offset every N I/Os)
+	if p, n, ok := strings.Cut(v, ":"); ok && p != "" {
+		if err := setRW(j, p); err == nil {
+			what := "a hole of " + n + " after each I/O"
+			if strings.HasPrefix(p, "rand") {
+				what = "a new random offset every " + n + " I/Os"
+			}
+			return fmt.Errorf("the offset modifier %q of rw=%s is not modelled by blkmq (fio: %s); give rw=%s alone", ":"+n, p, what, p)
+		}
+	}
+	switch v {
+	case "trim", "randtrim", "trimwrite", "randtrimwrite":
+		return fmt.Errorf("rw=%s: trim workloads are not modelled by blkmq", v)
 	}
 	return errors.New("unknown pattern; want one of read, write, randread, randwrite, rw, readwrite, randrw")
 }
@@ -605,11 +634,34 @@ func setThinkTimeBlocksType(j *jobBuilder, v string) error {
 	return nil
 }
 
+// checkParam applies str_random_distribution_cb's ranges to Param: zipf's theta
+// may be anything but 1.0 (lib/zipf.c divides by 1 - theta; 0 and negative thetas
+// run, flattening the distribution), pareto's h is in (0, 1), normal's deviation in
+// [0, 100) percent. fio reads the number with sscanf("%lf"), so it would also take
+// nan and inf; they are refused here, being no distribution.
+func (d Distribution) checkParam() error {
+	p := d.Param
+	if (d.Kind == DistZipf || d.Kind == DistPareto || d.Kind == DistNormal) && (math.IsNaN(p) || math.IsInf(p, 0)) {
+		return fmt.Errorf("%s parameter %g is not a finite number", d.Kind, p)
+	}
+	switch {
+	case d.Kind == DistZipf && p == 1:
+		return errors.New("zipf theta must be different from 1.0 (fio's rule)")
+	case d.Kind == DistPareto && !(p > 0 && p < 1):
+		// options.c: "pareto input out of range (0 < input < 1.0)"
+		return errors.New("pareto h must be in (0, 1) (fio's rule)")
+	case d.Kind == DistNormal && !(p >= 0 && p < 100):
+		// options.c: "normal deviation out of range (0 <= input < 100.0)"
+		return errors.New("normal deviation must be in [0, 100) percent (fio's rule)")
+	}
+	return nil
+}
+
 // setRandomDistribution parses random_distribution= (options.c
 // str_random_distribution_cb): random, zipf:THETA[:CENTER],
 // pareto:H[:CENTER], normal:DEV[:CENTER], zoned:A/S:A/S..., zoned_abs:A/SIZE:...
 func setRandomDistribution(j *jobBuilder, v string) error {
-	kind, rest, _ := strings.Cut(v, ":")
+	kind, rest, hasParam := strings.Cut(v, ":")
 	d := Distribution{Center: -1}
 	switch kind {
 	case "random":
@@ -619,23 +671,23 @@ func setRandomDistribution(j *jobBuilder, v string) error {
 	case "zipf", "pareto", "normal":
 		d.Kind = map[string]DistKind{"zipf": DistZipf, "pareto": DistPareto, "normal": DistNormal}[kind]
 		ps, cs, hasC := strings.Cut(rest, ":")
-		p, err := strconv.ParseFloat(ps, 64)
-		if err != nil || p != p {
-			return fmt.Errorf("%s needs a number, as %s:1.2", kind, kind)
+		// without ":PARAM" fio keeps its default (FIO_DEF_ZIPF 1.1,
+		// FIO_DEF_PARETO 0.2, a normal deviation of 0)
+		p := map[DistKind]float64{DistZipf: 1.1, DistPareto: 0.2, DistNormal: 0}[d.Kind]
+		if hasParam {
+			var err error
+			p, err = strconv.ParseFloat(ps, 64)
+			if err != nil || math.IsNaN(p) || math.IsInf(p, 0) {
+				return fmt.Errorf("%s needs a finite number, as %s", kind, map[DistKind]string{DistZipf: "zipf:1.2", DistPareto: "pareto:0.2", DistNormal: "normal:5"}[d.Kind])
+			}
 		}
-		switch {
-		case d.Kind == DistZipf && (p <= 0 || p == 1):
-			return errors.New("zipf theta must be > 0 and not 1.0 (fio's rule)")
-		case d.Kind == DistPareto && (p <= 0 || p >= 1):
-			return errors.New("pareto h must be in (0, 1)")
-		case d.Kind == DistNormal && (p < 0 || p >= 100):
-			// options.c: "normal deviation out of range (0 <= input < 100.0)"
-			return errors.New("normal deviation must be in [0, 100) percent (fio's rule)")
+		if err := (Distribution{Kind: d.Kind, Param: p}).checkParam(); err != nil {
+			return err
 		}
 		d.Param = p
 		if hasC {
 			c, err := strconv.ParseFloat(cs, 64)
-			if err != nil || c < 0 || c > 1 {
+			if err != nil || !(c >= 0 && c <= 1) {
 				return fmt.Errorf("center %q out of range [0, 1]", cs)
 			}
 			d.Center = c

@@ -109,7 +109,11 @@ func Parse(r io.Reader, name string) ([]Spec, error) {
 //   - ${VAR} expands from the environment (unset = empty); $ncpus,
 //     $mb_memory and $pagesize expand to c's values, and a value with one of
 //     them and + - * / is computed (fio pipes it through bc); a value in
-//     parentheses is integer arithmetic with size suffixes ("(4k*256)");
+//     parentheses is integer arithmetic with size suffixes ("(4k*256)"), or
+//     time suffixes in a time option ("(2m+30s)");
+//   - an option is at most fio's OPT_LEN_MAX (8192 bytes) as written and after
+//     ${VAR} expansion; a fractional plain value ("0.2s", "1.5k"), which fio
+//     truncates at the '.', is refused naming what fio would use;
 //   - numbers are decimal with fio's suffixes, or 0x hex; integer options
 //     take suffixes too ("iodepth=1k" is 1024).
 //
@@ -117,21 +121,41 @@ func Parse(r io.Reader, name string) ([]Spec, error) {
 // [*ParseError]s (at most MaxErrors): unknown option, bad or out-of-range
 // value, option outside any section, malformed header, no job section, more
 // than [MaxJobs] instances, more than MaxSections sections or MaxOptions
-// options, a job file larger than [MaxJobFileBytes]. Options of [global]
+// options, a job file larger than [MaxJobFileBytes], or a job file and the
+// files it includes (each time it includes one) larger than that together. Options of [global]
 // sections are parsed once and shared by the jobs that inherit them, so
 // memory grows with the file, not with sections × global options.
 func (c *ParseConfig) Parse(r io.Reader, name string) ([]Spec, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxJobFileBytes+1))
-	if err != nil {
+	// read into a Builder (its String does not copy the file again), sized
+	// up front when the reader knows its size, so growth does not copy it ~5 times
+	var data strings.Builder
+	if n := readerSize(r); n > 0 {
+		data.Grow(int(min(n, MaxJobFileBytes+1)))
+	}
+	if _, err := io.Copy(&data, io.LimitReader(r, MaxJobFileBytes+1)); err != nil {
 		return nil, fmt.Errorf("fio: %s: %w", name, err)
 	}
-	if len(data) > MaxJobFileBytes {
+	if data.Len() > MaxJobFileBytes {
 		return nil, &ParseError{File: name, Line: 1, Err: fmt.Errorf("job file larger than %d bytes", MaxJobFileBytes)}
 	}
 	errs := &errList{}
-	lx := &lexer{cfg: c, errs: errs}
-	lx.lex(string(data), name)
+	lx := &lexer{cfg: c, errs: errs, bytes: data.Len()}
+	lx.lex(data.String(), name)
 	return c.build(lx.secs, name, errs)
+}
+
+// readerSize is the bytes left in r when r knows them (a strings, bytes or
+// file reader), else 0.
+func readerSize(r io.Reader) int64 {
+	switch v := r.(type) {
+	case interface{ Len() int }:
+		return int64(v.Len())
+	case *os.File:
+		if fi, err := v.Stat(); err == nil && fi.Mode().IsRegular() {
+			return fi.Size()
+		}
+	}
+	return 0
 }
 
 // build turns sections into job instances: global inheritance, numjobs
@@ -278,6 +302,9 @@ func (j *jobBuilder) applyOptions(all []rawOption, secName string, errs *errList
 	for i := range all {
 		o := &all[i]
 		text, err := expand(o.text, j.cfg, j.kbBase)
+		if err != nil {
+			text = o.text // the option as written, for the error
+		}
 		key, value, _ := strings.Cut(text, "=")
 		o.key, o.value = strings.TrimSpace(key), strings.TrimSpace(value)
 		if err != nil {
@@ -312,6 +339,10 @@ func (j *jobBuilder) applyOptions(all []rawOption, secName string, errs *errList
 			continue
 		}
 		j.pending = ""
+		if err := checkFioBool(d.name, o.value); err != nil {
+			errs.add(optErr(o, secName, err))
+			continue
+		}
 		if err := d.set(j, o.value); err != nil {
 			errs.add(optErr(o, secName, err))
 			continue

@@ -252,7 +252,7 @@ func TestParseErrors(t *testing.T) {
 		{"not-modelled", "[job]\nverify=md5\n", "fio: e.fio:2: [job] verify=md5: fio option not modelled by blkmq"},
 		{"error-in-global", "[global]\nruntime=abc\n[job]\n", "fio: e.fio:2: [global] runtime=abc: not a time; want a number with an optional us, ms, s, m, h, d suffix"},
 		{"global-error-reported-in-job-context", "[global]\niodepth=0\n", "fio: e.fio:2: [global] iodepth=0: out of range [1, 65536]"},
-		{"time-suffix", "[job]\nruntime=5y\n", "fio: e.fio:2: [job] runtime=5y: unknown time suffix \"y\"; want us, ms, s, m, h or d"},
+		{"time-suffix", "[job]\nruntime=5y\n", "fio: e.fio:2: [job] runtime=5y: unknown time suffix \"y\"; want us, ms, s, m, h or d (fio's get_mult_time reads any other unit as microseconds)"},
 		{"size-suffix", "[job]\nsize=5q\n", "fio: e.fio:2: [job] size=5q: unknown size suffix \"q\"; want k, m, g, t, p (with optional b or ib)"},
 		{"size-overflow", "[job]\nsize=99999999999p\n", "fio: e.fio:2: [job] size=99999999999p: out of range [0, 1152921504606846976]"},
 		{"size-percent-over-100", "[job]\nsize=150%\n", "fio: e.fio:2: [job] size=150%: percentage \"150%\" out of range (0, 100]"},

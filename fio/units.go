@@ -144,6 +144,14 @@ func parseSize(s string, kbBase int, lo, hi int64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	if strings.HasPrefix(suffix, ".") {
+		// get_mult_bytes: no letter right after the digits, so no multiplier
+		return 0, fractionalErr(s, int64(min(n, 1<<63-1)))
+	}
+	if suffix != "" && s[len(num)] != suffix[0] && !strings.EqualFold(suffix, "b") {
+		// a blank before the suffix: get_mult_bytes sees no letter after the digits
+		return 0, fmt.Errorf("%q: fio reads the number without the suffix after the blank, so it would use %d; write %s%s", s, n, num, suffix)
+	}
 	mult, err := byteMultiplier(suffix, kbBase)
 	if err != nil {
 		return 0, err
@@ -171,47 +179,44 @@ func parseSizePercent(s string, kbBase int, lo, hi int64) (bytes int64, pct floa
 	return n, 0, err
 }
 
-// timeMultiplier returns the nanoseconds of one unit of an fio time suffix
-// (parse.c, get_mult_time): ns/nsec, us/usec, ms/msec, s/sec, m/min, h/hr,
-// d/day; an empty suffix means def.
+// timeMultiplier returns the nanoseconds of one unit of an fio time suffix as
+// fio 3.33's get_mult_time (parse.c) reads it: us (usec), ms (msec), s, m
+// (minutes), h, d, case ignored; an empty suffix means def. get_mult_time reads
+// any other unit as microseconds ("5sec", "5min" and "500ns" are 5, 5 and 500
+// µs there), so those are refused, saying so; "ns", "sec", "min", "hr" and "day"
+// used to be read as their names say.
 func timeMultiplier(suffix string, def time.Duration) (time.Duration, error) {
 	switch strings.ToLower(suffix) {
 	case "":
 		return def, nil
-	case "ns", "nsec":
-		return time.Nanosecond, nil
 	case "us", "usec":
 		return time.Microsecond, nil
 	case "ms", "msec":
 		return time.Millisecond, nil
-	case "s", "sec":
+	case "s":
 		return time.Second, nil
-	case "m", "min":
+	case "m":
 		return time.Minute, nil
-	case "h", "hr", "hour":
+	case "h":
 		return time.Hour, nil
-	case "d", "day":
+	case "d":
 		return 24 * time.Hour, nil
 	}
-	return 0, fmt.Errorf("unknown time suffix %q; want us, ms, s, m, h or d", suffix)
+	return 0, fmt.Errorf("unknown time suffix %q; want us, ms, s, m, h or d (fio's get_mult_time reads any other unit as microseconds)", suffix)
 }
 
-// maxDuration caps runtime, ramp_time and startdelay (one year).
-const maxDuration = 365 * 24 * time.Hour
+// MaxDuration caps every time option of a job (runtime, ramp_time, startdelay,
+// thinktime, ...): one year.
+const MaxDuration = 365 * 24 * time.Hour
+
+const maxDuration = MaxDuration
 
 // parseDuration parses an fio time ("60", "500ms", "2m"); a bare number is in
 // units of def (fio: seconds for runtime, ramp_time and startdelay).
 func parseDuration(s string, def time.Duration) (time.Duration, error) {
 	s = strings.TrimSpace(s)
 	if strings.HasPrefix(s, "(") {
-		v, err := evalExpr(s, 1000)
-		if err != nil {
-			return 0, err
-		}
-		if v < 0 || v > int64(maxDuration/def) {
-			return 0, fmt.Errorf("out of range [0, %v]", maxDuration)
-		}
-		return time.Duration(v) * def, nil
+		return parseTimeExpr(s, def)
 	}
 	if strings.HasPrefix(s, "-") {
 		return 0, errNegative
@@ -224,14 +229,77 @@ func parseDuration(s string, def time.Duration) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
+	if strings.HasPrefix(suffix, ".") {
+		// str_to_decimal: strtoll stops at the '.', and get_mult_time, seeing no
+		// letter after the digits, applies the option's default unit
+		return 0, fractionalErr(s, time.Duration(min(n, uint64(maxDuration/def)))*def)
+	}
 	unit, err := timeMultiplier(suffix, def)
 	if err != nil {
 		return 0, err
+	}
+	if rest := s[len(num):]; suffix != "" && rest[0] != suffix[0] && unit != def {
+		// get_mult_time looks at the byte right after the digits: a blank there
+		// means no unit, and the option's default applies
+		return 0, fmt.Errorf("%q: fio reads the number without the unit after the blank, so it would use %v; write %s%s", s, time.Duration(min(n, uint64(maxDuration/def)))*def, num, suffix)
 	}
 	if n > uint64(maxDuration/unit) {
 		return 0, fmt.Errorf("out of range [0, %v]", maxDuration)
 	}
 	return time.Duration(n) * unit, nil
+}
+
+// fractionalErr refuses a fractional plain value, saying what fio would make
+// of it (the integer part in the option's default unit; the suffix is not read).
+func fractionalErr[T time.Duration | int64](s string, fio T) error {
+	eg := "1536 for 1.5k"
+	if _, ok := any(fio).(time.Duration); ok {
+		eg = "200ms for 0.2s"
+	}
+	return fmt.Errorf("fractional value %q: fio reads only the integer part and ignores the unit after the '.', so it would use %v; give a whole number of a smaller unit (e.g. %s)", s, fio, eg)
+}
+
+// plainTime spells d as a plain fio time without a fraction (ms, or us).
+func plainTime(d time.Duration) string {
+	if d%time.Millisecond == 0 {
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	}
+	return fmt.Sprintf("%dus", d.Microseconds())
+}
+
+// parseTimeExpr reads an arithmetic time value, "(2s)", "(2*3)", "(500ms*3)",
+// as fio's str_to_decimal does with the arithmetic parser: the result is in µs
+// when an operand has a unit, otherwise in the option's implied unit (def). For an
+// option counted in seconds (def = 1 s: runtime, ramp_time, startdelay) fio keeps
+// only the whole seconds of an arithmetic value, "(1500ms)" being 1 s and
+// "(500ms)" 0 (unlimited runtime); that case is refused, naming what fio would use.
+func parseTimeExpr(s string, def time.Duration) (time.Duration, error) {
+	v, units, err := evalTimeExpr(s)
+	if err != nil {
+		return 0, err
+	}
+	if v < 0 {
+		return 0, errNegative
+	}
+	d := time.Duration(0)
+	if units {
+		if v > int64(maxDuration/time.Microsecond) {
+			return 0, fmt.Errorf("out of range [0, %v]", maxDuration)
+		}
+		d = time.Duration(v) * time.Microsecond
+	} else {
+		if v > int64(maxDuration/def) {
+			return 0, fmt.Errorf("out of range [0, %v]", maxDuration)
+		}
+		d = time.Duration(v) * def
+	}
+	if d > maxDuration {
+		return 0, fmt.Errorf("out of range [0, %v]", maxDuration)
+	}
+	if def == time.Second && d%time.Second != 0 {
+		return 0, fmt.Errorf("arithmetic %q is %v: fio keeps only the whole seconds of an arithmetic value of this option, so it would use %v; write it without parentheses (%s) or in whole seconds", s, d, d.Truncate(time.Second), plainTime(d))
+	}
+	return d, nil
 }
 
 // parseBool parses an fio boolean: empty (the option given bare) is true,

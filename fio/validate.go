@@ -131,8 +131,11 @@ func (s *Spec) Validate() error {
 	if int(s.Dist.Kind) >= len(distNames) {
 		return bad("random_distribution", s.Dist.Kind, "unknown kind")
 	}
-	if s.Dist.Kind == DistZipf && (s.Dist.Param <= 0 || s.Dist.Param == 1) || s.Dist.Kind == DistPareto && (s.Dist.Param <= 0 || s.Dist.Param >= 1) {
-		return bad("random_distribution parameter", s.Dist.Param, "out of range for %s", s.Dist.Kind)
+	if err := s.Dist.checkParam(); err != nil {
+		return bad("random_distribution parameter", s.Dist.Param, "%v", err)
+	}
+	if c := s.Dist.Center; c != -1 && !(c >= 0 && c <= 1) {
+		return bad("random_distribution center", c, "out of range [0, 1] (or -1 = none)")
 	}
 	if (s.Dist.Kind == DistZoned || s.Dist.Kind == DistZonedAbs) && len(s.Dist.Zones) == 0 {
 		return bad("random_distribution", s.Dist.Kind, "needs zones")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -46,7 +47,14 @@ const MaxConfigBytes = 1 << 20
 // "config PATH". Errors name the file, the line when known, and the unknown key
 // with the allowed ones.
 func LoadConfig(path string) (Layer, error) {
-	data, err := os.ReadFile(path)
+	// read at most one byte past the cap: os.ReadFile read a 200 MB file (and
+	// /dev/zero without end) before the size was checked
+	f, err := os.Open(path)
+	if err != nil {
+		return Layer{}, fmt.Errorf("setup: config: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxConfigBytes+1))
 	if err != nil {
 		return Layer{}, fmt.Errorf("setup: config: %w", err)
 	}
@@ -63,6 +71,11 @@ func ParseConfig(data []byte, name string) (Layer, error) {
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
+			if k := keyOnLine(data, pe.Position.Line); k == "cpus" && strings.Contains(pe.Message, "out of range") {
+				// "99999999999999999999 is out of range for int64" named neither
+				// the key nor its range
+				return Layer{}, fmt.Errorf("setup: config %s:%d: cpus: %s; allowed: an integer in [1, 4096]", name, pe.Position.Line, pe.Message)
+			}
 			return Layer{}, fmt.Errorf("setup: config %s:%d: %s", name, pe.Position.Line, pe.Message)
 		}
 		if te := typeError(data, name); te != nil {
@@ -102,6 +115,19 @@ func ParseConfig(data []byte, name string) (Layer, error) {
 // typeError explains a value of the wrong TOML type (kernel = 5.17, cpus = "4",
 // devices = "ssd"), which the decoder reports only as Go types: it names the key and
 // its line and shows the accepted spelling. nil when no known key has a wrong type.
+// keyOnLine returns the key of a "key = value" line (1-based), or "".
+func keyOnLine(data []byte, line int) string {
+	for n, l := range strings.Split(string(data), "\n") {
+		if n+1 == line {
+			k, _, ok := strings.Cut(l, "=")
+			if ok {
+				return strings.TrimSpace(k)
+			}
+		}
+	}
+	return ""
+}
+
 func typeError(data []byte, name string) error {
 	var m map[string]any
 	if _, err := toml.Decode(string(data), &m); err != nil {

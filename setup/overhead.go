@@ -49,7 +49,7 @@ func init() {
 		}})
 	addKey(&key{name: "system/emulation_wake_switch",
 		doc:     "with system/emulation_slowdown above 1, charge the guest code of every task sleep and wake-up as scaled CPU time on the CPUs that run it (each context switch, the waker's try_to_wake_up, the kblockd kworker's two switches) and stamp fio's issue_time at the submitting syscall's return, as blkmq validate does by default; the value is the native cost of one context switch",
-		allowed: "off, on (1us), or a duration in [0, 1ms] (0 = on; at most 1ms divided by system/emulation_slowdown), e.g. 1500ns",
+		allowed: wakeSwitchAllowed,
 		set: func(s *state, v string) error {
 			switch v {
 			case "off":
@@ -60,8 +60,8 @@ func init() {
 				return nil
 			}
 			d, err := time.ParseDuration(v)
-			if err != nil || d < 0 || d > time.Millisecond {
-				return errRange{"off, on (1us), or a duration in [0, 1ms] (0 = on; at most 1ms divided by system/emulation_slowdown), e.g. 1500ns"}
+			if err != nil || d < 1 || d > time.Millisecond {
+				return errRange{wakeSwitchAllowed}
 			}
 			s.emulationWake = stack.EmulationOptions{WakeSplit: true, IssueAtReturn: true, Switch: sim.Time(d.Nanoseconds())}
 			return nil
@@ -76,6 +76,11 @@ func init() {
 			return time.Duration(s.emulationWake.Switch).String()
 		}})
 }
+
+// wakeSwitchAllowed is the allowed text of system/emulation_wake_switch. A zero
+// switch is refused rather than read as on: stack.EmulationOptions.Switch 0 means
+// dispatch.NativeSwitch, so "0" would silently charge 1us.
+const wakeSwitchAllowed = "off, on (1us), or a duration in [1ns, 1ms] (at most 1ms divided by system/emulation_slowdown), e.g. 1500ns; 0 is refused: a context switch costs time, and the model reads a zero cost as the 1us default"
 
 // WithEmulationSlowdown returns cfg with every CPU cost multiplied by factor
 // (stack.Config.Emulated: dispatch.CPUCosts and the io-wq worker's step): a guest whose CPU runs under an instruction-set emulator

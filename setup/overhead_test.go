@@ -70,7 +70,7 @@ func TestEmulationWakeSwitchKey(t *testing.T) {
 		{"off", []string{"system/emulation_slowdown=10", "system/emulation_wake_switch=off"}, 0, false},
 		{"on", []string{"system/emulation_slowdown=10", "system/emulation_wake_switch=on"}, 10 * int64(dispatch.NativeSwitch), true},
 		{"2us", []string{"system/emulation_slowdown=10", "system/emulation_wake_switch=2us"}, 20000, true},
-		{"0 = on", []string{"system/emulation_slowdown=10", "system/emulation_wake_switch=0"}, 10 * int64(dispatch.NativeSwitch), true},
+		{"1ns", []string{"system/emulation_slowdown=10", "system/emulation_wake_switch=1ns"}, 10, true},
 		{"native", []string{"system/emulation_wake_switch=on"}, 0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -83,9 +83,11 @@ func TestEmulationWakeSwitchKey(t *testing.T) {
 			}
 		})
 	}
-	for _, v := range []string{"2ms", "-1us", "fast"} {
+	// 0 (and a sub-nanosecond value, which parses as 0) is refused: it used to
+	// resolve to on, the 1us default, although the key's range began at 0
+	for _, v := range []string{"2ms", "-1us", "fast", "0", "0s", "0.4ns"} {
 		_, err := Description{Devices: dev, Set: []string{"system/emulation_wake_switch=" + v}}.Resolve()
-		if err == nil || !strings.Contains(err.Error(), "allowed: off, on (1us), or a duration in [0, 1ms]") {
+		if err == nil || !strings.Contains(err.Error(), "allowed: off, on (1us), or a duration in [1ns, 1ms]") {
 			t.Errorf("emulation_wake_switch=%s: error %v, want the allowed values", v, err)
 		}
 	}

@@ -203,7 +203,10 @@ func TestRunBadInput(t *testing.T) {
 		{"kernel", []string{"run", nullJob, "--kernel", "4.14"}, `kernel=4.14: allowed: MAJOR.MINOR in [4.15, 6.19]`},
 		{"config-key", []string{"run", nullJob, "--config", badToml}, `config ` + badToml + `:2: unknown key "nr_requests"; allowed: kernel, cpus, host, devices, set`},
 		{"no-args", []string{"run"}, "run: give a job file, or fio options"},
-		{"runtime", []string{"run", nullJob, "--runtime", "-1s"}, "--runtime -1s: must be >= 0"},
+		{"runtime", []string{"run", nullJob, "--runtime", "-1s"}, "--runtime -1s: allowed: [0, 8760h0m0s] (0 = the job file's)"},
+		// past a year the job's own check named "runtime 360000000000000000 ns", not the flag
+		{"runtime-past-a-year", []string{"run", nullJob, "--runtime", "100000h"}, "--runtime 100000h0m0s: allowed: [0, 8760h0m0s]"},
+		{"sweep-runtime-past-a-year", []string{"sweep", nullJob, "--device", "null_blk", "--vary", "queue/nr_requests=8,16", "--runtime", "9000h"}, "--runtime 9000h0m0s: allowed: [0, 8760h0m0s]"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

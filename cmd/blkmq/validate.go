@@ -66,7 +66,8 @@ The emulated CPU is also tens of times slower than a native one, so a guest CPU 
 submits a few thousand commands a second saturates: --emulation-slowdown=auto (default)
 first runs two calibration jobs in the VM (one pinned 4k reader at iodepth 4, then 32,
 CPU-bound, on a 2 ms null_blk) and multiplies every CPU cost of the model by the guest's
-marginal CPU time per command over the model's (about 74 on a 2-core host), except a cache
+marginal CPU time per command over the model's (50.1 on the quiet 2-core host of the
+committed reference runs, 73.8 when that host was loaded), except a cache
 line's move between CPUs, which is host hardware under multi-threaded TCG; 1 turns that off. With both on,
 the overhead is calibrated with the slowdown applied. --emulation-wake-switch=on (or a
 native cost such as 1.5us) also charges the guest code of each task wake-up as scaled CPU
@@ -100,7 +101,7 @@ harness (the message names the install command).`,
 	f.StringVar(&v.format, "output-format", "text", "text or json")
 	f.StringVar(&v.overhead, "emulation-overhead", "auto", "per-command TCG overhead added to the model: auto (calibrate in the VM), 0, or a duration such as 300us")
 	f.StringVar(&v.slowdown, "emulation-slowdown", "auto", "factor by which the model's CPU costs are multiplied for the emulated guest CPU: auto (calibrate in the VM), 1 (none), or a number in [1, 1000]")
-	f.StringVar(&v.wake, "emulation-wake-switch", "on", "with an emulation slowdown, charge each task sleep's and wake-up's guest code as scaled CPU time on the CPUs that run it: on (1us native context switch), off (the round-4 model), or the native switch cost, a duration in [0, 1ms] whose scaled cost (× the slowdown) is at most 1ms; 0 = on")
+	f.StringVar(&v.wake, "emulation-wake-switch", "on", "with an emulation slowdown, charge each task sleep's and wake-up's guest code as scaled CPU time on the CPUs that run it: on (1us native context switch), off (the round-4 model), or the native switch cost, a duration in [1ns, 1ms] whose scaled cost (× the slowdown) is at most 1ms (0 is refused: the model reads a zero switch as the 1us default)")
 	f.IntVar(&v.rt, "rt-priority", 0, "run the VM at SCHED_FIFO priority N (root; steadier timing on a busy host)")
 	f.DurationVar(&v.timeout, "timeout", 5*time.Minute, "wall-clock limit of one VM run")
 	f.StringVar(&v.cache, "cache", "", "guest image directory (default $BLKMQ_ORACLE_CACHE, $XDG_CACHE_HOME/blkmq-oracle or ~/.cache/blkmq-oracle)")
@@ -262,8 +263,9 @@ func calibrateSlowdown(ctx context.Context, h *oracle.Harness, c *oracle.Case, s
 
 // parseWake reads --emulation-wake-switch: off (the zero options, and off reports
 // true), on (oracle.DefaultWake: dispatch.NativeSwitch, issue_time at the
-// submitting syscall's return) or the native switch cost, a duration in [0, 1ms]
-// (0 = on).
+// submitting syscall's return) or the native switch cost, a duration in [1ns, 1ms].
+// 0 is refused, not read as on: stack.EmulationOptions.Switch 0 means
+// dispatch.NativeSwitch, so a user asking for a free switch would get 1us.
 func parseWake(s string) (stack.EmulationOptions, bool, error) {
 	switch s {
 	case "off":
@@ -272,8 +274,8 @@ func parseWake(s string) (stack.EmulationOptions, bool, error) {
 		return oracle.DefaultWake, false, nil
 	}
 	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 || d > time.Millisecond {
-		return stack.EmulationOptions{}, false, fmt.Errorf("--emulation-wake-switch %q: allowed: on, off, or a duration in [0, 1ms] (e.g. 1us)", s)
+	if err != nil || d < 1 || d > time.Millisecond {
+		return stack.EmulationOptions{}, false, fmt.Errorf("--emulation-wake-switch %q: allowed: on, off, or a duration in [1ns, 1ms] (e.g. 1us); 0 is refused: a context switch costs time, and the model reads a zero cost as the 1us default", s)
 	}
 	o := oracle.DefaultWake
 	o.Switch = sim.Time(d.Nanoseconds())
@@ -347,7 +349,31 @@ type result struct {
 	facts    *oracle.Facts
 }
 
+// maxReferenceBytes caps a --reference index (the committed one is about
+// 0.3 MB): oracle.LoadIndex reads the whole file, so /dev/zero or a huge file
+// took memory without end.
+const maxReferenceBytes = 64 << 20
+
+// checkReferenceFile refuses a --reference path that is not a regular file or
+// is larger than maxReferenceBytes, before it is read.
+func checkReferenceFile(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("--reference: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("--reference %s: not a regular file (want an index such as testdata/kernel/configs.json)", path)
+	}
+	if fi.Size() > maxReferenceBytes {
+		return fmt.Errorf("--reference %s: %d bytes, larger than the %d allowed for an index", path, fi.Size(), maxReferenceBytes)
+	}
+	return nil
+}
+
 func (v *validateFlags) runReference(cmd *cobra.Command) error {
+	if err := checkReferenceFile(v.reference); err != nil {
+		return usageError(err)
+	}
 	ix, err := oracle.LoadIndex(v.reference)
 	if err != nil {
 		return usageError(err)

@@ -2,7 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -27,9 +30,17 @@ func TestValidateBadInput(t *testing.T) {
 		{"case-alone", []string{"validate", job, "--device", "null_blk", "--case", "x"}, "--case needs --reference"},
 		{"reference-and-job", []string{"validate", job, "--reference", refIndex}, "--reference takes no job file"},
 		{"unknown-case", []string{"validate", "--reference", refIndex, "--case", "nope"}, `--case "nope": no such case`},
+		// LoadIndex reads the whole file: /dev/zero took memory without end
+		{"reference-device", []string{"validate", "--reference", "/dev/zero"}, "--reference /dev/zero: not a regular file"},
+		{"reference-dir", []string{"validate", "--reference", "testdata"}, "--reference testdata: not a regular file"},
+		{"reference-missing", []string{"validate", "--reference", "no-such.json"}, "--reference: stat no-such.json: no such file or directory"},
 		{"model-rejects", []string{"validate", job, "--device", "null_blk hw_queue_depth=0"}, "hw_queue_depth=0"},
-		{"wake-switch", []string{"validate", job, "--device", "null_blk", "--emulation-wake-switch", "2ms"}, `--emulation-wake-switch "2ms": allowed: on, off, or a duration in [0, 1ms]`},
-		// within the flag's native [0, 1ms] but above 1 ms once scaled: refused
+		{"wake-switch", []string{"validate", job, "--device", "null_blk", "--emulation-wake-switch", "2ms"}, `--emulation-wake-switch "2ms": allowed: on, off, or a duration in [1ns, 1ms]`},
+		// 0 used to be read as on (1us): Switch 0 is the model's default, so a
+		// user asking for a free switch silently got 1us
+		{"wake-switch-zero", []string{"validate", job, "--device", "null_blk", "--emulation-wake-switch", "0"}, `--emulation-wake-switch "0": allowed: on, off, or a duration in [1ns, 1ms] (e.g. 1us); 0 is refused`},
+		{"wake-switch-sub-ns", []string{"validate", job, "--device", "null_blk", "--emulation-wake-switch", "0.4ns"}, `--emulation-wake-switch "0.4ns": allowed: on, off, or a duration in [1ns, 1ms]`},
+		// within the flag's native [1ns, 1ms] but above 1 ms once scaled: refused
 		// before any run (it was exit 1 from inside the overhead calibration)
 		{"wake-switch-scaled-ref", []string{"validate", "--reference", refIndex, "--case", "000-small-none", "--emulation-wake-switch", "500us"},
 			"--emulation-wake-switch: stack: emulation: switch cost 500µs × slowdown 50.0564"},
@@ -121,5 +132,24 @@ func TestValidateHelpDevSentence(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("help lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestValidateReferenceTooLarge: an index past maxReferenceBytes is refused by
+// its size before it is read (a sparse file, so the test writes nothing).
+func TestValidateReferenceTooLarge(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "big.json")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(maxReferenceBytes + 1); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	_, err = run("validate", "--reference", p)
+	want := fmt.Sprintf("%d bytes, larger than the %d allowed for an index", maxReferenceBytes+1, maxReferenceBytes)
+	if exitCode(err) != 2 || err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("err %v (exit %d), want exit 2 with %q", err, exitCode(err), want)
 	}
 }
