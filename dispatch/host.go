@@ -97,16 +97,24 @@ type Timing struct {
 	//     preemption point; the model takes the end of the thread's current
 	//     submission step (one bio through blk_mq_submit_bio) as that point, where
 	//     the kernel's is the return of the system call or the thread's sleep
-	//     (a batch submitted with one io_submit is one step per bio here: an
+	//     (a batch of several iocbs in one io_submit is one step per bio here: an
 	//     approximation towards full preemption);
 	//   - a woken fio thread (the reaper after io_getevents / io_uring_enter, a tag
-	//     sleeper in blk_mq_get_tag) goes through the same rules: it does not
-	//     preempt a running kworker item (a nice-0 wakee's wakeup_gran is 2-4 ms
-	//     against runs of a few µs to tens of µs, and the item is not preempted
-	//     under voluntary preemption anyway: process_one_work's cond_resched comes
-	//     after the item), and it waits for a woken kworker as the submitter does.
-	// No new cost or latency: the interrupt is the existing completion costs.
-	// Off by default (measurements: the preempt round-6 report).
+	//     sleeper in blk_mq_get_tag) goes through the same rules: it runs when the
+	//     interrupt that woke it returns, no earlier than the end of the work
+	//     charged to its CPU when it is woken (the interrupt so far and the task
+	//     work it preempted; Host.wokenTaskAt: the tag sleeper after its wake-up
+	//     latency or KblockdTTWU's due time, the reaper after its switch), it does
+	//     not preempt a running kworker item (a nice-0 wakee's wakeup_gran is
+	//     2-4 ms against runs of a few µs to tens of µs, and under voluntary
+	//     preemption the item is not preempted anyway: process_one_work's
+	//     cond_resched comes after it), and its next submission step waits for a
+	//     woken kworker as the submitter's does.
+	// fio's default iodepth_batch_submit of 1 makes every submission step one
+	// io_submit / io_uring_enter, so there the step's end is the system call's
+	// return, voluntary preemption's point. No new cost or latency: the interrupt
+	// is the existing completion costs (their ×0.5 / ×2 sensitivity is in the
+	// preempt round-6 report). Off by default.
 	IRQPreempt bool
 }
 
@@ -368,6 +376,19 @@ func (h *Host) kworkerRan(cpu int) {
 		h.kwRunEnd = append(h.kwRunEnd, 0)
 	}
 	h.kwRunEnd[cpu] = h.busyUntil(cpu)
+}
+
+// wokenTaskAt returns when a task woken now to run on cpu at t (after the wake-up
+// latency) runs: t, or under Timing.IRQPreempt no earlier than the end of the work
+// charged to cpu by now: the interrupt that woke it and the task work that interrupt
+// preempted (the wakee runs when the interrupt returns, at the CPU's next schedule
+// point; a nice-0 wakee does not preempt a running item of kblockd's nice -20
+// worker).
+func (h *Host) wokenTaskAt(cpu int, t sim.Time) sim.Time {
+	if !h.timing.IRQPreempt {
+		return t
+	}
+	return max(t, h.busyUntil(cpu))
 }
 
 // KworkerWaiting reports, under Timing.IRQPreempt, whether a woken kblockd worker is
