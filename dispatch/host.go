@@ -90,11 +90,13 @@ type Timing struct {
 	//     wakeup_preempt_entity finds the running task's vruntime ahead of the
 	//     wakee's by more than wakeup_gran(wakee) = sysctl_sched_wakeup_granularity
 	//     (1 ms × (1 + ilog2(min(ncpus, 8)))) scaled by NICE_0_LOAD / the wakee's
-	//     weight (1024 / 88761 for nice -20: 23-35 µs of vruntime on 2-8 CPUs),
-	//     and place_entity's sleeper credit puts a woken task's vruntime at least
-	//     sched_latency / 2 behind min_vruntime: so the woken kworker always
-	//     preempts. Under voluntary preemption it takes the CPU at the thread's next
-	//     preemption point; the model takes the end of the thread's current
+	//     weight (1024 / 88761 for nice -20: 23-35 µs of vruntime on 2-8 CPUs).
+	//     place_entity gives the wakee max(its vruntime, min_vruntime -
+	//     sched_latency / 2), and a nice -20 worker's vruntime grows 87 times
+	//     slower than a nice-0 thread's, so the woken worker is at or behind
+	//     min_vruntime and preempts once the running thread is those few µs past
+	//     it: in practice always. Under voluntary preemption it takes the CPU at
+	//     the thread's next preemption point; the model takes the end of the thread's current
 	//     submission step (one bio through blk_mq_submit_bio) as that point, where
 	//     the kernel's is the return of the system call or the thread's sleep
 	//     (a batch of several iocbs in one io_submit is one step per bio here: an
@@ -104,17 +106,18 @@ type Timing struct {
 	//     interrupt that woke it returns, no earlier than the end of the work
 	//     charged to its CPU when it is woken (the interrupt so far and the task
 	//     work it preempted; Host.wokenTaskAt: the tag sleeper after its wake-up
-	//     latency or KblockdTTWU's due time, the reaper after its switch), it does
-	//     not preempt a running kworker item (a nice-0 wakee's wakeup_gran is
-	//     2-4 ms against runs of a few µs to tens of µs, and under voluntary
+	//     latency or KblockdTTWU's due time; the reaper does so only with
+	//     CPUCosts.Switch non-zero, when it waits for its CPU after its switch, as
+	//     by default); it does not preempt a running kworker item (a nice-0
+	//     wakee's wakeup_gran is 2-4 ms against runs of a few µs to tens of µs, and under voluntary
 	//     preemption the item is not preempted anyway: process_one_work's
 	//     cond_resched comes after it), and its next submission step waits for a
 	//     woken kworker as the submitter's does.
 	// fio's default iodepth_batch_submit of 1 makes every submission step one
 	// io_submit / io_uring_enter, so there the step's end is the system call's
 	// return, voluntary preemption's point. No new cost or latency: the interrupt
-	// is the existing completion costs (their ×0.5 / ×2 sensitivity is in the
-	// preempt round-6 report). Off by default.
+	// is the existing completion costs. Off by default: README gives its counts
+	// against the oracle's reference set and their sensitivity.
 	IRQPreempt bool
 }
 
