@@ -103,16 +103,16 @@ type Timing struct {
 	//     approximation towards full preemption);
 	//   - a woken fio thread (the reaper after io_getevents / io_uring_enter, a tag
 	//     sleeper in blk_mq_get_tag) goes through the same rules: it runs when the
-	//     interrupt that woke it returns, no earlier than the end of the work
-	//     charged to its CPU when it is woken (the interrupt so far and the task
-	//     work it preempted; Host.wokenTaskAt: the tag sleeper after its wake-up
-	//     latency or KblockdTTWU's due time; the reaper does so only with
-	//     CPUCosts.Switch non-zero, when it waits for its CPU after its switch, as
-	//     by default); it does not preempt a running kworker item (a nice-0
-	//     wakee's wakeup_gran is 2-4 ms against runs of a few µs to tens of µs, and under voluntary
-	//     preemption the item is not preempted anyway: process_one_work's
-	//     cond_resched comes after it), and its next submission step waits for a
-	//     woken kworker as the submitter's does.
+	//     interrupt that woke it returns (irq_exit, then the return path's
+	//     schedule), no earlier than the end of the work charged to its CPU then:
+	//     the whole interrupt and the task work it preempted (Host.wakeTask for the
+	//     tag sleeper, after its wake-up latency or KblockdTTWU's due time; the
+	//     reaper waits for its CPU after its context switch, as by default, when
+	//     CPUCosts.Switch is non-zero). It does not preempt a running kworker item
+	//     (a nice-0 wakee's wakeup_gran is 2-4 ms against runs of a few µs to tens
+	//     of µs, and under voluntary preemption the item is not preempted anyway:
+	//     process_one_work's cond_resched comes after it), and its next submission
+	//     step waits for a woken kworker as the submitter's does.
 	// fio's default iodepth_batch_submit of 1 makes every submission step one
 	// io_submit / io_uring_enter, so there the step's end is the system call's
 	// return, voluntary preemption's point. No new cost or latency: the interrupt
@@ -238,7 +238,10 @@ type Host struct {
 	// kwWait is, per CPU, the kblockd run works whose worker is woken and waits for
 	// the CPU's current work (Timing.IRQPreempt; Host.KworkerWaiting)
 	kwWait [][]*runWork
-	kw     kworkers // kblockd workers as tasks, for the scheduler's idle test
+	// irqWakes are the tasks an interrupt in progress woke (Timing.IRQPreempt;
+	// Host.wakeTask), released when it returns
+	irqWakes []irqWake
+	kw       kworkers // kblockd workers as tasks, for the scheduler's idle test
 	// pendingHooks counts the hctxs of every queue whose R07 bad-era wait-hook
 	// registration is not yet visible (tagops.go: landOwnHooks skips its walk at 0)
 	pendingHooks int
@@ -392,6 +395,35 @@ func (h *Host) wokenTaskAt(cpu int, t sim.Time) sim.Time {
 		return t
 	}
 	return max(t, h.busyUntil(cpu))
+}
+
+// irqWake is a task woken from an interrupt: it runs on cpu at t at the earliest,
+// after the interrupt.
+type irqWake struct {
+	cpu int
+	t   sim.Time
+	ev  sim.Handler
+}
+
+// wakeTask schedules ev, a task woken now to run on cpu at t (after its wake-up
+// latency): at t, or under Timing.IRQPreempt no earlier than the end of the work
+// charged to cpu when the interrupt that woke it returns (irqReturn), or by now
+// when no interrupt is in progress.
+func (h *Host) wakeTask(cpu int, t sim.Time, ev sim.Handler) {
+	if h.timing.IRQPreempt && h.cpu.irq != 0 {
+		h.irqWakes = append(h.irqWakes, irqWake{cpu, t, ev})
+		return
+	}
+	h.eng.At(h.wokenTaskAt(cpu, t), ev)
+}
+
+// irqReturn releases the tasks the interrupt that returns woke (wakeTask).
+func (h *Host) irqReturn() {
+	for i, w := range h.irqWakes {
+		h.eng.At(max(w.t, h.busyUntil(w.cpu)), w.ev)
+		h.irqWakes[i] = irqWake{}
+	}
+	h.irqWakes = h.irqWakes[:0]
 }
 
 // KworkerWaiting reports, under Timing.IRQPreempt, whether a woken kblockd worker is

@@ -231,6 +231,9 @@ func (q *Queue) completeWhenFree(rq *Request, irq bool) {
 		h.cpu.irq = rq.compCPU + 1
 		q.cfg.Ops.Complete(rq, rq.compCPU)
 		h.cpu.irq = prev
+		if prev == 0 {
+			h.irqReturn()
+		}
 		return
 	}
 	if t := h.busyUntil(rq.compCPU); t > q.eng.Now() {
