@@ -252,6 +252,7 @@ type cpuState struct {
 	c     CPUCosts
 	cpus  []*sim.CPU
 	cur   int                       // CPU running the current path
+	irq   int                       // 1 + the CPU whose current path is an interrupt (Timing.IRQPreempt); 0: none
 	lines map[any][]*sim.SharedLine // Uncontended model
 
 	topo   *sim.Topology
@@ -328,7 +329,21 @@ func newCPUState(m CPUModel, nrCPUs int) cpuState {
 // cpuAt returns when the current CPU can start new work: now or the end of the work
 // already charged to it.
 func (h *Host) cpuAt() sim.Time {
-	return max(h.eng.Now(), h.cpu.cpus[h.cpu.cur].FreeAt())
+	c := h.cpu.cpus[h.cpu.cur]
+	if h.cpu.irq == h.cpu.cur+1 {
+		return max(h.eng.Now(), c.IRQFreeAt())
+	}
+	return max(h.eng.Now(), c.FreeAt())
+}
+
+// pathAt returns when cpu reaches the current point of the path it runs: cpuAt for
+// the current CPU in interrupt context (Timing.IRQPreempt), else now or the end of the
+// work already charged to cpu.
+func (h *Host) pathAt(cpu int) sim.Time {
+	if h.cpu.irq == cpu+1 && h.cpu.on {
+		return max(h.eng.Now(), h.cpu.cpus[cpu].IRQFreeAt())
+	}
+	return max(h.eng.Now(), h.busyUntil(cpu))
 }
 
 // rmw charges an atomic read-modify-write by the current CPU on word of obj's line
@@ -536,6 +551,10 @@ func (h *Host) onCPU(cpu int) { h.cpu.cur = cpu }
 // charge charges cost on the current CPU.
 func (h *Host) charge(cost sim.Time) {
 	if h.cpu.on && cost > 0 {
+		if h.cpu.irq == h.cpu.cur+1 {
+			h.cpu.cpus[h.cpu.cur].Interrupt(h.eng.Now(), cost)
+			return
+		}
 		h.cpu.cpus[h.cpu.cur].Exec(h.eng.Now(), cost)
 	}
 }

@@ -123,6 +123,9 @@ type runWork struct {
 	// switch (kernel/workqueue.c insert_work: no wake_up_worker while
 	// pool->nr_running; worker_thread's keep_working loop)
 	chained bool
+	// waitOn is 1 + the CPU this work's woken worker waits for under
+	// Timing.IRQPreempt (Host.kwWait), 0 when it does not wait
+	waitOn int
 }
 
 // Fire runs the hctx from kblockd (blk_mq_run_work_fn), or re-arms a postponed work.
@@ -143,10 +146,12 @@ func (w *runWork) Fire(now sim.Time) {
 		w.deferred = true
 		w.at, w.evAt = t, t
 		w.id = h.q.eng.At(t, w)
-		w.kwQueue(cpu) // the woken worker waits for its CPU
+		w.kwQueue(cpu)   // the woken worker waits for its CPU
+		w.kwWaitAdd(cpu) // and goes before the task's next step (Timing.IRQPreempt)
 		return
 	}
 	w.pending, w.deferred = false, false
+	w.kwWaitDone()
 	h.q.host.onCPU(cpu)
 	h.q.host.charge(w.recv)
 	w.recv = 0
@@ -195,6 +200,7 @@ func (h *Hctx) singleHwQueue() bool { return len(h.q.hctxs) == 1 }
 // is moved to the new time, earlier or later).
 func (w *runWork) modify(t sim.Time) {
 	w.pending, w.at, w.deferred = true, t, false
+	w.kwWaitDone()
 	if w.id != 0 {
 		if w.evAt <= t {
 			return // the event fires first and re-arms to t

@@ -68,6 +68,57 @@ type Timing struct {
 	// WAL with host-wide tags (000-small-none) and splits 4-hctx readers by hctx
 	// order.
 	KblockdTTWU bool
+	// IRQPreempt makes the simulated CPUs preemptive for interrupts and for kblockd's
+	// workers, as 6.1 schedules them (Debian's PREEMPT_DYNAMIC kernel boots in
+	// voluntary mode, the mode of the oracle's guest, whose command line sets no
+	// preempt=). false (default): every CPU runs its work first come, first served:
+	// a completion, a kblockd run or a woken task waits for all the work charged to
+	// its CPU before it. true:
+	//   - a completion (the driver's interrupt, blk_mq_complete_request and its IPI
+	//     to the submitting CPU, the softirq's blk_mq_end_request with its tag and
+	//     budget puts, wake-ups and kblockd queueing: kernel/softirq.c irq_exit_rcu
+	//     runs the softirq before the interrupted context resumes) runs at once in
+	//     interrupt context (sim.CPU.Interrupt): it waits only for earlier interrupt
+	//     work on its CPU, and the task work it interrupts finishes later by its
+	//     cost. The kblockd runs and wake-ups it queues leave at the interrupt's own
+	//     pace (the queueing point is the interrupt's progress, not the end of the
+	//     CPU's work);
+	//   - a woken kblockd worker (kblockd is WQ_HIGHPRI: its pool's workers are
+	//     nice -20, kernel/workqueue.c create_worker / HIGHPRI_NICE_LEVEL) that
+	//     waits for its CPU runs before the next submission step of a nice-0 fio
+	//     thread there. kernel/sched/fair.c check_preempt_wakeup preempts when
+	//     wakeup_preempt_entity finds the running task's vruntime ahead of the
+	//     wakee's by more than wakeup_gran(wakee) = sysctl_sched_wakeup_granularity
+	//     (1 ms × (1 + ilog2(min(ncpus, 8)))) scaled by NICE_0_LOAD / the wakee's
+	//     weight (1024 / 88761 for nice -20: 23-35 µs of vruntime on 2-8 CPUs).
+	//     place_entity gives the wakee max(its vruntime, min_vruntime -
+	//     sched_latency / 2), and a nice -20 worker's vruntime grows 87 times
+	//     slower than a nice-0 thread's, so the woken worker is at or behind
+	//     min_vruntime and preempts once the running thread is those few µs past
+	//     it: in practice always. Under voluntary preemption it takes the CPU at
+	//     the thread's next preemption point; the model takes the end of the thread's current
+	//     submission step (one bio through blk_mq_submit_bio) as that point, where
+	//     the kernel's is the return of the system call or the thread's sleep
+	//     (a batch of several iocbs in one io_submit is one step per bio here: an
+	//     approximation towards full preemption);
+	//   - a woken fio thread (the reaper after io_getevents / io_uring_enter, a tag
+	//     sleeper in blk_mq_get_tag) goes through the same rules: it runs when the
+	//     interrupt that woke it returns (irq_exit, then the return path's
+	//     schedule), no earlier than the end of the work charged to its CPU then:
+	//     the whole interrupt and the task work it preempted (Host.wakeTask for the
+	//     tag sleeper, after its wake-up latency or KblockdTTWU's due time; the
+	//     reaper waits for its CPU after its context switch, as by default, when
+	//     CPUCosts.Switch is non-zero). It does not preempt a running kworker item
+	//     (a nice-0 wakee's wakeup_gran is 2-4 ms against runs of a few µs to tens
+	//     of µs, and under voluntary preemption the item is not preempted anyway:
+	//     process_one_work's cond_resched comes after it), and its next submission
+	//     step waits for a woken kworker as the submitter's does.
+	// fio's default iodepth_batch_submit of 1 makes every submission step one
+	// io_submit / io_uring_enter, so there the step's end is the system call's
+	// return, voluntary preemption's point. No new cost or latency: the interrupt
+	// is the existing completion costs. Off by default: README gives its counts
+	// against the oracle's reference set and their sensitivity.
+	IRQPreempt bool
 }
 
 // DefaultTiming returns the Timing the zero value stands for (each field's default).
@@ -184,7 +235,13 @@ type Host struct {
 	kwRunEnd []sim.Time
 	// kwInRun is 1 + the CPU whose kblockd worker's run is in progress, 0 for none
 	kwInRun int
-	kw      kworkers // kblockd workers as tasks, for the scheduler's idle test
+	// kwWait is, per CPU, the kblockd run works whose worker is woken and waits for
+	// the CPU's current work (Timing.IRQPreempt; Host.KworkerWaiting)
+	kwWait [][]*runWork
+	// irqWakes are the tasks an interrupt in progress woke (Timing.IRQPreempt;
+	// Host.wakeTask), released when it returns
+	irqWakes []irqWake
+	kw       kworkers // kblockd workers as tasks, for the scheduler's idle test
 	// pendingHooks counts the hctxs of every queue whose R07 bad-era wait-hook
 	// registration is not yet visible (tagops.go: landOwnHooks skips its walk at 0)
 	pendingHooks int
@@ -259,7 +316,7 @@ func (h *Host) kblockdQueuedAt(cpu int) sim.Time {
 	if h.kblockdFromSet {
 		return h.kblockdFrom
 	}
-	return max(h.eng.Now(), h.busyUntil(cpu))
+	return h.pathAt(cpu)
 }
 
 // kblockdDue returns when a kblockd run queued now from cpu on target's worker is due
@@ -274,7 +331,7 @@ func (h *Host) kblockdDue(cpu, target int) (due, recv sim.Time) {
 	if target == cpu {
 		return h.kblockdQueuedAt(cpu), 0 // runWork.Fire waits for cpu's charged work
 	}
-	send := max(h.eng.Now(), h.busyUntil(cpu))
+	send := h.pathAt(cpu)
 	if h.cpu.on {
 		send += h.cpu.c.Wakeup // this wake-up, after the earlier ones
 		recv = h.cpu.c.IPI
@@ -328,6 +385,87 @@ func (h *Host) kworkerRan(cpu int) {
 		h.kwRunEnd = append(h.kwRunEnd, 0)
 	}
 	h.kwRunEnd[cpu] = h.busyUntil(cpu)
+}
+
+// wokenTaskAt returns when a task woken now to run on cpu at t (after the wake-up
+// latency) runs: t, or under Timing.IRQPreempt no earlier than the end of the work
+// charged to cpu by now: the interrupt that woke it and the task work that interrupt
+// preempted (the wakee runs when the interrupt returns, at the CPU's next schedule
+// point; a nice-0 wakee does not preempt a running item of kblockd's nice -20
+// worker).
+func (h *Host) wokenTaskAt(cpu int, t sim.Time) sim.Time {
+	if !h.timing.IRQPreempt {
+		return t
+	}
+	return max(t, h.busyUntil(cpu))
+}
+
+// irqWake is a task woken from an interrupt: it runs on cpu at t at the earliest,
+// after the interrupt.
+type irqWake struct {
+	cpu int
+	t   sim.Time
+	ev  sim.Handler
+}
+
+// wakeTask schedules ev, a task woken now to run on cpu at t (after its wake-up
+// latency): at t, or under Timing.IRQPreempt no earlier than the end of the work
+// charged to cpu when the interrupt that woke it returns (irqReturn), or by now
+// when no interrupt is in progress.
+func (h *Host) wakeTask(cpu int, t sim.Time, ev sim.Handler) {
+	if h.timing.IRQPreempt && h.cpu.irq != 0 {
+		h.irqWakes = append(h.irqWakes, irqWake{cpu, t, ev})
+		return
+	}
+	h.eng.At(h.wokenTaskAt(cpu, t), ev)
+}
+
+// irqReturn releases the tasks the interrupt that returns woke (wakeTask).
+func (h *Host) irqReturn() {
+	for i, w := range h.irqWakes {
+		h.eng.At(max(w.t, h.busyUntil(w.cpu)), w.ev)
+		h.irqWakes[i] = irqWake{}
+	}
+	h.irqWakes = h.irqWakes[:0]
+}
+
+// KworkerWaiting reports, under Timing.IRQPreempt, whether a woken kblockd worker is
+// runnable on cpu and waits for the work the CPU is running: a task that is about to
+// start its next step there (a fio thread's next submission) yields the CPU to it
+// first (kernel/sched/fair.c check_preempt_wakeup; see Timing.IRQPreempt). Always
+// false with the switch off, and for CPUs out of range.
+func (h *Host) KworkerWaiting(cpu int) bool {
+	return cpu >= 0 && cpu < len(h.kwWait) && len(h.kwWait[cpu]) > 0
+}
+
+// kwWaitAdd records that w's worker waits for cpu (runWork.Fire found it busy).
+func (w *runWork) kwWaitAdd(cpu int) {
+	h := w.h.q.host
+	if !h.timing.IRQPreempt {
+		return
+	}
+	w.kwWaitDone()
+	for len(h.kwWait) <= cpu {
+		h.kwWait = append(h.kwWait, nil)
+	}
+	h.kwWait[cpu] = append(h.kwWait[cpu], w)
+	w.waitOn = cpu + 1
+}
+
+// kwWaitDone forgets w's wait for its CPU (it runs, or was re-armed).
+func (w *runWork) kwWaitDone() {
+	if w.waitOn == 0 {
+		return
+	}
+	h := w.h.q.host
+	l := h.kwWait[w.waitOn-1]
+	for i, x := range l {
+		if x == w {
+			h.kwWait[w.waitOn-1] = append(l[:i], l[i+1:]...)
+			break
+		}
+	}
+	w.waitOn = 0
 }
 
 // KblockdDue returns when a kblockd work item queued now from cpu on target's

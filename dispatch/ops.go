@@ -181,7 +181,8 @@ type DriverWaiter interface {
 // rq_affinity=1 (QUEUE_FLAG_SAME_COMP, the default) the completion is sent by IPI to
 // the submitting CPU (rq's ctx) when cpu does not share its cache, unless the hctx has
 // a single ctx (blk_mq_complete_request_remote completes locally then). The
-// completion waits for its CPU to finish earlier work, then calls Ops.Complete.
+// completion waits for its CPU to finish earlier work, then calls Ops.Complete; under
+// Timing.IRQPreempt it interrupts that work instead and runs at once.
 func (q *Queue) CompleteRequest(rq *Request, cpu int) {
 	h := q.host
 	if !h.cpu.on {
@@ -193,15 +194,21 @@ func (q *Queue) CompleteRequest(rq *Request, cpu int) {
 	rq.compCPU = cpu
 	if len(rq.hctx.ctxs) > 1 && !h.sameLLC(cpu, sub) {
 		h.onCPU(cpu)
+		prev := h.cpu.irq
+		if h.timing.IRQPreempt {
+			h.cpu.irq = cpu + 1 // the interrupt handler sends the IPI
+		}
 		h.charge(h.cpu.c.IPI)
+		h.cpu.irq = prev
 		rq.compCPU = sub
 	}
-	q.completeWhenFree(rq)
+	q.completeWhenFree(rq, true)
 }
 
 // CompleteRequestLocal is a driver completing rq on cpu without blk_mq_complete_request
 // (null_blk irqmode=0 ends the request inside queue_rq): no IPI; the completion waits
-// for cpu to finish earlier work, then calls Ops.Complete.
+// for cpu to finish earlier work, then calls Ops.Complete (also under
+// Timing.IRQPreempt: it is the submitting task's own work, not an interrupt).
 func (q *Queue) CompleteRequestLocal(rq *Request, cpu int) {
 	if !q.host.cpu.on {
 		q.host.onCPU(rq.ctx.cpu)
@@ -209,11 +216,26 @@ func (q *Queue) CompleteRequestLocal(rq *Request, cpu int) {
 		return
 	}
 	rq.compCPU = cpu
-	q.completeWhenFree(rq)
+	q.completeWhenFree(rq, false)
 }
 
-func (q *Queue) completeWhenFree(rq *Request) {
+// completeWhenFree runs rq's completion on rq.compCPU once that CPU has finished its
+// earlier work, or at once in interrupt context when irq is set under
+// Timing.IRQPreempt.
+func (q *Queue) completeWhenFree(rq *Request, irq bool) {
 	h := q.host
+	if irq && h.timing.IRQPreempt {
+		// the completion interrupts its CPU's task work (Timing.IRQPreempt)
+		h.onCPU(rq.compCPU)
+		prev := h.cpu.irq
+		h.cpu.irq = rq.compCPU + 1
+		q.cfg.Ops.Complete(rq, rq.compCPU)
+		h.cpu.irq = prev
+		if prev == 0 {
+			h.irqReturn()
+		}
+		return
+	}
 	if t := h.busyUntil(rq.compCPU); t > q.eng.Now() {
 		rq.compEv.rq = rq
 		q.eng.At(t, &rq.compEv) // the CPU finishes its earlier work first

@@ -253,11 +253,11 @@ func (tw *TagWaiter) bind(q *Queue, b *Bio) {
 			// the same try_to_wake_up as a kblockd worker's (Timing.KblockdTTWU)
 			t, _ := h.kblockdDue(tw.wakerCPU, tw.alloc.CPU)
 			h.charge(h.cpu.c.Wakeup)
-			q.eng.At(t, tw)
+			h.wakeTask(tw.alloc.CPU, t, tw)
 			return
 		}
 		q.host.charge(q.host.cpu.c.Wakeup)
-		q.eng.After(q.host.wakeupDelay(), tw)
+		q.host.wakeTask(tw.alloc.CPU, q.eng.Now()+q.host.wakeupDelay(), tw)
 	}
 }
 

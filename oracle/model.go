@@ -54,6 +54,10 @@ type ModelOptions struct {
 	// kworker woken as 6.1's try_to_wake_up does); false (default) = the default
 	// kblockd latency. For measuring the opt-in rule against the reference set.
 	KblockdTTWU bool
+	// IRQPreempt runs the model with dispatch.Timing.IRQPreempt (completions
+	// preempt task work; a woken kblockd worker goes before fio's next step); false
+	// (default) = first-come-first-served CPUs. For measuring the opt-in rule.
+	IRQPreempt bool
 }
 
 // DefaultWake is the wake-up charging Index.CompareReference applies when
@@ -145,6 +149,9 @@ func RunModel(c *Case, jobPath string, o ModelOptions) (*ModelRun, error) {
 	cfg.Setup = o.Setup
 	if o.KblockdTTWU {
 		cfg.Timing.KblockdTTWU = true
+	}
+	if o.IRQPreempt {
+		cfg.Timing.IRQPreempt = true
 	}
 	out, err := stack.Run(withOverhead(cfg, o.EmulationOverhead), specs)
 	if err != nil {

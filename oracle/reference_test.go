@@ -329,7 +329,8 @@ func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
 // TestDumpReference writes every case's comparison and every effect as JSON to
 // $BLKMQ_ORACLE_DUMP (opt-in): the input of the known-miss bookkeeping. With
 // BLKMQ_ORACLE_TTWU=1 the model runs with dispatch.Timing.KblockdTTWU
-// (ModelOptions.KblockdTTWU).
+// (ModelOptions.KblockdTTWU), with BLKMQ_ORACLE_PREEMPT=1 with
+// dispatch.Timing.IRQPreempt (ModelOptions.IRQPreempt).
 func TestDumpReference(t *testing.T) {
 	path := os.Getenv("BLKMQ_ORACLE_DUMP")
 	if path == "" {
@@ -348,6 +349,13 @@ func TestDumpReference(t *testing.T) {
 		o.KblockdTTWU = true
 	default:
 		t.Fatalf("BLKMQ_ORACLE_TTWU %q: allowed: 0 or 1", v)
+	}
+	switch v := os.Getenv("BLKMQ_ORACLE_PREEMPT"); v {
+	case "", "0":
+	case "1":
+		o.IRQPreempt = true
+	default:
+		t.Fatalf("BLKMQ_ORACLE_PREEMPT %q: allowed: 0 or 1", v)
 	}
 	var out struct {
 		Cases   []*Comparison       `json:"cases"`

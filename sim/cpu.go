@@ -9,6 +9,7 @@ import "fmt"
 type CPU struct {
 	id        int
 	busyUntil Time
+	irqUntil  Time // end of the interrupt-context work (Interrupt)
 	busy      Time
 	steps     uint64
 }
@@ -34,6 +35,35 @@ func (c *CPU) Exec(now, cost Time) Time {
 	c.steps++
 	return c.busyUntil
 }
+
+// Interrupt runs a step of the given cost (ns) in interrupt context (a hardirq and the
+// softirq or IPI callback it raises: kernel/softirq.c irq_exit_rcu → __do_softirq runs
+// before the interrupted context resumes), and returns when it finishes. It starts at
+// now, or at the end of earlier interrupt-context work (interrupts on one CPU do not
+// nest in the model: they run in the order they are charged), not after the task-level
+// work given with Exec: that work is preempted, and every part of it not done at the
+// step's start finishes cost later. Task-level work that ended at or before the start
+// (a tie included) is not moved. It panics if cost < 0.
+func (c *CPU) Interrupt(now, cost Time) Time {
+	if cost < 0 {
+		panic(fmt.Sprintf("sim: CPU %d Interrupt with negative cost %v", c.id, cost))
+	}
+	start := max(now, c.irqUntil)
+	end := start + cost
+	c.irqUntil = end
+	if c.busyUntil > start {
+		c.busyUntil += cost // the preempted work resumes after the interrupt
+	} else {
+		c.busyUntil = end
+	}
+	c.busy += cost
+	c.steps++
+	return end
+}
+
+// IRQFreeAt returns the time at which the CPU finishes the interrupt-context work
+// already given to it (Interrupt); at most FreeAt.
+func (c *CPU) IRQFreeAt() Time { return c.irqUntil }
 
 // FreeAt returns the time at which the CPU finishes the work already given to it.
 func (c *CPU) FreeAt() Time { return c.busyUntil }

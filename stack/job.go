@@ -467,7 +467,16 @@ func (j *job) startSubmitPlug() {
 // its CPU with softirq work: ksoftirqd takes over after MAX_SOFTIRQ_TIME, and CFS
 // shares the CPU between the two).
 func (j *job) cpuBusy(now sim.Time, turn bool) bool {
-	if j.free == nil || j.done(now) || turn {
+	if j.free == nil || j.done(now) {
+		return false
+	}
+	if h := j.q.Host(); h.KworkerWaiting(j.runCPU) {
+		// dispatch.Timing.IRQPreempt: a woken kblockd worker (nice -20) waits for
+		// this CPU; it preempts the thread at this preemption point, so the
+		// thread's turn comes after it
+		return j.waitCPU(now, max(now, h.CPUFreeAt(j.runCPU))) || j.cpuBusy(now, false)
+	}
+	if turn {
 		return false
 	}
 	t := j.q.Host().CPUFreeAt(j.runCPU)
