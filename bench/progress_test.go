@@ -14,9 +14,13 @@ func TestEvaluateProgress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	prefix := "003/" // budget-map: two runs of 0.2 s
+	if testing.Short() {
+		prefix = "004/" // legacy-tags: two runs of 10 ms (CI's -race -short pass)
+	}
 	var claims []Claim
 	for _, c := range all {
-		if strings.HasPrefix(c.ID, "003/") {
+		if strings.HasPrefix(c.ID, prefix) {
 			claims = append(claims, c)
 		}
 	}

@@ -123,10 +123,14 @@ func (o *refOwned) reserve(now, at Time, cpu int, dur func(prev, ahead int) Time
 // that depend on the previous owner and on the owners ahead (a ticket lock), zero-cost
 // own-line accesses (zero-length intervals), clocks that jump past several intervals.
 func TestReserveMatchesReference(t *testing.T) {
+	seeds := uint64(8)
+	if testing.Short() {
+		seeds = 2 // CI's -race -short pass: the full 8 run in the plain go test ./...
+	}
 	for _, self := range []Time{0, 5} {
 		top := Topology{Sockets: 2, CoresPerSocket: 4, ThreadsPerCore: 2,
 			Costs: TransferCosts{Self: self, SMT: 7, Node: 50, Socket: 60, Remote: 109}}
-		for seed := uint64(1); seed <= 8; seed++ {
+		for seed := uint64(1); seed <= seeds; seed++ {
 			rnd := rand.New(rand.NewPCG(seed, 11))
 			o, ref := newOwned(), refOwned{last: -1}
 			free := make([]Time, top.NrCPUs())
