@@ -165,9 +165,20 @@ type Placement struct {
 	// (available_idle_cpu in wake_affine_idle and select_idle_sibling, idle balance)
 	// stay instantaneous, as in the kernel. Not counted in the loads: io-wq workers
 	// (their wake-ups keep the task-count rule), fio's parent and kworkers. Off by
-	// default: measured on claim 001 it does not remove its sensitivity (README,
-	// placement).
+	// default: on claim 001 wake_affine_weight is never reached (completions come in
+	// on the woken thread's own CPU, waker = prev), so the switch changes nothing
+	// there (README, placement).
 	PELTLoad bool
+	// NUMAImbalancePull makes the idle balance of a waiting thread (balancePull) take
+	// an idle CPU of the thread's own LLC first (rebalance_domains balances the lowest
+	// domain, the LLC's, first) and pull it to another LLC (the model's NUMA node) only
+	// when 6.1's NUMA imbalance allowance lets it (calculate_imbalance →
+	// adjust_numa_imbalance: no pull while the destination node runs no more than
+	// imb_numa_nr tasks, the same allowance fork placement applies). Off (the
+	// default, the model of round 5): the first idle allowed CPU after the waiting one,
+	// wrapping, whatever its LLC. Opt-in: on claim 001 it turns the met can_queue-div
+	// ratio into a stable miss (README, placement).
+	NUMAImbalancePull bool
 }
 
 // PlacementRule selects how Placement picks a thread's CPU.
@@ -544,9 +555,34 @@ func (j *job) balancePull(now sim.Time) int {
 	if now < j.eligibleAt() {
 		return -1
 	}
-	return firstAfter(j.runCPU, j.allowed, func(c int) bool {
-		return j.r.schedIdle(c, now) && j.r.host.CPUFreeAt(c) <= now
-	})
+	ok := func(c int) bool { return j.r.schedIdle(c, now) && j.r.host.CPUFreeAt(c) <= now }
+	if !j.place.NUMAImbalancePull {
+		return firstAfter(j.runCPU, j.allowed, ok)
+	}
+	if c := firstAfter(j.runCPU, j.allowed, func(c int) bool { return j.r.sameLLC(c, j.runCPU) && ok(c) }); c >= 0 {
+		return c
+	}
+	return firstAfter(j.runCPU, j.allowed, func(c int) bool { return ok(c) && j.r.numaPullAllowed(c, now) })
+}
+
+// numaPullAllowed is the NUMA level of the idle balance (6.1 calculate_imbalance →
+// adjust_numa_imbalance, Placement.NUMAImbalancePull) for a pull to dst, an idle CPU
+// of another LLC (the model's node): refused while dst's LLC, counting the pulled
+// task, runs no more than imb_numa_nr tasks (allow_numa_imbalance; build_sched_domains
+// sets imb_numa_nr to the number of LLCs under the NUMA domain, at least 1 — nr_llcs —
+// when a node holds one LLC). The imbalance-size test (imbalance ≤ imb_numa_nr → 0)
+// is taken as met: one waiting task is the imbalance here.
+func (r *runner) numaPullAllowed(dst int, now sim.Time) bool {
+	n := r.cfg.CPU.Costs.CPUsPerLLC
+	if n <= 0 || n >= r.cfg.NrCPUs {
+		return true
+	}
+	imb := max(1, (r.cfg.NrCPUs+n-1)/n)
+	running := 1 // the pulled task
+	for c := dst / n * n; c < min(r.cfg.NrCPUs, dst/n*n+n); c++ {
+		running += r.nrRunning(c, now)
+	}
+	return running > imb
 }
 
 // placeWorker returns the CPU an io-wq worker runs on after it is created (new) or

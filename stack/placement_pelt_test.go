@@ -168,3 +168,36 @@ func TestWakeAffinePELT(t *testing.T) {
 		}
 	}
 }
+
+// TestNUMAPullAllowed: with Placement.NUMAImbalancePull an idle CPU of another LLC
+// (node) pulls a waiting thread only when that node, counting the pulled task, would
+// run more than imb_numa_nr tasks (the number of LLCs: 2 here, 2 × 4 CPUs); one LLC
+// never refuses.
+func TestNUMAPullAllowed(t *testing.T) {
+	const now = sim.Millisecond
+	tests := []struct {
+		name string
+		llc  int
+		busy []int // CPUs with a task running now
+		dst  int
+		want bool
+	}{
+		{"empty-node-refused", 4, []int{0, 1, 2, 3}, 5, false},
+		{"one-task-on-node-refused", 4, []int{0, 1, 2, 3, 6}, 5, false},
+		{"two-tasks-on-node-allowed", 4, []int{0, 1, 6, 7}, 5, true},
+		{"one-llc-allowed", 0, nil, 5, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &runner{cfg: Config{NrCPUs: 8}}
+			r.cfg.CPU.Costs.CPUsPerLLC = tt.llc
+			s := r.sched()
+			for _, c := range tt.busy {
+				s.taskUntil[c] = now + 10
+			}
+			if got := r.numaPullAllowed(tt.dst, now); got != tt.want {
+				t.Errorf("numaPullAllowed(%d) = %v, want %v", tt.dst, got, tt.want)
+			}
+		})
+	}
+}
