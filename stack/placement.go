@@ -174,7 +174,8 @@ type Placement struct {
 	// domain, the LLC's, first) and pull it to another LLC (the model's NUMA node) only
 	// when 6.1's NUMA imbalance allowance lets it (calculate_imbalance →
 	// adjust_numa_imbalance: no pull while the destination node runs no more than
-	// imb_numa_nr tasks, the same allowance fork placement applies). Off (the
+	// imb_numa_nr tasks and the imbalance is at most 2; fork placement applies the
+	// same allowance; numaPullAllowed). Off (the
 	// default, the model of round 5): the first idle allowed CPU after the waiting one,
 	// wrapping, whatever its LLC. Opt-in: on claim 001 it turns the met can_queue-div
 	// ratio into a stable miss (README, placement).
@@ -562,27 +563,35 @@ func (j *job) balancePull(now sim.Time) int {
 	if c := firstAfter(j.runCPU, j.allowed, func(c int) bool { return j.r.sameLLC(c, j.runCPU) && ok(c) }); c >= 0 {
 		return c
 	}
-	return firstAfter(j.runCPU, j.allowed, func(c int) bool { return ok(c) && j.r.numaPullAllowed(c, now) })
+	return firstAfter(j.runCPU, j.allowed, func(c int) bool { return ok(c) && j.r.numaPullAllowed(j.runCPU, c, now) })
 }
 
 // numaPullAllowed is the NUMA level of the idle balance (6.1 calculate_imbalance →
-// adjust_numa_imbalance, Placement.NUMAImbalancePull) for a pull to dst, an idle CPU
-// of another LLC (the model's node): refused while dst's LLC, counting the pulled
-// task, runs no more than imb_numa_nr tasks (allow_numa_imbalance; build_sched_domains
-// sets imb_numa_nr to the number of LLCs under the NUMA domain, at least 1 — nr_llcs —
-// when a node holds one LLC). The imbalance-size test (imbalance ≤ imb_numa_nr → 0)
-// is taken as met: one waiting task is the imbalance here.
-func (r *runner) numaPullAllowed(dst int, now sim.Time) bool {
+// adjust_numa_imbalance, Placement.NUMAImbalancePull) for a pull from src's LLC to
+// dst, an idle CPU of another LLC (the model's node). With SD_PREFER_SIBLING on the
+// child (LLC) domain the imbalance is half the difference of the two nodes' running
+// tasks (sum_nr_running: nrRunning summed over the LLC); it is cancelled while the
+// destination, counting the pulled task, runs no more than imb_numa_nr tasks
+// (allow_numa_imbalance) and the imbalance is at most NUMA_IMBALANCE_MIN = 2.
+// imb_numa_nr is the number of LLCs under the NUMA domain (build_sched_domains: nr_llcs
+// when a node holds one LLC, as the model's nodes do).
+func (r *runner) numaPullAllowed(src, dst int, now sim.Time) bool {
 	n := r.cfg.CPU.Costs.CPUsPerLLC
 	if n <= 0 || n >= r.cfg.NrCPUs {
 		return true
 	}
 	imb := max(1, (r.cfg.NrCPUs+n-1)/n)
-	running := 1 // the pulled task
-	for c := dst / n * n; c < min(r.cfg.NrCPUs, dst/n*n+n); c++ {
-		running += r.nrRunning(c, now)
+	running := func(cpu int) int {
+		k := 0
+		for c := cpu / n * n; c < min(r.cfg.NrCPUs, cpu/n*n+n); c++ {
+			k += r.nrRunning(c, now)
+		}
+		return k
 	}
-	return running > imb
+	srcRun, dstRun := running(src), running(dst)
+	imbalance := max(0, srcRun-dstRun) >> 1
+	const numaImbalanceMin = 2
+	return !(dstRun+1 <= imb && imbalance <= numaImbalanceMin)
 }
 
 // placeWorker returns the CPU an io-wq worker runs on after it is created (new) or

@@ -170,22 +170,24 @@ func TestWakeAffinePELT(t *testing.T) {
 }
 
 // TestNUMAPullAllowed: with Placement.NUMAImbalancePull an idle CPU of another LLC
-// (node) pulls a waiting thread only when that node, counting the pulled task, would
-// run more than imb_numa_nr tasks (the number of LLCs: 2 here, 2 × 4 CPUs); one LLC
-// never refuses.
+// (node) pulls a thread waiting on CPU 1 unless the destination node, counting the
+// pulled task, runs no more than imb_numa_nr tasks (the number of LLCs: 2 here,
+// 2 × 4 CPUs) and the imbalance, half the difference of the nodes' running tasks, is
+// at most 2; one LLC never refuses.
 func TestNUMAPullAllowed(t *testing.T) {
 	const now = sim.Millisecond
 	tests := []struct {
-		name string
-		llc  int
-		busy []int // CPUs with a task running now
-		dst  int
-		want bool
+		name    string
+		llc     int
+		busy    []int       // CPUs with a task running now
+		waiting map[int]int // tasks queued now
+		want    bool
 	}{
-		{"empty-node-refused", 4, []int{0, 1, 2, 3}, 5, false},
-		{"one-task-on-node-refused", 4, []int{0, 1, 2, 3, 6}, 5, false},
-		{"two-tasks-on-node-allowed", 4, []int{0, 1, 6, 7}, 5, true},
-		{"one-llc-allowed", 0, nil, 5, true},
+		{"empty-node-small-imbalance-refused", 4, []int{0, 1, 2, 3}, nil, false},
+		{"one-task-on-node-refused", 4, []int{0, 1, 2, 3, 6}, nil, false},
+		{"two-tasks-on-node-allowed", 4, []int{0, 1, 6, 7}, nil, true},
+		{"empty-node-large-imbalance-allowed", 4, []int{0, 1, 2, 3}, map[int]int{1: 2, 2: 1}, true},
+		{"one-llc-allowed", 0, nil, nil, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -195,8 +197,11 @@ func TestNUMAPullAllowed(t *testing.T) {
 			for _, c := range tt.busy {
 				s.taskUntil[c] = now + 10
 			}
-			if got := r.numaPullAllowed(tt.dst, now); got != tt.want {
-				t.Errorf("numaPullAllowed(%d) = %v, want %v", tt.dst, got, tt.want)
+			for c, k := range tt.waiting {
+				s.waiting[c] = k
+			}
+			if got := r.numaPullAllowed(1, 5, now); got != tt.want {
+				t.Errorf("numaPullAllowed(1 → 5) = %v, want %v", got, tt.want)
 			}
 		})
 	}
