@@ -151,6 +151,7 @@ type job struct {
 	// migrations counts the thread's moves to another CPU (JobResult.Migrations);
 	// ranUntil is its CPU's work when it last ran (stillRunning)
 	ranUntil          sim.Time
+	pelt              taskPelt // its PELT load (Placement.PELTLoad)
 	migrations        int
 	waitSince, turnAt sim.Time
 	reapWaker         int
@@ -699,7 +700,7 @@ func (j *job) account(u *ioU, now sim.Time) {
 // job has finished.
 func (j *job) run(now sim.Time) {
 	j.runLoop(now)
-	j.ranUntil = j.r.taskRan(j.runCPU) // the thread ran on its CPU (PlaceFair's idle test)
+	j.ranUntil = j.ran(now) // the thread ran on its CPU (PlaceFair's idle test)
 }
 
 // runLoop is run's loop.

@@ -156,6 +156,30 @@ type Placement struct {
 	// FioParentSlowdown multiplies the parent's CPU time (Config.Emulated sets it to
 	// the emulation slowdown: fio's code is emulated too); values ≤ 1 leave it.
 	FioParentSlowdown float64
+	// PELTLoad makes wake_affine_weight compare the CPUs' PELT load averages
+	// (cpu_load: cfs_rq->avg.load_avg, and the woken thread's task_h_load), as 6.1's
+	// kernel/sched/fair.c does, instead of the number of modelled tasks on them now.
+	// Each fio thread keeps a load_avg (kernel/sched/pelt.c: runnable time decayed by y
+	// per 1024 µs period, y^32 = 1/2; a nice-0 weight of 1024) that stays on its CPU
+	// while it sleeps and moves with it when it migrates. Idle tests
+	// (available_idle_cpu in wake_affine_idle and select_idle_sibling, idle balance)
+	// stay instantaneous, as in the kernel. Not counted in the loads: io-wq workers
+	// (their wake-ups keep the task-count rule), fio's parent and kworkers. Off by
+	// default: on claim 001 wake_affine_weight is never reached (completions come in
+	// on the woken thread's own CPU, waker = prev), so the switch changes nothing
+	// there (README, placement).
+	PELTLoad bool
+	// NUMAImbalancePull makes the idle balance of a waiting thread (balancePull) take
+	// an idle CPU of the thread's own LLC first (rebalance_domains balances the lowest
+	// domain, the LLC's, first) and pull it to another LLC (the model's NUMA node) only
+	// when 6.1's NUMA imbalance allowance lets it (calculate_imbalance →
+	// adjust_numa_imbalance: no pull while the destination node runs no more than
+	// imb_numa_nr tasks and the imbalance is at most 2; fork placement applies the
+	// same allowance; numaPullAllowed). Off (the
+	// default, the model of round 5): the first idle allowed CPU after the waiting one,
+	// wrapping, whatever its LLC. Opt-in: on claim 001 it turns the met can_queue-div
+	// ratio into a stable miss (README, placement).
+	NUMAImbalancePull bool
 }
 
 // PlacementRule selects how Placement picks a thread's CPU.
@@ -294,9 +318,15 @@ func (r *runner) schedIdle(cpu int, now sim.Time) bool { return r.nrRunning(cpu,
 // node_reclaim_distance), and select_idle_sibling looks only inside target's LLC
 // (sd_llc).
 func (r *runner) selectTaskRq(prev, waker int, wakerTask bool, allowed []int, recent *int, now sim.Time) int {
+	return r.selectTaskRqFor(nil, prev, waker, wakerTask, allowed, recent, now)
+}
+
+// selectTaskRqFor is selectTaskRq for the woken fio thread p (nil: a task that keeps
+// no PELT load), whose load wake_affine_weight reads with Placement.PELTLoad.
+func (r *runner) selectTaskRqFor(p *job, prev, waker int, wakerTask bool, allowed []int, recent *int, now sim.Time) int {
 	target := prev
 	if waker >= 0 && waker != prev && contains(allowed, waker) {
-		target = r.wakeAffine(prev, waker, wakerTask, now)
+		target = r.wakeAffine(p, prev, waker, wakerTask, now)
 	}
 	return r.selectIdleSibling(prev, target, waker, wakerTask, allowed, recent, now)
 }
@@ -304,8 +334,10 @@ func (r *runner) selectTaskRq(prev, waker int, wakerTask bool, allowed []int, re
 // wakeAffine is wake_affine (sync = 0): wake_affine_idle — an idle waker CPU (an
 // interrupt) that shares prev's cache returns prev if prev is idle, else the waker;
 // otherwise an idle prev is kept (the test added by d8fcb81f1acf, v5.10) — then
-// wake_affine_weight; anything but the waker CPU means prev.
-func (r *runner) wakeAffine(prev, waker int, wakerTask bool, now sim.Time) int {
+// wake_affine_weight; anything but the waker CPU means prev. p is the woken fio thread
+// (nil: an io-wq worker), whose PELT load wake_affine_weight reads with
+// Placement.PELTLoad.
+func (r *runner) wakeAffine(p *job, prev, waker int, wakerTask bool, now sim.Time) int {
 	if !wakerTask && r.schedIdle(waker, now) && r.sameLLC(waker, prev) {
 		if r.schedIdle(prev, now) {
 			return prev
@@ -313,6 +345,12 @@ func (r *runner) wakeAffine(prev, waker int, wakerTask bool, now sim.Time) int {
 		return waker
 	}
 	if r.schedIdle(prev, now) {
+		return prev
+	}
+	if p != nil && p.peltOn() {
+		if r.wakeAffineWeightPELT(prev, waker, p, now) {
+			return waker
+		}
 		return prev
 	}
 	lw := r.nrRunning(waker, now)
@@ -407,7 +445,7 @@ func (j *job) wakePlacement(waker int) {
 	if stillRunning(j.r.eng.Now(), j.ranUntil) {
 		return
 	}
-	j.moveTo(j.r.selectTaskRq(j.runCPU, waker, false, j.allowed, &j.recentCPU, j.r.eng.Now()))
+	j.moveTo(j.r.selectTaskRqFor(j, j.runCPU, waker, false, j.allowed, &j.recentCPU, j.r.eng.Now()))
 }
 
 // moveTo runs the thread on cpu from now on, counting a migration if it changes
@@ -425,6 +463,7 @@ func (j *job) moveTo(cpu int) {
 func (j *job) wokenAt(waker int) {
 	j.wokenRuns()
 	j.wakePlacement(waker)
+	j.peltAdvance()
 	j.woken = true
 	j.r.sched().woken[j.runCPU]++
 }
@@ -432,6 +471,7 @@ func (j *job) wokenAt(waker int) {
 // wokenRuns ends the enqueued-but-not-yet-running state of wokenAt.
 func (j *job) wokenRuns() {
 	if j.woken {
+		j.peltAdvance()
 		j.woken = false
 		j.r.sched().woken[j.runCPU]--
 	}
@@ -461,6 +501,7 @@ func (j *job) waitCPU(now, t sim.Time) bool {
 		}
 	}
 	if !j.cpuWait {
+		j.peltAdvance()
 		j.cpuWait = true
 		j.r.sched().waiting[j.runCPU]++
 	}
@@ -479,6 +520,7 @@ func (j *job) eligibleAt() sim.Time {
 // endCPUWait ends the thread's wait for its CPU.
 func (j *job) endCPUWait() {
 	if j.cpuWait {
+		j.peltAdvance()
 		j.cpuWait = false
 		j.r.sched().waiting[j.runCPU]--
 	}
@@ -514,9 +556,42 @@ func (j *job) balancePull(now sim.Time) int {
 	if now < j.eligibleAt() {
 		return -1
 	}
-	return firstAfter(j.runCPU, j.allowed, func(c int) bool {
-		return j.r.schedIdle(c, now) && j.r.host.CPUFreeAt(c) <= now
-	})
+	ok := func(c int) bool { return j.r.schedIdle(c, now) && j.r.host.CPUFreeAt(c) <= now }
+	if !j.place.NUMAImbalancePull {
+		return firstAfter(j.runCPU, j.allowed, ok)
+	}
+	if c := firstAfter(j.runCPU, j.allowed, func(c int) bool { return j.r.sameLLC(c, j.runCPU) && ok(c) }); c >= 0 {
+		return c
+	}
+	return firstAfter(j.runCPU, j.allowed, func(c int) bool { return ok(c) && j.r.numaPullAllowed(j.runCPU, c, now) })
+}
+
+// numaPullAllowed is the NUMA level of the idle balance (6.1 calculate_imbalance →
+// adjust_numa_imbalance, Placement.NUMAImbalancePull) for a pull from src's LLC to
+// dst, an idle CPU of another LLC (the model's node). With SD_PREFER_SIBLING on the
+// child (LLC) domain the imbalance is half the difference of the two nodes' running
+// tasks (sum_nr_running: nrRunning summed over the LLC); it is cancelled while the
+// destination, counting the pulled task, runs no more than imb_numa_nr tasks
+// (allow_numa_imbalance) and the imbalance is at most NUMA_IMBALANCE_MIN = 2.
+// imb_numa_nr is the number of LLCs under the NUMA domain (build_sched_domains: nr_llcs
+// when a node holds one LLC, as the model's nodes do).
+func (r *runner) numaPullAllowed(src, dst int, now sim.Time) bool {
+	n := r.cfg.CPU.Costs.CPUsPerLLC
+	if n <= 0 || n >= r.cfg.NrCPUs {
+		return true
+	}
+	imb := max(1, (r.cfg.NrCPUs+n-1)/n)
+	running := func(cpu int) int {
+		k := 0
+		for c := cpu / n * n; c < min(r.cfg.NrCPUs, cpu/n*n+n); c++ {
+			k += r.nrRunning(c, now)
+		}
+		return k
+	}
+	srcRun, dstRun := running(src), running(dst)
+	imbalance := max(0, srcRun-dstRun) >> 1
+	const numaImbalanceMin = 2
+	return !(dstRun+1 <= imb && imbalance <= numaImbalanceMin)
 }
 
 // placeWorker returns the CPU an io-wq worker runs on after it is created (new) or
