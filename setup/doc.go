@@ -114,6 +114,7 @@
 //	era/device_busy_counter         1                 5.13   0 (budget map sbitmap)
 //	era/default_elevator            single-queue      5.13   single-queue-or-shared-tags
 //	era/max_plug_requests           16                5.16   32
+//	era/no_plug_request_cache       1                 5.16   0 (batched tags cached in the plug)
 //	sbitmap/wake_scheme             countdown         6.2    global
 //	sbitmap/wake_batch_recalc       5.17 (min 4)      6.2    6.2 (min 1)
 //	era/map_queues                  modulo            6.3    group-evenly

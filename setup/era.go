@@ -56,6 +56,8 @@ func addEraKeys() {
 		func(o *dispatch.Options) *bool { return &o.DeviceBusyCounter }))
 	addEra(optBool("era/host_busy_check", "host_busy >= can_queue refusal (before v5.5)",
 		func(o *dispatch.Options) *bool { return &o.HostBusyCheck }))
+	addEra(optBool("era/no_plug_request_cache", "one tag per request, no batched allocation into the plug (before v5.16, 47c122e35d7e)",
+		func(o *dispatch.Options) *bool { return &o.NoPlugRequestCache }))
 	addEra(optBool("era/budget_map_skip", "2025 proposal: no budget map with host-wide tags (seed 003; never an era default)",
 		func(o *dispatch.Options) *bool { return &o.BudgetMapSkip }))
 	addEra(&key{name: "era/max_plug_requests", doc: "BLK_MAX_REQUEST_COUNT: requests a plug holds (16 before v5.16)",

@@ -51,6 +51,9 @@ type state struct {
 	forkSpread        bool                   // system/sched_fork_placement=spread (placement.go)
 	kworkerTasks      bool                   // system/sched_kworker_tasks=on (placement.go)
 	kblockdTTWU       bool                   // system/kblockd_ttwu=on (placement.go)
+	irqPreempt        bool                   // system/irq_preempt=on (placement.go)
+	peltLoad          bool                   // system/sched_pelt_load=on (placement.go)
+	numaPull          bool                   // system/sched_numa_imbalance_pull=on (placement.go)
 
 	luns  []lun
 	src   map[string]string // key -> source

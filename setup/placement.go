@@ -64,4 +64,16 @@ func init() {
 	addKey(choiceKey("system/kblockd_ttwu",
 		"off = every asynchronous hctx run is due after a drawn 5-30 us kworker latency (the default); on = the completing CPU's own kworker starts first and remote ones after an IPI and idle exit (dispatch.Timing.KblockdTTWU; opt-in, it locks one hctx in on the oracle's cases)",
 		"off", "on", func(s *state) *bool { return &s.kblockdTTWU }))
+	addKey(choiceKey("system/irq_preempt",
+		"off = a completion, a kblockd run and a woken task wait for all the work charged to their CPU (the default); on = completions run in interrupt context and preempt task work, a woken nice -20 kblockd worker goes before fio's next submission step (dispatch.Timing.IRQPreempt; opt-in, see its doc for the known gap)",
+		"off", "on", func(s *state) *bool { return &s.irqPreempt }))
+	addKey(choiceKey("system/kblockd_wakeup_preempt",
+		"on = the kblockd worker an unplugged submission wakes preempts the submitter once it has run past CFS's wake-up granularity (check_preempt_wakeup; the default); off = the run waits for the submitter's CPU (dispatch.Options.NoKblockdWakeupPreempt)",
+		"on", "off", func(s *state) *bool { return &s.opts.NoKblockdWakeupPreempt }))
+	addKey(choiceKey("system/sched_pelt_load",
+		"off = wake_affine_weight compares instantaneous task counts (the default); on = PELT load averages (kernel/sched/pelt.c decay; stack.Placement.PELTLoad)",
+		"off", "on", func(s *state) *bool { return &s.peltLoad }))
+	addKey(choiceKey("system/sched_numa_imbalance_pull",
+		"off = an idle balance may pull a waiting thread across nodes (the default); on = the pull is refused within 6.1's NUMA imbalance allowance (adjust_numa_imbalance; stack.Placement.NUMAImbalancePull)",
+		"off", "on", func(s *state) *bool { return &s.numaPull }))
 }

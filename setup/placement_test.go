@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/blkmq/blkmq/dispatch"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -11,7 +12,7 @@ import (
 // the defaults leave them all off, and a bad value names the allowed values.
 func TestPlacementKeys(t *testing.T) {
 	dev := []string{"null_blk irqmode=2 completion_nsec=2000000"}
-	type got struct{ WhenRun, ForkSpread, Kworker, TTWU bool }
+	type got struct{ WhenRun, ForkSpread, Kworker, TTWU, IRQ, NoKblockdPreempt, PELT, NUMAPull, NoPlugCache bool }
 	for _, tc := range []struct {
 		name string
 		set  []string
@@ -23,6 +24,13 @@ func TestPlacementKeys(t *testing.T) {
 		{"fork-spread", []string{"system/sched_fork_placement=spread"}, got{ForkSpread: true}},
 		{"kworker-tasks", []string{"system/sched_kworker_tasks=on"}, got{Kworker: true}},
 		{"kblockd-ttwu", []string{"system/kblockd_ttwu=on"}, got{TTWU: true}},
+		{"irq-preempt", []string{"system/irq_preempt=on"}, got{IRQ: true}},
+		{"kblockd-wakeup-preempt-on", []string{"system/kblockd_wakeup_preempt=on"}, got{}},
+		{"kblockd-wakeup-preempt-off", []string{"system/kblockd_wakeup_preempt=off"}, got{NoKblockdPreempt: true}},
+		{"pelt-load", []string{"system/sched_pelt_load=on"}, got{PELT: true}},
+		{"numa-pull", []string{"system/sched_numa_imbalance_pull=on"}, got{NUMAPull: true}},
+		{"no-plug-request-cache", []string{"era/no_plug_request_cache=true"}, got{NoPlugCache: true}},
+		{"kernel-5.15-no-plug-cache", []string{"kernel=5.15"}, got{NoPlugCache: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, err := Description{Devices: dev, Set: tc.set}.Resolve()
@@ -30,7 +38,12 @@ func TestPlacementKeys(t *testing.T) {
 				t.Fatal(err)
 			}
 			p := r.Config.Placement
-			g := got{p.PlaceWhenRun, p.ForkSpread, p.KworkerTasks, r.Config.Timing.KblockdTTWU}
+			var o dispatch.Options
+			if r.Config.Options != nil {
+				o = *r.Config.Options
+			}
+			g := got{p.PlaceWhenRun, p.ForkSpread, p.KworkerTasks, r.Config.Timing.KblockdTTWU, r.Config.Timing.IRQPreempt,
+				o.NoKblockdWakeupPreempt, p.PELTLoad, p.NUMAImbalancePull, o.NoPlugRequestCache}
 			if d := cmp.Diff(tc.want, g); d != "" {
 				t.Errorf("fields (-want +got):\n%s", d)
 			}
@@ -41,6 +54,10 @@ func TestPlacementKeys(t *testing.T) {
 		{"system/sched_fork_placement=numa", "allowed: llc, spread"},
 		{"system/sched_kworker_tasks=1", "allowed: off, on"},
 		{"system/kblockd_ttwu=yes", "allowed: off, on"},
+		{"system/irq_preempt=true", "allowed: off, on"},
+		{"system/kblockd_wakeup_preempt=1", "allowed: on, off"},
+		{"system/sched_pelt_load=yes", "allowed: off, on"},
+		{"system/sched_numa_imbalance_pull=2", "allowed: off, on"},
 	} {
 		_, err := Description{Devices: dev, Set: []string{tc.set}}.Resolve()
 		if err == nil || !strings.Contains(err.Error(), tc.allowed) {

@@ -258,7 +258,8 @@ func (s *state) resolved() (*Resolved, error) {
 	s.applyDrivers(&cfg) // drivers and per-device tag sets (setup/devices.go)
 	cfg.Placement.Rule = s.placement
 	cfg.Placement.PlaceWhenRun, cfg.Placement.ForkSpread, cfg.Placement.KworkerTasks = s.placeWhenRun, s.forkSpread, s.kworkerTasks
-	cfg.Timing.KblockdTTWU = s.kblockdTTWU
+	cfg.Timing.KblockdTTWU, cfg.Timing.IRQPreempt = s.kblockdTTWU, s.irqPreempt
+	cfg.Placement.PELTLoad, cfg.Placement.NUMAImbalancePull = s.peltLoad, s.numaPull
 	if err := stack.Check(cfg, nil); err != nil {
 		return nil, userError(err)
 	}
