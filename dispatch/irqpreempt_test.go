@@ -36,9 +36,12 @@ func (d *holdAll) EndBio(*dispatch.Bio, sim.Time, error)            {}
 // work. First come, first served (default) it runs when the work is done; with
 // Timing.IRQPreempt it runs at once as an interrupt, and the task work it preempted
 // finishes later by the completion's CPU time. Two completions at the same instant
-// run in the order they arrive, the second after the first's interrupt work.
+// run in the order they arrive: the second starts after the first's interrupt work
+// (interrupts do not nest; Queue.completeIRQ).
 func TestIRQPreemptCompletion(t *testing.T) {
 	const busy = 50 * sim.Microsecond
+	c := dispatch.DefaultCPUCosts()
+	first := c.EndBio + c.TagPut + c.Transfer.Self
 	type got struct {
 		DoneAt []sim.Time // after t0
 		FreeAt sim.Time   // CPU 0's end of work after t0, less the completions' CPU time
@@ -52,7 +55,9 @@ func TestIRQPreemptCompletion(t *testing.T) {
 		{"default/one", false, 1, got{[]sim.Time{busy}, busy}},
 		{"irq-preempt/one", true, 1, got{[]sim.Time{0}, busy}},
 		{"default/two", false, 2, got{[]sim.Time{busy, busy}, busy}},
-		{"irq-preempt/two", true, 2, got{[]sim.Time{0, 0}, busy}},
+		// the second interrupt waits for the first's work: bio_endio, the tag put
+		// and its owned line's RMW
+		{"irq-preempt/two", true, 2, got{[]sim.Time{0, first}, busy}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
