@@ -144,3 +144,92 @@ func TestCPUCompletionRouting(t *testing.T) {
 		})
 	}
 }
+
+// busyProbe is a device wrapper that records, at every command the device accepts,
+// how far each CPU's charged time runs ahead of the model's clock.
+type busyProbe struct {
+	device.Device
+	h     *Host
+	ahead sim.Time // largest CPUBusy()[c] - now seen, over every CPU c
+}
+
+func (p *busyProbe) Submit(cmd *device.Command) device.Status {
+	now := p.h.eng.Now()
+	for _, c := range p.h.cpu.cpus {
+		p.ahead = max(p.ahead, c.BusyTime()-now)
+	}
+	return p.Device.Submit(cmd)
+}
+
+// TestCPUBoundIRQPreempt is TestCPUBound's rig (QD1 loops all on CPU 0, each
+// resubmitting from its Bio.End callback) with and without Timing.IRQPreempt: the
+// CPU completes no more I/Os in the run's span than span / (CPU per I/O) allows, and no CPU's
+// charged time runs ahead of the clock by more than one path per loop at any
+// command. Under IRQPreempt the completion is interrupt work, serialised on the
+// CPU's interrupt queue, and the resubmission is the task's (Host.deferSubmit):
+// before that rule the resubmission ran inside the interrupt at the device's pace,
+// 16000 I/Os in 2 ms against 26 ms of charged work.
+func TestCPUBoundIRQPreempt(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		preempt bool
+		loops   int
+	}{
+		{"default/1-loop", false, 1},
+		{"default/16-loops", false, 16},
+		{"irq-preempt/1-loop", true, 1},
+		{"irq-preempt/16-loops", true, 16},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			eng := sim.NewEngine()
+			h, err := NewHost(eng, HostConfig{NrCPUs: 16, NrHwQueues: 16, CanQueue: 64, HostTagset: true,
+				Timing: Timing{IRQPreempt: tt.preempt}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			null, err := device.NewNull(eng, device.NullParams{Name: "null", CompletionNsec: 2 * sim.Microsecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			probe := &busyProbe{Device: null, h: h}
+			rec := &recorder{Device: probe}
+			q, err := addTestLUN(h, testLUN{Device: rec, QueueDepth: 64, Elevator: "none"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rig := &testRig{eng: eng, host: h, q: q, dev: rec}
+			var ls []*loopTask
+			for i := 0; i < tt.loops; i++ {
+				l := newLoopTask(rig, []int{0}, uint64(i+1))
+				ls = append(ls, l)
+				l.submit()
+			}
+			const span = 2 * sim.Millisecond
+			eng.RunUntil(span)
+			n := 0
+			for _, l := range ls {
+				n += l.done
+			}
+			if n == 0 {
+				t.Fatal("no I/O completed")
+			}
+			per := totalBusy(h) / sim.Time(n)
+			// the CPU may have been given one path of each loop beyond the span
+			if limit := int(span/per) + tt.loops; n > limit {
+				t.Errorf("CPU 0 completed %d I/Os in %v, more than %v per I/O allows (%d)", n, span, per, limit)
+			}
+			// one path of each loop may be charged ahead of the clock
+			if bound := sim.Time(tt.loops) * per; probe.ahead > bound {
+				t.Errorf("a CPU's charged time ran %v ahead of the clock, more than %d path(s) of %v",
+					probe.ahead, tt.loops, per)
+			}
+			if busy := h.CPUBusy()[0]; busy > eng.Now()+sim.Time(tt.loops)*per {
+				t.Errorf("CPU 0 charged %v in %v", busy, eng.Now())
+			}
+			if tt.loops == 16 && h.CPUBusy()[0] < 19*span/20 {
+				t.Errorf("CPU 0 busy %v of %v; want saturated", h.CPUBusy()[0], span)
+			}
+			t.Logf("%d I/Os, %v per I/O, CPU 0 busy %v, at most %v ahead", n, per, h.CPUBusy()[0], probe.ahead)
+		})
+	}
+}

@@ -182,7 +182,9 @@ type DriverWaiter interface {
 // the submitting CPU (rq's ctx) when cpu does not share its cache, unless the hctx has
 // a single ctx (blk_mq_complete_request_remote completes locally then). The
 // completion waits for its CPU to finish earlier work, then calls Ops.Complete; under
-// Timing.IRQPreempt it interrupts that work instead and runs at once.
+// Timing.IRQPreempt it interrupts that work instead: it runs once the interrupt work
+// already charged to its CPU is done (interrupts do not nest), and a completion sent
+// by IPI no earlier than the sending interrupt's end.
 func (q *Queue) CompleteRequest(rq *Request, cpu int) {
 	h := q.host
 	if !h.cpu.on {
@@ -199,8 +201,13 @@ func (q *Queue) CompleteRequest(rq *Request, cpu int) {
 			h.cpu.irq = cpu + 1 // the interrupt handler sends the IPI
 		}
 		h.charge(h.cpu.c.IPI)
+		sent := h.pathAt(cpu)
 		h.cpu.irq = prev
 		rq.compCPU = sub
+		if h.timing.IRQPreempt {
+			q.completeIRQ(rq, sent)
+			return
+		}
 	}
 	q.completeWhenFree(rq, true)
 }
@@ -220,24 +227,16 @@ func (q *Queue) CompleteRequestLocal(rq *Request, cpu int) {
 }
 
 // completeWhenFree runs rq's completion on rq.compCPU once that CPU has finished its
-// earlier work, or at once in interrupt context when irq is set under
-// Timing.IRQPreempt.
+// earlier work, or in interrupt context when irq is set under Timing.IRQPreempt
+// (completeIRQ).
 func (q *Queue) completeWhenFree(rq *Request, irq bool) {
 	h := q.host
 	if irq && h.timing.IRQPreempt {
-		// the completion interrupts its CPU's task work (Timing.IRQPreempt)
-		h.onCPU(rq.compCPU)
-		prev := h.cpu.irq
-		h.cpu.irq = rq.compCPU + 1
-		q.cfg.Ops.Complete(rq, rq.compCPU)
-		h.cpu.irq = prev
-		if prev == 0 {
-			h.irqReturn()
-		}
+		q.completeIRQ(rq, q.eng.Now())
 		return
 	}
 	if t := h.busyUntil(rq.compCPU); t > q.eng.Now() {
-		rq.compEv.rq = rq
+		rq.compEv.rq, rq.compEv.irq = rq, false
 		q.eng.At(t, &rq.compEv) // the CPU finishes its earlier work first
 		return
 	}
@@ -245,12 +244,43 @@ func (q *Queue) completeWhenFree(rq *Request, irq bool) {
 	q.cfg.Ops.Complete(rq, rq.compCPU)
 }
 
-// completion is a completion deferred until its CPU is free.
-type completion struct{ rq *Request }
+// completeIRQ runs rq's completion on rq.compCPU in interrupt context
+// (Timing.IRQPreempt), no earlier than at: at once when the CPU's interrupt work
+// charged so far is done, else when it is (interrupts do not nest: a device's
+// interrupt raised while its CPU is in another handler is held pending until that
+// handler returns). The task work it interrupts finishes later by its cost
+// (sim.CPU.Interrupt).
+func (q *Queue) completeIRQ(rq *Request, at sim.Time) {
+	h := q.host
+	if t := max(at, h.cpu.cpus[rq.compCPU].IRQFreeAt()); t > q.eng.Now() {
+		rq.compEv.rq, rq.compEv.irq = rq, true
+		q.eng.At(t, &rq.compEv)
+		return
+	}
+	h.onCPU(rq.compCPU)
+	prev := h.cpu.irq
+	h.cpu.irq = rq.compCPU + 1
+	q.cfg.Ops.Complete(rq, rq.compCPU)
+	h.cpu.irq = prev
+	if prev == 0 {
+		h.irqReturn()
+	}
+}
+
+// completion is a completion deferred until its CPU is free (irq: until its interrupt
+// work is done, Timing.IRQPreempt).
+type completion struct {
+	rq  *Request
+	irq bool
+}
 
 // Fire runs the deferred completion.
-func (c *completion) Fire(sim.Time) {
+func (c *completion) Fire(now sim.Time) {
 	q := c.rq.q
+	if c.irq {
+		q.completeIRQ(c.rq, now) // later interrupt work may have been charged meanwhile
+		return
+	}
 	q.host.onCPU(c.rq.compCPU)
 	q.cfg.Ops.Complete(c.rq, c.rq.compCPU)
 }

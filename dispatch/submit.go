@@ -21,6 +21,12 @@ const (
 	// Sleeping: the submitting task sleeps in blk_mq_get_tag; its TagWaiter's Sleeper
 	// is told when the bio has been queued.
 	Sleeping
+	// Deferred: submitted from inside a completion (a Bio.End callback) under
+	// Timing.IRQPreempt; the submission runs later in the submitting task's context
+	// (Host.deferSubmit). Its outcome is not reported here: a merge or a queued
+	// request completes through Bio.End as usual, a sleeping TagWaiter is told
+	// Unblocked, and a REQ_NOWAIT bio that finds no tag ends with ErrAgain.
+	Deferred
 )
 
 // String returns the result's name.
@@ -34,6 +40,8 @@ func (r SubmitResult) String() string {
 		return "would-block"
 	case Sleeping:
 		return "sleeping"
+	case Deferred:
+		return "deferred"
 	}
 	return fmt.Sprintf("SubmitResult(%d)", uint8(r))
 }
@@ -105,6 +113,9 @@ func (q *Queue) SubmitBioPlug(b *Bio, cpu int, nowait bool, tw *TagWaiter, plug 
 	}
 	if cpu < 0 || cpu >= len(q.ctxs) {
 		panic(fmt.Sprintf("dispatch: SubmitBio on cpu %d, want [0, %d)", cpu, len(q.ctxs)))
+	}
+	if q.host.deferSubmit(q, b, cpu, nowait, tw, plug) {
+		return Deferred // from inside an interrupt: the task's work (Host.deferSubmit)
 	}
 	if q.needsSplit(b) { // more than one bio or request (dispatch/split.go)
 		return q.submitSplit(b, cpu, nowait, tw, plug)
