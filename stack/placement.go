@@ -178,7 +178,14 @@ type Placement struct {
 	// same allowance; numaPullAllowed). Off (the
 	// default, the model of round 5): the first idle allowed CPU after the waiting one,
 	// wrapping, whatever its LLC. Opt-in: on claim 001 it turns the met can_queue-div
-	// ratio into a stable miss (README, placement).
+	// ratio into a stable miss (README, placement). Known gap, found at merge: 6.1's
+	// calculate_imbalance applies the allowance only when the busiest node is not
+	// overloaded; when it is (more runnable tasks than CPUs and its utilisation or
+	// runnable time above capacity × imbalance_pct, group_is_overloaded), a local
+	// group with spare capacity pulls by utilisation (migrate_util, or one task from a
+	// newly idle CPU) without adjust_numa_imbalance. This switch refuses that pull too,
+	// so it is stricter than the kernel wherever a node holds more runnable threads
+	// than CPUs (001's 15 jobs on 14 CPUs).
 	NUMAImbalancePull bool
 }
 
