@@ -49,6 +49,10 @@ type EmulationOptions struct {
 	MMSwitch sim.Time
 	// NoMMSwitch charges no MMSwitch (the model before round 6).
 	NoMMSwitch bool
+	// MMSwitchKblockdOnly charges MMSwitch only where a preempting kblockd run hands
+	// the CPU to another task (round 6's first rule), not at the switches between two
+	// fio processes that wake-ups make (SubmitTiming.MMSwitchAtWake, stack/mmswitch.go).
+	MMSwitchKblockdOnly bool
 }
 
 // DefaultMMSwitch is EmulationOptions.MMSwitch's default, 6 µs native-equivalent
@@ -179,6 +183,7 @@ func (c Config) EmulatedWith(factor float64, o EmulationOptions) (Config, error)
 	c.Submit.ReapMin, c.Submit.ReapMax = t.ReapMin, t.ReapMax
 	c.Submit.WorkerStep = sim.Time(math.Round(float64(t.WorkerStep) * factor))
 	c.Submit.IssueAtReturn = c.Submit.IssueAtReturn || o.IssueAtReturn
+	c.Submit.MMSwitchAtWake = c.Submit.MMSwitchAtWake || o.WakeSplit && !o.MMSwitchKblockdOnly && c.CPU.Costs.MMSwitch > 0
 	// fio's parent process is emulated code too (stack/fiothreads.go)
 	c.Placement.FioParentSlowdown = factor
 	return c, nil
