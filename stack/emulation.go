@@ -43,7 +43,9 @@ type EmulationOptions struct {
 	// processes over a switch that keeps the address space
 	// (dispatch.CPUCosts.MMSwitch), scaled by the factor: charged when a kblockd run
 	// that preempted a submitting fio thread hands the CPU to another runnable fio
-	// thread (dispatch.Host.SetOtherTasks). Used with WakeSplit only, [0, 1 ms], and
+	// process (dispatch.Host.SetOtherTasks), and when a wake-up runs a fio process on
+	// a CPU whose last user task was another process (stack/mmswitch.go; not with
+	// MMSwitchKblockdOnly). Used with WakeSplit only, [0, 1 ms], and
 	// scaled by the factor at most 1 ms; 0 = DefaultMMSwitch, lowered to the largest
 	// cost allowed at slowdowns above 166 (1 ms / 6 µs).
 	MMSwitch sim.Time

@@ -8,15 +8,32 @@ import "github.com/blkmq/blkmq/sim"
 // then hands the CPU to it, and the host charges that process switch). When it does,
 // the address space now loaded on cpu is that task's, which the model does not name:
 // the next wake-up's switch on cpu is not charged again (mmWake).
+//
+// A run whose fio tasks all share one address space (one job, or thread=1 jobs and
+// their io-wq workers) has no other process to switch to: false.
 func (r *runner) otherTasks(cpu int, now sim.Time) bool {
 	s := r.sched()
-	if s.waiting[cpu]+s.woken[cpu] == 0 {
+	if s.waiting[cpu]+s.woken[cpu] == 0 || r.oneMM() {
 		return false
 	}
 	if m := r.mmLoaded(); m != nil {
 		m[cpu] = 0
 	}
 	return true
+}
+
+// oneMM reports whether every job's tasks share one address space.
+func (r *runner) oneMM() bool {
+	if r.mm.one == 0 {
+		r.mm.one = 1
+		for _, j := range r.jobs {
+			if j.mm != r.jobs[0].mm {
+				r.mm.one = 2
+				break
+			}
+		}
+	}
+	return r.mm.one == 1
 }
 
 // mmState is the user address space loaded on each simulated CPU, for the process-switch
@@ -33,6 +50,7 @@ func (r *runner) otherTasks(cpu int, now sim.Time) bool {
 type mmState struct {
 	loaded   []int  // the address space loaded on each CPU (job.mm); 0 = none known
 	switches uint64 // process switches charged at wake-ups
+	one      int8   // oneMM's answer: 0 not known yet, 1 one address space, 2 several
 }
 
 // mmLoaded returns the per-CPU loaded address spaces, nil when wake-up switches are not
