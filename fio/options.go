@@ -106,6 +106,7 @@ var optionList = []struct {
 	{[]string{"allrandrepeat"}, setRandRepeat},
 	{[]string{"norandommap"}, setNoRandomMap},
 	{[]string{"hipri"}, setHipri},
+	{[]string{"thread"}, boolField(func(s *Spec) *bool { return &s.Thread })},
 	{[]string{"sync"}, setSyncIO},
 	{[]string{"nrfiles", "nr_files"}, setNrFiles},
 }
@@ -116,7 +117,7 @@ var optionList = []struct {
 // bookkeeping, errors the model never produces, and command-line output
 // controls given in a job file.
 var ignoredOptions = []string{
-	"description", "thread", "invalidate", "clocksource", "lockmem",
+	"description", "invalidate", "clocksource", "lockmem",
 	"refill_buffers", "scramble_buffers", "zero_buffers", "buffer_compress_percentage",
 	"buffer_compress_chunk", "buffer_pattern", "dedupe_percentage",
 	"fallocate", "create_on_open", "create_serialize", "allow_file_create", "unlink",

@@ -187,7 +187,8 @@ rw=randwrite
 	want.GroupReporting = true
 	want.LatPercentiles = true
 	want.PercentileList = []float64{50, 99.9}
-	want.Ignored = []string{"invalidate", "thread"}
+	want.Thread = true
+	want.Ignored = []string{"invalidate"}
 	for _, kv := range strings.Split(strings.TrimSpace(job), "\n") {
 		if k, v, _ := strings.Cut(kv, "="); kv != "" && kv[0] != '[' {
 			if k == "rw" {

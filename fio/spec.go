@@ -239,6 +239,10 @@ type Spec struct {
 	BWAvgTime   time.Duration
 	IOPSAvgTime time.Duration
 
+	// Thread is fio's thread option: the job runs as a thread of fio's process
+	// (pthread_create) instead of a forked process of its own, so every job with it
+	// shares one address space (fio's backend.c fork_main / thread_main).
+	Thread bool
 	// Ignored lists, in first-seen order, the options accepted that have no
 	// bearing on what is modelled at all (descriptions, output controls,
 	// data patterns): they need no warning.

@@ -114,10 +114,10 @@ func TestSeed003CommandLineMatchesJobFile(t *testing.T) {
 	if diff := cmp.Diff(fromFile, fromArgs, ignorePos); diff != "" {
 		t.Errorf("ParseArgs vs ParseFile (-file +args):\n%s", diff)
 	}
-	want := fio.Spec{IODepthBatchSubmit: 24, IOScheduler: "none", GroupReporting: true,
-		Ignored: []string{"invalidate", "thread"}}
+	want := fio.Spec{IODepthBatchSubmit: 24, IOScheduler: "none", GroupReporting: true, Thread: true,
+		Ignored: []string{"invalidate"}}
 	got := fio.Spec{IODepthBatchSubmit: fromArgs[0].IODepthBatchSubmit, IOScheduler: fromArgs[0].IOScheduler,
-		GroupReporting: fromArgs[0].GroupReporting, Ignored: fromArgs[0].Ignored}
+		GroupReporting: fromArgs[0].GroupReporting, Thread: fromArgs[0].Thread, Ignored: fromArgs[0].Ignored}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("003 details (-want +got):\n%s", diff)
 	}

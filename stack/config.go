@@ -242,6 +242,11 @@ type SubmitTiming struct {
 	// it), not when the submission starts; set by Config.EmulatedWith
 	// (EmulationOptions.IssueAtReturn), off natively (stack/job.go submitReturned).
 	IssueAtReturn bool
+	// MMSwitchAtWake charges dispatch.CPUCosts.MMSwitch at every switch between two
+	// fio processes on a CPU that a wake-up makes (stack/mmswitch.go), not only
+	// after a preempting kblockd run; set by Config.EmulatedWith unless
+	// EmulationOptions.MMSwitchKblockdOnly. No effect while MMSwitch is 0 (natively).
+	MMSwitchAtWake bool
 }
 
 func (t SubmitTiming) withDefaults() SubmitTiming {

@@ -43,12 +43,18 @@ type EmulationOptions struct {
 	// processes over a switch that keeps the address space
 	// (dispatch.CPUCosts.MMSwitch), scaled by the factor: charged when a kblockd run
 	// that preempted a submitting fio thread hands the CPU to another runnable fio
-	// thread (dispatch.Host.SetOtherTasks). Used with WakeSplit only, [0, 1 ms], and
+	// process (dispatch.Host.SetOtherTasks), and when a wake-up runs a fio process on
+	// a CPU whose last user task was another process (stack/mmswitch.go; not with
+	// MMSwitchKblockdOnly). Used with WakeSplit only, [0, 1 ms], and
 	// scaled by the factor at most 1 ms; 0 = DefaultMMSwitch, lowered to the largest
 	// cost allowed at slowdowns above 166 (1 ms / 6 µs).
 	MMSwitch sim.Time
 	// NoMMSwitch charges no MMSwitch (the model before round 6).
 	NoMMSwitch bool
+	// MMSwitchKblockdOnly charges MMSwitch only where a preempting kblockd run hands
+	// the CPU to another task (round 6's first rule), not at the switches between two
+	// fio processes that wake-ups make (SubmitTiming.MMSwitchAtWake, stack/mmswitch.go).
+	MMSwitchKblockdOnly bool
 }
 
 // DefaultMMSwitch is EmulationOptions.MMSwitch's default, 6 µs native-equivalent
@@ -179,6 +185,7 @@ func (c Config) EmulatedWith(factor float64, o EmulationOptions) (Config, error)
 	c.Submit.ReapMin, c.Submit.ReapMax = t.ReapMin, t.ReapMax
 	c.Submit.WorkerStep = sim.Time(math.Round(float64(t.WorkerStep) * factor))
 	c.Submit.IssueAtReturn = c.Submit.IssueAtReturn || o.IssueAtReturn
+	c.Submit.MMSwitchAtWake = c.Submit.MMSwitchAtWake || o.WakeSplit && !o.MMSwitchKblockdOnly && c.CPU.Costs.MMSwitch > 0
 	// fio's parent process is emulated code too (stack/fiothreads.go)
 	c.Placement.FioParentSlowdown = factor
 	return c, nil

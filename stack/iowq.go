@@ -75,6 +75,7 @@ func (w *worker) run(now sim.Time) {
 	if w.woken {
 		w.woken = false
 		j.chargeSwitch(w.cpu)
+		j.mmWake(w.cpu) // the ring owner's address space (stack/mmswitch.go)
 	}
 	if t := j.q.Host().CPUFreeAt(w.cpu); t > now && !j.backlog.empty() {
 		j.r.cpuRunQueue(w.cpu).enqueue(w, t)
@@ -185,6 +186,7 @@ func (w *worker) WakeCPU(sim.Time) int {
 		w.cpu = w.j.placeWorker(w, w.tw.WakerCPU(), false, false)
 	}
 	w.j.chargeSwitch(w.cpu)
+	w.j.mmWake(w.cpu) // the ring owner's address space (stack/mmswitch.go)
 	return w.cpu
 }
 

@@ -155,6 +155,9 @@ type job struct {
 	migrations        int
 	waitSince, turnAt sim.Time
 	reapWaker         int
+	// mm names the address space of the job's tasks (stack/mmswitch.go): 2 + the
+	// job's index for a forked fio job, 1 for every thread=1 job (fio's own process)
+	mm int
 
 	// tasks asleep in blk_mq_get_tag now, and the most seen
 	sleepers, maxSleepers int
@@ -200,6 +203,7 @@ func (e *reapEvent) Fire(now sim.Time) {
 	if !j.place.atWakeup() {
 		j.wakePlacement(j.reapWaker) // placed as it runs
 	}
+	j.mmWake(j.runCPU) // a switch from another fio process (stack/mmswitch.go)
 	if sw := j.switchCost(); sw > 0 {
 		// the reaper's own side of the wake-up (__schedule, context_switch, the
 		// return from read_events / io_cqring_wait to user space) runs on its CPU
@@ -255,6 +259,7 @@ func (e *fillEvent) Fire(now sim.Time) {
 		}
 		j.endCPUWait()
 		j.moveTo(c)
+		j.mmWake(c)
 	} else {
 		j.endCPUWait()
 	}
@@ -280,6 +285,10 @@ func newJob(r *runner, s fio.Spec, q blockQueue, cpu int, allowed []int, region,
 	j.fs, j.fsOpts, j.place = onFileSystem(&s), r.fsOptions(), r.placementOptions()
 	j.placeRn = sim.NewRand(placementSeed + salt)
 	j.recentCPU = r.parentCPU + 1
+	j.mm = 2 + int(salt)
+	if s.Thread {
+		j.mm = 1
+	}
 	j.tw.S = (*jobSleeper)(j)
 	j.tw.Plug = &j.plug
 	j.aioPlugAlways = q.Host().Config().Options.AIOPlugAlways
@@ -586,6 +595,7 @@ func (s *jobSleeper) WakeCPU(sim.Time) int {
 		j.wakePlacement(s.tw.WakerCPU())
 	}
 	j.chargeSwitch(s.runCPU)
+	j.mmWake(s.runCPU)
 	return s.runCPU
 }
 

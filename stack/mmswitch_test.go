@@ -95,3 +95,73 @@ func TestMMSwitchTwoPinnedReaders(t *testing.T) {
 		t.Errorf("two readers on one CPU: %d I/Os with MMSwitch, %d without; want at least 10 %% fewer", a, b)
 	}
 }
+
+// TestMMSwitchAtWake: with scheduler none (no kblockd preemption) the process-switch
+// cost is charged where a wake-up switches a CPU from one fio process to another: two
+// readers pinned to one CPU that sleep in blk_mq_get_tag (16 tags for 64 I/Os) lose
+// throughput to it; one reader alone, two thread=1 jobs (one address space) and the
+// round-6 rule (MMSwitchKblockdOnly) are charged nothing, bit for bit.
+func TestMMSwitchAtWake(t *testing.T) {
+	run := func(jobs int, thread bool, o stack.EmulationOptions) int64 {
+		t.Helper()
+		cfg := stack.Config{
+			NrCPUs: 2,
+			Host: stack.Host{CanQueue: 16, NrHwQueues: 2, CmdPerLun: 16, Driver: stack.DriverNullBlk,
+				NullBlk: stack.NullBlk{IRQMode: nullblk.IRQTimer}},
+			LUNs:   []stack.LUN{{Name: "/dev/nullb0", Device: nullDevice(2 * sim.Millisecond), Scheduler: "none"}},
+			Submit: stack.SubmitTiming{ReapMin: sim.Microsecond, ReapMax: sim.Microsecond},
+			Seed:   1,
+		}
+		cfg, err := cfg.EmulatedWith(50, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := "[global]\nioengine=libaio\ndirect=1\nrw=randread\nbs=4k\niodepth=32\ncpus_allowed=1\ntime_based=1\nruntime=300ms\nfilename=/dev/nullb0\n"
+		if thread {
+			text += "thread=1\n"
+		}
+		for i := 0; i < jobs; i++ {
+			text += "[r" + string(rune('0'+i)) + "]\n"
+		}
+		res, err := stack.Run(cfg, parse(t, text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n int64
+		for _, j := range res.Jobs {
+			n += j.Fio.Read().TotalIOs
+		}
+		return n
+	}
+	on := stack.EmulationOptions{WakeSplit: true, IssueAtReturn: true}
+	off := on
+	off.NoMMSwitch = true
+	kbOnly := on
+	kbOnly.MMSwitchKblockdOnly = true
+	tests := []struct {
+		name    string
+		jobs    int
+		thread  bool
+		o       stack.EmulationOptions
+		charged bool // fewer I/Os than without the cost
+	}{
+		{"two-processes", 2, false, on, true},
+		{"one-process", 1, false, on, false},
+		{"two-threads", 2, true, on, false},
+		{"two-processes-kblockd-only", 2, false, kbOnly, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			with, without := run(tt.jobs, tt.thread, tt.o), run(tt.jobs, tt.thread, off)
+			if tt.charged {
+				if float64(with) > 0.95*float64(without) {
+					t.Errorf("%d I/Os with MMSwitch, %d without; want at least 5 %% fewer", with, without)
+				}
+				return
+			}
+			if d := cmp.Diff(without, with); d != "" {
+				t.Errorf("I/Os with MMSwitch vs without (-without +with):\n%s", d)
+			}
+		})
+	}
+}

@@ -504,6 +504,7 @@ func (j *job) waitCPU(now, t sim.Time) bool {
 		if c := j.balancePull(now); c >= 0 {
 			j.contended = false
 			j.moveTo(c)
+			j.mmWake(c) // stack/mmswitch.go
 			return false
 		}
 	}

@@ -129,6 +129,7 @@ type runner struct {
 	// interrupted is set when Limits.Interrupt ended the run (stack/limits.go)
 	interrupted bool
 	cpuSched    cpuSched // the scheduler's view of the CPUs (stack/placement.go)
+	mm          mmState  // the address space loaded on each CPU (stack/mmswitch.go)
 }
 
 // Run runs the fio jobs on the modelled machine in virtual time and returns the
