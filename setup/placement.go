@@ -73,7 +73,7 @@ func init() {
 	addKey(choiceKey("system/sched_pelt_load",
 		"off = wake_affine_weight compares instantaneous task counts (the default); on = PELT load averages (kernel/sched/pelt.c decay; stack.Placement.PELTLoad)",
 		"off", "on", func(s *state) *bool { return &s.peltLoad }))
-	addKey(choiceKey("system/sched_numa_imbalance_pull",
+	addKey(choiceKey("system/sched_numa_pull",
 		"off = an idle balance may pull a waiting thread across nodes (the default); on = the pull is refused within 6.1's NUMA imbalance allowance (adjust_numa_imbalance; stack.Placement.NUMAImbalancePull)",
 		"off", "on", func(s *state) *bool { return &s.numaPull }))
 }

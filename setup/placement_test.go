@@ -28,7 +28,7 @@ func TestPlacementKeys(t *testing.T) {
 		{"kblockd-wakeup-preempt-on", []string{"system/kblockd_wakeup_preempt=on"}, got{}},
 		{"kblockd-wakeup-preempt-off", []string{"system/kblockd_wakeup_preempt=off"}, got{NoKblockdPreempt: true}},
 		{"pelt-load", []string{"system/sched_pelt_load=on"}, got{PELT: true}},
-		{"numa-pull", []string{"system/sched_numa_imbalance_pull=on"}, got{NUMAPull: true}},
+		{"numa-pull", []string{"system/sched_numa_pull=on"}, got{NUMAPull: true}},
 		{"no-plug-request-cache", []string{"era/no_plug_request_cache=true"}, got{NoPlugCache: true}},
 		{"kernel-5.15-no-plug-cache", []string{"kernel=5.15"}, got{NoPlugCache: true}},
 	} {
@@ -57,7 +57,7 @@ func TestPlacementKeys(t *testing.T) {
 		{"system/irq_preempt=true", "allowed: off, on"},
 		{"system/kblockd_wakeup_preempt=1", "allowed: on, off"},
 		{"system/sched_pelt_load=yes", "allowed: off, on"},
-		{"system/sched_numa_imbalance_pull=2", "allowed: off, on"},
+		{"system/sched_numa_pull=2", "allowed: off, on"},
 	} {
 		_, err := Description{Devices: dev, Set: []string{tc.set}}.Resolve()
 		if err == nil || !strings.Contains(err.Error(), tc.allowed) {
