@@ -69,7 +69,14 @@ type EmulationOptions struct {
 // command doubling with two readers on one CPU under mq-deadline (46 → 93 µs in
 // fam-2q-ph-dl-aio-pin, 40 → 90 in fam-nb-shared-dl) but not with one (38 → 36,
 // calib-cpu-nb-qd32 → calib-cpu-nb-dl-qd32). Natively (PCID, no flush) the cost is
-// small; the native table keeps 0.
+// small; the native table keeps 0. The same cost is charged wherever the model puts
+// another fio process on a CPU at a wake-up (a reaper, a tag sleeper, an io-wq worker, a
+// thread pulled by idle balance; switch_mm_irqs_off writes CR3 only when the next mm
+// differs, and kernel threads borrow the loaded one), unless
+// EmulationOptions.MMSwitchKblockdOnly; the value was not re-derived for that rule
+// (the calibration cell's readers never sleep, so it does not move). Hold-out
+// hold-2r-nb-dl-pin (null_blk) shows the value over-charges a lighter driver path:
+// 960 IOPS against the kernel's 1259-1267.
 const DefaultMMSwitch = 6 * sim.Microsecond
 
 // mmSwitch is the native-equivalent process-switch cost o selects.
