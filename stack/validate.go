@@ -181,6 +181,9 @@ func (c *Config) elevatorOf(l LUN) string {
 // allowed CPUs that exist, a LUN for each job, a region of at least one block, and
 // region totals that fit in int64 arithmetic.
 func (c *Config) checkSpecs(specs []fio.Spec) error {
+	if len(c.Logs) > len(specs) {
+		return configErrorf("Logs", "Logs has %d entries for %d job instances: one entry per instance, in specs order, at most %d", len(c.Logs), len(specs), len(specs))
+	}
 	perLUN := make([]int64, len(c.LUNs))
 	for i := range specs {
 		s := &specs[i]

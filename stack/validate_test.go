@@ -51,6 +51,8 @@ func TestRunRejectsBadInputs(t *testing.T) {
 		{name: "unknown-engine", spec: func(s *fio.Spec) { s.IOEngine = 42 }, want: `specs[0]: fio: job "j": ioengine IOEngine(42) unknown engine`},
 		{name: "size-times-loops-overflow", spec: func(s *fio.Spec) { s.Size, s.Loops = 1<<60, 1<<20 }, want: `job j.0: size 1152921504606846976 × loops 1048576`},
 		{name: "no-jobs", specs: []fio.Spec{}, want: "no fio jobs"},
+		{name: "logs-beyond-jobs", cfg: func(c *stack.Config) { c.Logs = make([]*fio.JobLogs, 2) },
+			want: "Logs has 2 entries for 1 job instances: one entry per instance, in specs order, at most 1"},
 		{name: "negative-watchdog", cfg: func(c *stack.Config) { c.Watchdog = -1 }, want: "Watchdog -1ns out of range"},
 		{name: "nr-requests-without-scheduler", cfg: func(c *stack.Config) { c.Host.NrHwQueues = 2; c.LUNs[0].NrRequests = 256 },
 			want: "LUNs[0].NrRequests 256 out of range [0 (= default), 64]: without an I/O scheduler"},
