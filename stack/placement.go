@@ -172,20 +172,16 @@ type Placement struct {
 	// NUMAImbalancePull makes the idle balance of a waiting thread (balancePull) take
 	// an idle CPU of the thread's own LLC first (rebalance_domains balances the lowest
 	// domain, the LLC's, first) and pull it to another LLC (the model's NUMA node) only
-	// when 6.1's NUMA imbalance allowance lets it (calculate_imbalance →
-	// adjust_numa_imbalance: no pull while the destination node runs no more than
-	// imb_numa_nr tasks and the imbalance is at most 2; fork placement applies the
-	// same allowance; numaPullAllowed). Off (the
-	// default, the model of round 5): the first idle allowed CPU after the waiting one,
-	// wrapping, whatever its LLC. Opt-in: on claim 001 it turns the met can_queue-div
-	// ratio into a stable miss (README, placement). Known gap, found at merge: 6.1's
-	// calculate_imbalance applies the allowance only when the busiest node is not
-	// overloaded; when it is (more runnable tasks than CPUs and its utilisation or
-	// runnable time above capacity × imbalance_pct, group_is_overloaded), a local
-	// group with spare capacity pulls by utilisation (migrate_util, or one task from a
-	// newly idle CPU) without adjust_numa_imbalance. This switch refuses that pull too,
-	// so it is stricter than the kernel wherever a node holds more runnable threads
-	// than CPUs (001's 15 jobs on 14 CPUs).
+	// when 6.1's calculate_imbalance lets it (numaPullAllowed): always when the source
+	// node is overloaded (group_is_overloaded: more runnable tasks than CPUs and its
+	// utilisation or runnable average past capacity and imbalance_pct; the kernel then
+	// pulls by utilisation, or one task to a newly idle CPU, without the NUMA
+	// allowance), and otherwise unless adjust_numa_imbalance cancels it (the
+	// destination node, counting the pulled task, runs no more than imb_numa_nr tasks
+	// and the nodes differ by at most 2 running tasks; fork placement applies the
+	// same allowance). Off (the default, the model of round 5): the first idle allowed
+	// CPU after the waiting one, wrapping, whatever its LLC. Opt-in (README,
+	// placement).
 	NUMAImbalancePull bool
 }
 
@@ -574,32 +570,96 @@ func (j *job) balancePull(now sim.Time) int {
 	return firstAfter(j.runCPU, j.allowed, func(c int) bool { return ok(c) && j.r.numaPullAllowed(j.runCPU, c, now) })
 }
 
-// numaPullAllowed is the NUMA level of the idle balance (6.1 calculate_imbalance →
-// adjust_numa_imbalance, Placement.NUMAImbalancePull) for a pull from src's LLC to
-// dst, an idle CPU of another LLC (the model's node). With SD_PREFER_SIBLING on the
-// child (LLC) domain the imbalance is half the difference of the two nodes' running
-// tasks (sum_nr_running: nrRunning summed over the LLC); it is cancelled while the
-// destination, counting the pulled task, runs no more than imb_numa_nr tasks
-// (allow_numa_imbalance) and the imbalance is at most NUMA_IMBALANCE_MIN = 2.
-// imb_numa_nr is the number of LLCs under the NUMA domain (build_sched_domains: nr_llcs
-// when a node holds one LLC, as the model's nodes do).
+// numaPullAllowed is the NUMA level of the idle balance (6.1 find_busiest_group →
+// calculate_imbalance, Placement.NUMAImbalancePull) for a pull from src's LLC to
+// dst, an idle CPU of another LLC (the model's node); the NUMA domain does not share
+// package resources. Two cases, as calculate_imbalance takes them when the local
+// (dst's) group has spare capacity:
+//
+//   - the busiest (src's) node is overloaded (group_is_overloaded, see
+//     numaNodeOverloaded): the kernel pulls by utilisation, or one task from a newly
+//     idle CPU, without adjust_numa_imbalance, so the pull is allowed;
+//   - otherwise, with SD_PREFER_SIBLING on the child (LLC) domain, the imbalance is the
+//     difference of the two nodes' running tasks (sum_nr_running: nrRunning summed
+//     over the LLC); adjust_numa_imbalance cancels it while the destination, counting
+//     the pulled task, runs no more than imb_numa_nr tasks (allow_numa_imbalance) and
+//     the difference is at most NUMA_IMBALANCE_MIN = 2; only then is it halved (the
+//     tasks to move), so the pull is refused exactly when it is cancelled.
+//
+// The local group is taken to have spare capacity when its running tasks are fewer
+// than its CPUs (group_has_capacity's first test); when it is not (the kernel's fully
+// busy / overloaded local branches, not modelled) the allowance is applied as before.
+// imb_numa_nr (build_sched_domains, for the first domain above the LLC: its span over
+// the child's, nr_llcs, when that is more than one) is NrCPUs / the size of dst's LLC,
+// rounded down as the kernel's division is: the model's nodes are one LLC each under
+// one NUMA level spanning all CPUs.
 func (r *runner) numaPullAllowed(src, dst int, now sim.Time) bool {
 	n := r.cfg.CPU.Costs.CPUsPerLLC
 	if n <= 0 || n >= r.cfg.NrCPUs {
 		return true
 	}
-	imb := max(1, (r.cfg.NrCPUs+n-1)/n)
-	running := func(cpu int) int {
-		k := 0
-		for c := cpu / n * n; c < min(r.cfg.NrCPUs, cpu/n*n+n); c++ {
-			k += r.nrRunning(c, now)
-		}
-		return k
+	srcRun, srcCPUs := r.llcRunning(src, now)
+	dstRun, dstCPUs := r.llcRunning(dst, now)
+	if dstRun < dstCPUs && r.numaNodeOverloaded(src, srcRun, srcCPUs, now) {
+		return true
 	}
-	srcRun, dstRun := running(src), running(dst)
-	imbalance := max(0, srcRun-dstRun) >> 1
+	imb := max(1, r.cfg.NrCPUs/dstCPUs)
 	const numaImbalanceMin = 2
-	return !(dstRun+1 <= imb && imbalance <= numaImbalanceMin)
+	return !(dstRun+1 <= imb && max(0, srcRun-dstRun) <= numaImbalanceMin)
+}
+
+// llcRunning returns the running tasks (nrRunning summed: sum_nr_running) of cpu's
+// LLC at now and the LLC's number of CPUs (group_weight).
+func (r *runner) llcRunning(cpu int, now sim.Time) (running, cpus int) {
+	n := r.cfg.CPU.Costs.CPUsPerLLC
+	lo := cpu / n * n
+	hi := min(r.cfg.NrCPUs, lo+n)
+	for c := lo; c < hi; c++ {
+		running += r.nrRunning(c, now)
+	}
+	return running, hi - lo
+}
+
+// numaImbalancePct is the NUMA domain's imbalance_pct (6.1 sd_init: 117, which the
+// SD_NUMA case keeps). Sourced.
+const numaImbalancePct = 117
+
+// numaNodeOverloaded is group_is_overloaded (6.1 kernel/sched/fair.c, as
+// update_sg_lb_stats → group_classify use it) for the node (LLC) of cpu running
+// running tasks on cpus CPUs: more running tasks than CPUs, and the group's
+// utilisation above capacity × 100 / imbalance_pct or its runnable average above
+// capacity × imbalance_pct / 100. Capacity is SCHED_CAPACITY_SCALE (1024) per CPU (no
+// RT or IRQ pressure modelled). Utilisation and runnable are approximated from what
+// the model keeps:
+//
+//   - with Placement.PELTLoad, runnable_avg per CPU is cpuLoad (for nice-0 tasks a
+//     task's load_avg equals its runnable_avg), and util_avg, which the model does not
+//     keep, is bounded above by min(runnable_avg, 1024) (cpu_util_cfs clamps to the
+//     CPU's capacity, and running time is part of runnable time): so the
+//     utilisation test can fire where the kernel's would not;
+//   - without it, the instantaneous state stands for the averages: a CPU running or
+//     holding a task counts 1024 of utilisation and 1024 of runnable per task on it.
+func (r *runner) numaNodeOverloaded(cpu, running, cpus int, now sim.Time) bool {
+	if running <= cpus {
+		return false
+	}
+	const scale = 1024
+	n := r.cfg.CPU.Costs.CPUsPerLLC
+	lo := cpu / n * n
+	pelt := r.cfg.Placement.PELTLoad && !r.cfg.Placement.random()
+	var util, runnable uint64
+	for c := lo; c < lo+cpus; c++ {
+		var rc uint64
+		if pelt {
+			rc = r.cpuLoad(c, now)
+		} else {
+			rc = uint64(r.nrRunning(c, now)) * scale
+		}
+		runnable += rc
+		util += min(rc, scale)
+	}
+	capacity := uint64(cpus) * scale
+	return capacity*100 < util*numaImbalancePct || capacity*numaImbalancePct < runnable*100
 }
 
 // placeWorker returns the CPU an io-wq worker runs on after it is created (new) or

@@ -170,10 +170,12 @@ func TestWakeAffinePELT(t *testing.T) {
 }
 
 // TestNUMAPullAllowed: with Placement.NUMAImbalancePull an idle CPU of another LLC
-// (node) pulls a thread waiting on CPU 1 unless the destination node, counting the
-// pulled task, runs no more than imb_numa_nr tasks (the number of LLCs: 2 here,
-// 2 × 4 CPUs) and the imbalance, half the difference of the nodes' running tasks, is
-// at most 2; one LLC never refuses.
+// (node) pulls a thread waiting on CPU 1 when the source node is overloaded (more
+// running tasks than CPUs and runnable or utilisation past imbalance_pct, 117) while
+// the destination node has spare capacity; otherwise unless the destination node,
+// counting the pulled task, runs no more than imb_numa_nr tasks (the number of LLCs:
+// 2 with 2 × 4 CPUs, 4 with 4 × 2) and the two nodes' running tasks differ by at most
+// 2 (before halving, as 6.1 does); one LLC never refuses.
 func TestNUMAPullAllowed(t *testing.T) {
 	const now = sim.Millisecond
 	tests := []struct {
@@ -183,10 +185,14 @@ func TestNUMAPullAllowed(t *testing.T) {
 		waiting map[int]int // tasks queued now
 		want    bool
 	}{
-		{"empty-node-small-imbalance-refused", 4, []int{0, 1, 2, 3}, nil, false},
-		{"one-task-on-node-refused", 4, []int{0, 1, 2, 3, 6}, nil, false},
+		{"empty-node-difference-2-refused", 4, []int{0, 1}, nil, false},
+		{"one-task-on-node-difference-2-refused", 4, []int{0, 1, 2, 6}, nil, false},
+		{"empty-node-difference-4-allowed", 4, []int{0, 1, 2, 3}, nil, true},
 		{"two-tasks-on-node-allowed", 4, []int{0, 1, 6, 7}, nil, true},
-		{"empty-node-large-imbalance-allowed", 4, []int{0, 1, 2, 3}, map[int]int{1: 2, 2: 1}, true},
+		{"overloaded-source-large-difference-allowed", 4, []int{0, 1, 2, 3}, map[int]int{1: 2, 2: 1}, true},
+		{"overloaded-source-within-allowance-allowed", 2, []int{0, 1, 4}, map[int]int{1: 1}, true},
+		{"not-overloaded-source-within-allowance-refused", 2, []int{0, 4}, map[int]int{1: 1}, false},
+		{"overloaded-source-destination-without-spare-refused", 2, []int{0, 1, 4}, map[int]int{1: 1, 4: 1}, false},
 		{"one-llc-allowed", 0, nil, nil, true},
 	}
 	for _, tt := range tests {
