@@ -74,6 +74,6 @@ func init() {
 		"off = wake_affine_weight compares instantaneous task counts (the default); on = PELT load averages (kernel/sched/pelt.c decay; stack.Placement.PELTLoad)",
 		"off", "on", func(s *state) *bool { return &s.peltLoad }))
 	addKey(choiceKey("system/sched_numa_pull",
-		"off = an idle balance may pull a waiting thread across nodes (the default); on = the pull is refused within 6.1's NUMA imbalance allowance (adjust_numa_imbalance; stack.Placement.NUMAImbalancePull)",
+		"off = an idle balance may pull a waiting thread across nodes (the default); on = an idle CPU of the thread's own LLC first, and across nodes only from an overloaded node or past 6.1's NUMA imbalance allowance (calculate_imbalance, adjust_numa_imbalance; stack.Placement.NUMAImbalancePull)",
 		"off", "on", func(s *state) *bool { return &s.numaPull }))
 }
