@@ -80,14 +80,7 @@ func (q *Queue) allocBatch(b *Bio, cpu, n int, plug *Plug) *Request {
 	q.chargeTag(tags, off+bits.TrailingZeros64(mask), true) // one sbitmap batch get on one word
 	for x := mask; x != 0; x &= x - 1 {
 		tag := off + bits.TrailingZeros64(x)
-		rq := q.allocRequestStruct()
-		rq.hctx, rq.ctx = h, q.ctxs[cpu]
-		if q.elevator != nil {
-			rq.internalTag = tag
-		} else {
-			rq.tag = tag // an active request for fair sharing (counted by tagset)
-		}
-		plug.cached.pushFront(rq) // rq_list_add
+		plug.cached.pushFront(q.taggedRequest(h, cpu, tag)) // rq_list_add
 	}
 	rq := plug.cached.popFront()
 	q.useRequest(rq, b)

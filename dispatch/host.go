@@ -431,7 +431,7 @@ func (h *Host) wakeTask(cpu int, t sim.Time, ev sim.Handler) {
 // irqReturn releases the tasks the interrupt that returns woke (wakeTask).
 func (h *Host) irqReturn() {
 	for i, w := range h.irqWakes {
-		h.eng.At(max(w.t, h.busyUntil(w.cpu)), w.ev)
+		h.eng.At(h.wokenTaskAt(w.cpu, w.t), w.ev)
 		h.irqWakes[i] = irqWake{}
 	}
 	h.irqWakes = h.irqWakes[:0]

@@ -317,21 +317,26 @@ func (tw *TagWaiter) Fire(now sim.Time) {
 
 // initRequest is blk_mq_rq_ctx_init plus blk_mq_bio_to_request.
 func (q *Queue) initRequest(h *Hctx, cpu, tag int, b *Bio) *Request {
-	rq := q.allocRequestStruct()
-	rq.hctx, rq.ctx = h, q.ctxs[cpu]
-	rq.allocTime = q.eng.Now()
-	if q.elevator != nil {
-		rq.internalTag = tag
-	} else {
-		rq.tag = tag // an active request for fair sharing (counted by tagset)
-	}
-	rq.initFromBio(b)
-	b.AllocatedAt = rq.allocTime
-	q.disk.start(rq.allocTime) // blk_account_io_start
+	rq := q.taggedRequest(h, cpu, tag)
+	q.useRequest(rq, b)
 	if q.elevator != nil {
 		q.chargeTag(h.th.SchedTags(), tag, true)
 	} else {
 		q.chargeTag(h.th.Tags(), tag, true)
+	}
+	return rq
+}
+
+// taggedRequest is blk_mq_rq_ctx_init's part before the bio: a request of h's
+// software queue for cpu holding tag (the scheduler tag with an elevator, else the
+// driver tag).
+func (q *Queue) taggedRequest(h *Hctx, cpu, tag int) *Request {
+	rq := q.allocRequestStruct()
+	rq.hctx, rq.ctx = h, q.ctxs[cpu]
+	if q.elevator != nil {
+		rq.internalTag = tag
+	} else {
+		rq.tag = tag // an active request for fair sharing (counted by tagset)
 	}
 	return rq
 }

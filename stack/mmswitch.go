@@ -48,9 +48,8 @@ func (r *runner) oneMM() bool {
 // makes with CLONE_VM). Under QEMU TCG the CR3 write flushes the vCPU's whole softmmu
 // TLB (DefaultMMSwitch gives the basis of the cost).
 type mmState struct {
-	loaded   []int  // the address space loaded on each CPU (job.mm); 0 = none known
-	switches uint64 // process switches charged at wake-ups
-	one      int8   // oneMM's answer: 0 not known yet, 1 one address space, 2 several
+	loaded []int // the address space loaded on each CPU (job.mm); 0 = none known
+	one    int8  // oneMM's answer: 0 not known yet, 1 one address space, 2 several
 }
 
 // mmLoaded returns the per-CPU loaded address spaces, nil when wake-up switches are not
@@ -90,7 +89,6 @@ func (r *runner) mmRun(q blockQueue, cpu, mm int) {
 	if prev := m[cpu]; prev != 0 && prev != mm {
 		h.OnCPU(cpu)
 		h.Charge(t.MMSwitch)
-		r.mm.switches++
 	}
 	m[cpu] = mm
 }
