@@ -33,6 +33,10 @@ type FioJob struct {
 	// device-bound.
 	UsrCPU float64 `json:"usr_cpu"`
 	SysCPU float64 `json:"sys_cpu"`
+	// Ctx is fio's "ctx": the job's context switches over the run, voluntary and
+	// involuntary together (getrusage ru_nvcsw + ru_nivcsw of the job's process or
+	// thread). 0 in references recorded before it was kept.
+	Ctx int64 `json:"ctx,omitempty"`
 }
 
 // FioDir is fio's per-direction object, trimmed.
