@@ -68,12 +68,17 @@ func TestSchedTickPreemptAt(t *testing.T) {
 // about 100 µs of CPU, so two iodepth-32 readers on a 2 ms device never find their
 // completions all outstanding) and returns the I/Os per job and the tick switches.
 func tickRun(t *testing.T, text string, tick bool) ([]int64, uint64) {
+	return tickRunSched(t, text, "none", tick)
+}
+
+// tickRunSched is tickRun with the LUN's elevator.
+func tickRunSched(t *testing.T, text, sched string, tick bool) ([]int64, uint64) {
 	t.Helper()
 	cfg := Config{
 		NrCPUs: 2,
 		Host: Host{CanQueue: 64, NrHwQueues: 2, CmdPerLun: 64, Driver: DriverNullBlk,
 			NullBlk: NullBlk{IRQMode: nullblk.IRQTimer}},
-		LUNs: []LUN{{Name: "/dev/nullb0", Scheduler: "none", Device: func(eng *sim.Engine) (device.Device, error) {
+		LUNs: []LUN{{Name: "/dev/nullb0", Scheduler: sched, Device: func(eng *sim.Engine) (device.Device, error) {
 			return device.NewNull(eng, device.NullParams{Name: "null", CompletionNsec: 2 * sim.Millisecond})
 		}}},
 		Submit: SubmitTiming{ReapMin: sim.Microsecond, ReapMax: sim.Microsecond},
@@ -154,6 +159,17 @@ func TestCheckPreemptTick(t *testing.T) {
 			t.Errorf("I/Os per reader %v; want within 5 %%", onTwo)
 		}
 	})
+	t.Run("mq-deadline-hand-off", func(t *testing.T) {
+		// every submission's preempting kblockd run ends in pick_next_entity: the
+		// leftmost vruntime is the other reader after about one command, so the
+		// readers alternate per command as without the time slice (within 3 %),
+		// and no slice expires
+		off, _ := tickRunSched(t, two, "mq-deadline", false)
+		on, n := tickRunSched(t, two, "mq-deadline", true)
+		if r := float64(sum(on)) / float64(sum(off)); r < 0.97 || r > 1.03 || n > 2 {
+			t.Errorf("mq-deadline: I/Os %v with the time slice (%d tick preemptions), %v without; want within 3 %%, no tick preemption", on, n, off)
+		}
+	})
 	t.Run("one-reader", func(t *testing.T) {
 		off, _ := tickRun(t, one, false)
 		on, n := tickRun(t, one, true)
@@ -161,4 +177,48 @@ func TestCheckPreemptTick(t *testing.T) {
 			t.Errorf("one reader: %d tick preemptions, I/Os (-off +on):\n%s", n, d)
 		}
 	})
+}
+
+// TestSliceWaitJoin: a thread that reaches its submission on a CPU (sliceWait) takes an
+// idle CPU, preempts the current thread when it was woken and place_entity leaves it
+// more than wakeup_gran (2 ms on 2 CPUs) behind the current one's vruntime, and
+// otherwise waits for the current thread's preemption tick.
+func TestSliceWaitJoin(t *testing.T) {
+	ms := sim.Millisecond
+	tests := []struct {
+		name       string
+		curr       bool     // another thread is current, picked at 0 with vruntime currV
+		currV      sim.Time // its vruntime when picked
+		minV       sim.Time // the run queue's min_vruntime
+		slept      bool     // the joining thread was woken
+		vrun       sim.Time // its vruntime
+		wantRuns   bool     // it runs now (current)
+		wantTurnAt sim.Time // else it waits until then
+	}{
+		{"idle-cpu", false, 0, 0, false, 0, true, 0},
+		{"woken-long-sleep-preempts", true, 10 * ms, 10 * ms, true, 0, true, 0},
+		{"woken-short-sleep-waits-for-tick", true, 10 * ms, 10 * ms, true, 9500 * sim.Microsecond, false, 8 * ms},
+		{"runnable-waits-for-tick", true, 0, 0, false, 0, false, 8 * ms},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &runner{cfg: Config{NrCPUs: 2}, eng: sim.NewEngine()}
+			ts := r.tickRQs()
+			q := &ts.rq[1]
+			q.minV = tt.minV
+			other := &job{r: r, runCPU: 1, vrun: tt.currV}
+			if tt.curr {
+				q.curr, q.pickedAt, other.rqCPU = other, 0, 2
+			}
+			j := &job{r: r, runCPU: 1, slept: tt.slept, vrun: tt.vrun}
+			j.fillEv.j = j
+			now := ms
+			r.eng.RunUntil(now)
+			waits := j.sliceWait(now)
+			got := []any{!waits && q.curr == j, j.turnAt}
+			if d := cmp.Diff([]any{tt.wantRuns, tt.wantTurnAt}, got); d != "" {
+				t.Errorf("runs now, waits until (-want +got):\n%s", d)
+			}
+		})
+	}
 }
