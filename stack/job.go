@@ -226,7 +226,6 @@ func (e *reapEvent) Fire(now sim.Time) {
 		h := j.q.Host()
 		h.OnCPU(j.runCPU)
 		h.Charge(sw)
-		j.switchedIn = true
 		if t := h.CPUFreeAt(j.runCPU); t > now {
 			j.r.eng.At(t, &j.switchedEv)
 			return
