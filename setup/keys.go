@@ -53,6 +53,7 @@ type state struct {
 	kblockdTTWU       bool                   // system/kblockd_ttwu=on (placement.go)
 	irqPreempt        bool                   // system/irq_preempt=on (placement.go)
 	peltLoad          bool                   // system/sched_pelt_load=on (placement.go)
+	checkPreemptTick  bool                   // system/check_preempt_tick=on (placement.go)
 	numaPull          bool                   // system/sched_numa_pull=on (placement.go)
 
 	luns  []lun

@@ -73,6 +73,9 @@ func init() {
 	addKey(choiceKey("system/sched_pelt_load",
 		"off = wake_affine_weight compares instantaneous task counts (the default); on = PELT load averages (kernel/sched/pelt.c decay; stack.Placement.PELTLoad)",
 		"off", "on", func(s *state) *bool { return &s.peltLoad }))
+	addKey(choiceKey("system/check_preempt_tick",
+		"off = fio threads sharing a CPU take turns submission by submission (the default); on = CFS time slices: one runs until it sleeps, a woken one preempts it, or the tick finds its sched_slice used (check_preempt_tick; stack.SubmitTiming.CheckPreemptTick; opt-in)",
+		"off", "on", func(s *state) *bool { return &s.checkPreemptTick }))
 	addKey(choiceKey("system/sched_numa_pull",
 		"off = an idle balance may pull a waiting thread across nodes (the default); on = an idle CPU of the thread's own LLC first, and across nodes only from an overloaded node or past 6.1's NUMA imbalance allowance (calculate_imbalance, adjust_numa_imbalance; stack.Placement.NUMAImbalancePull)",
 		"off", "on", func(s *state) *bool { return &s.numaPull }))

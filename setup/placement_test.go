@@ -12,7 +12,7 @@ import (
 // the defaults leave them all off, and a bad value names the allowed values.
 func TestPlacementKeys(t *testing.T) {
 	dev := []string{"null_blk irqmode=2 completion_nsec=2000000"}
-	type got struct{ WhenRun, ForkSpread, Kworker, TTWU, IRQ, NoKblockdPreempt, PELT, NUMAPull, NoPlugCache bool }
+	type got struct{ WhenRun, ForkSpread, Kworker, TTWU, IRQ, NoKblockdPreempt, PELT, NUMAPull, NoPlugCache, Tick bool }
 	for _, tc := range []struct {
 		name string
 		set  []string
@@ -29,6 +29,7 @@ func TestPlacementKeys(t *testing.T) {
 		{"kblockd-wakeup-preempt-off", []string{"system/kblockd_wakeup_preempt=off"}, got{NoKblockdPreempt: true}},
 		{"pelt-load", []string{"system/sched_pelt_load=on"}, got{PELT: true}},
 		{"numa-pull", []string{"system/sched_numa_pull=on"}, got{NUMAPull: true}},
+		{"check-preempt-tick", []string{"system/check_preempt_tick=on"}, got{Tick: true}},
 		{"no-plug-request-cache", []string{"era/no_plug_request_cache=true"}, got{NoPlugCache: true}},
 		{"kernel-5.15-no-plug-cache", []string{"kernel=5.15"}, got{NoPlugCache: true}},
 	} {
@@ -43,7 +44,7 @@ func TestPlacementKeys(t *testing.T) {
 				o = *r.Config.Options
 			}
 			g := got{p.PlaceWhenRun, p.ForkSpread, p.KworkerTasks, r.Config.Timing.KblockdTTWU, r.Config.Timing.IRQPreempt,
-				o.NoKblockdWakeupPreempt, p.PELTLoad, p.NUMAImbalancePull, o.NoPlugRequestCache}
+				o.NoKblockdWakeupPreempt, p.PELTLoad, p.NUMAImbalancePull, o.NoPlugRequestCache, r.Config.Submit.CheckPreemptTick}
 			if d := cmp.Diff(tc.want, g); d != "" {
 				t.Errorf("fields (-want +got):\n%s", d)
 			}
@@ -58,6 +59,7 @@ func TestPlacementKeys(t *testing.T) {
 		{"system/kblockd_wakeup_preempt=1", "allowed: on, off"},
 		{"system/sched_pelt_load=yes", "allowed: off, on"},
 		{"system/sched_numa_pull=2", "allowed: off, on"},
+		{"system/check_preempt_tick=yes", "allowed: off, on"},
 	} {
 		_, err := Description{Devices: dev, Set: []string{tc.set}}.Resolve()
 		if err == nil || !strings.Contains(err.Error(), tc.allowed) {

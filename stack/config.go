@@ -247,6 +247,14 @@ type SubmitTiming struct {
 	// after a preempting kblockd run; set by Config.EmulatedWith unless
 	// EmulationOptions.MMSwitchKblockdOnly. No effect while MMSwitch is 0 (natively).
 	MMSwitchAtWake bool
+	// CheckPreemptTick models the CFS time slice between fio threads that share a
+	// CPU (stack/schedtick.go: scheduler_tick → check_preempt_tick, the wake-up
+	// preemption and pick_next_entity's leftmost vruntime): one thread runs until it
+	// sleeps or is preempted, instead of the threads taking turns submission by
+	// submission, and each tick preemption charges a context switch
+	// (dispatch.CPUCosts.Switch, MMSwitch between processes; both 0 natively).
+	// Off by default.
+	CheckPreemptTick bool
 }
 
 func (t SubmitTiming) withDefaults() SubmitTiming {

@@ -51,6 +51,10 @@ type EmulationOptions struct {
 	MMSwitch sim.Time
 	// NoMMSwitch charges no MMSwitch (the model before round 6).
 	NoMMSwitch bool
+	// CheckPreemptTick turns on the CFS time slice between fio threads that share a
+	// CPU (SubmitTiming.CheckPreemptTick, stack/schedtick.go), whose tick preemptions
+	// charge the scaled Switch and MMSwitch.
+	CheckPreemptTick bool
 	// MMSwitchKblockdOnly charges MMSwitch only where a preempting kblockd run hands
 	// the CPU to another task (round 6's first rule), not at the switches between two
 	// fio processes that wake-ups make (SubmitTiming.MMSwitchAtWake, stack/mmswitch.go).
@@ -193,6 +197,7 @@ func (c Config) EmulatedWith(factor float64, o EmulationOptions) (Config, error)
 	c.Submit.WorkerStep = sim.Time(math.Round(float64(t.WorkerStep) * factor))
 	c.Submit.IssueAtReturn = c.Submit.IssueAtReturn || o.IssueAtReturn
 	c.Submit.MMSwitchAtWake = c.Submit.MMSwitchAtWake || o.WakeSplit && !o.MMSwitchKblockdOnly && c.CPU.Costs.MMSwitch > 0
+	c.Submit.CheckPreemptTick = c.Submit.CheckPreemptTick || o.CheckPreemptTick
 	// fio's parent process is emulated code too (stack/fiothreads.go)
 	c.Placement.FioParentSlowdown = factor
 	return c, nil

@@ -75,7 +75,7 @@ func (w *worker) run(now sim.Time) {
 	if w.woken {
 		w.woken = false
 		j.chargeSwitch(w.cpu)
-		j.mmWake(w.cpu) // the ring owner's address space (stack/mmswitch.go)
+		j.r.mmRun(j.q, w.cpu, j.mm) // the ring owner's address space (stack/mmswitch.go)
 	}
 	if t := j.q.Host().CPUFreeAt(w.cpu); t > now && !j.backlog.empty() {
 		j.r.cpuRunQueue(w.cpu).enqueue(w, t)
@@ -186,7 +186,7 @@ func (w *worker) WakeCPU(sim.Time) int {
 		w.cpu = w.j.placeWorker(w, w.tw.WakerCPU(), false, false)
 	}
 	w.j.chargeSwitch(w.cpu)
-	w.j.mmWake(w.cpu) // the ring owner's address space (stack/mmswitch.go)
+	w.j.r.mmRun(w.j.q, w.cpu, w.j.mm) // the ring owner's address space (stack/mmswitch.go)
 	return w.cpu
 }
 

@@ -132,6 +132,16 @@ type job struct {
 	fillWait bool
 	cpuTurn  bool
 	fillEv   fillEvent
+	fillID   sim.EventID // fillEv's pending firing (cancelled by tickResume)
+	// the CFS time slice (SubmitTiming.CheckPreemptTick, stack/schedtick.go): the
+	// thread's vruntime, 1 + the CPU whose run queue holds it (0 = none), slept: it
+	// slept since it last ran (place_entity applies), switchedIn: its wake-up
+	// charged the context switch to it already
+	vrun              sim.Time
+	rqCPU             int
+	slept, switchedIn bool
+	getevEv           geteventsEvent // geteventsLater
+	getevLate         bool
 	// files on a file system (onFileSystem) and the switches that apply to them;
 	// dioPlug: the plug is iomap's per-I/O plug of the submission in progress
 	fs      bool
@@ -204,6 +214,11 @@ func (e *reapEvent) Fire(now sim.Time) {
 		j.wakePlacement(j.reapWaker) // placed as it runs
 	}
 	j.mmWake(j.runCPU) // a switch from another fio process (stack/mmswitch.go)
+	if j.r.schedTickOn() && j.sliceWait(now) {
+		// runnable behind the CPU's current fio thread (stack/schedtick.go): it
+		// returns from the wait and reaps when it runs (fillEv → run → getevents)
+		return
+	}
 	if sw := j.switchCost(); sw > 0 {
 		// the reaper's own side of the wake-up (__schedule, context_switch, the
 		// return from read_events / io_cqring_wait to user space) runs on its CPU
@@ -254,7 +269,7 @@ func (e *fillEvent) Fire(now sim.Time) {
 	if now < j.turnAt {
 		c := j.balancePull(now)
 		if c < 0 {
-			j.r.eng.At(j.nextBalance(now), &j.fillEv)
+			j.fillID = j.r.eng.At(j.nextBalance(now), &j.fillEv)
 			return
 		}
 		j.endCPUWait()
@@ -268,6 +283,41 @@ func (e *fillEvent) Fire(now sim.Time) {
 	j.run(now)
 }
 
+// geteventsEvent is the thread's io_getevents / io_uring_enter wait once its CPU
+// has done the work charged before it (geteventsLater).
+type geteventsEvent struct{ j *job }
+
+// Fire looks at the completions again: it reaps, or sleeps.
+func (e *geteventsEvent) Fire(now sim.Time) {
+	j := e.j
+	j.getevLate = true
+	ok := j.getevents(now)
+	j.getevLate = false
+	if ok {
+		j.run(now)
+	}
+}
+
+// geteventsLater is, under the time slice (SubmitTiming.CheckPreemptTick), the
+// thread finding no completion while its CPU still has work charged before the
+// wait: the model's clock stands at the start of the thread's last step, the CPU at
+// the end of that step and of the completions queued behind it, which in the kernel
+// interrupt the step (hardirq) and post their events before the system call
+// returns and the wait begins (read_events looks at the ring first). The wait is
+// then looked at again when the CPU has done that work (once). It reports whether
+// it deferred.
+func (j *job) geteventsLater(now sim.Time) bool {
+	if !j.r.schedTickOn() || j.getevLate {
+		return false
+	}
+	t := j.q.Host().CPUFreeAt(j.runCPU)
+	if t <= now {
+		return false
+	}
+	j.r.eng.At(t, &j.getevEv)
+	return true
+}
+
 type startEvent struct{ j *job }
 
 // Fire starts the job's thread.
@@ -279,6 +329,7 @@ func newJob(r *runner, s fio.Spec, q blockQueue, cpu int, allowed []int, region,
 	j.reapEv.j = j
 	j.switchedEv.j = j
 	j.fillEv.j = j
+	j.getevEv.j = j
 	if int(salt) < len(r.cfg.Logs) {
 		j.logs = r.cfg.Logs[salt]
 	}
@@ -480,6 +531,10 @@ func (j *job) cpuBusy(now sim.Time, turn bool) bool {
 	if j.free == nil || j.done(now) {
 		return false
 	}
+	if j.r.schedTickOn() && j.sliceWait(now) {
+		// another fio thread is current on the CPU (stack/schedtick.go)
+		return true
+	}
 	if h := j.q.Host(); h.KworkerWaiting(j.runCPU) {
 		// dispatch.Timing.IRQPreempt: a woken kblockd worker (nice -20) waits for
 		// this CPU; it preempts the thread at this preemption point, so the
@@ -595,6 +650,7 @@ func (s *jobSleeper) WakeCPU(sim.Time) int {
 		j.wakePlacement(s.tw.WakerCPU())
 	}
 	j.chargeSwitch(s.runCPU)
+	j.switchedIn = j.switchCost() > 0
 	j.mmWake(s.runCPU)
 	return s.runCPU
 }
@@ -718,9 +774,13 @@ func (j *job) runLoop(now sim.Time) {
 	for {
 		j.fill(now)
 		if j.blocked || j.fillWait || j.pace.sleeping {
+			if j.pace.sleeping {
+				j.tickSleep(now)
+			}
 			return
 		}
 		if j.done(now) && j.nFree == j.spec.EffectiveIODepth {
+			j.tickSleep(now)
 			if !j.finished {
 				j.finished = true
 				j.r.jobFinished(j, now)
@@ -743,10 +803,14 @@ func (j *job) runLoop(now sim.Time) {
 func (j *job) getevents(now sim.Time) bool {
 	for {
 		if !j.reapReady() {
+			if j.geteventsLater(now) {
+				return false
+			}
 			// asleep in read_events / io_cqring_wait: its schedule() switches
 			// away from it on its CPU
 			j.inGetevents = true
 			j.chargeSwitch(j.runCPU)
+			j.tickSleep(now)
 			return false
 		}
 		j.reapBatch(now)
@@ -787,6 +851,7 @@ func (j *job) reapBatch(now sim.Time) {
 // io_schedule switches away from it there (chargeSwitch).
 func (j *job) sleep(cpu int) {
 	j.chargeSwitch(cpu)
+	j.tickSleep(j.r.eng.Now())
 	j.sleepers++
 	j.maxSleepers = max(j.maxSleepers, j.sleepers)
 }

@@ -12,6 +12,9 @@ import "github.com/blkmq/blkmq/sim"
 // A run whose fio tasks all share one address space (one job, or thread=1 jobs and
 // their io-wq workers) has no other process to switch to: false.
 func (r *runner) otherTasks(cpu int, now sim.Time) bool {
+	if r.schedTickOn() {
+		return r.kblockdHandOff(cpu, now) // stack/schedtick.go
+	}
 	s := r.sched()
 	if s.waiting[cpu]+s.woken[cpu] == 0 || r.oneMM() {
 		return false
@@ -93,5 +96,11 @@ func (r *runner) mmRun(q blockQueue, cpu, mm int) {
 	m[cpu] = mm
 }
 
-// mmWake is mmRun for the job's thread on cpu.
-func (j *job) mmWake(cpu int) { j.r.mmRun(j.q, cpu, j.mm) }
+// mmWake is mmRun for the job's thread on cpu. Under the time slice
+// (SubmitTiming.CheckPreemptTick) the switch is charged when the thread becomes the
+// CPU's current one (stack/schedtick.go), not at its wake-up.
+func (j *job) mmWake(cpu int) {
+	if !j.r.schedTickOn() {
+		j.r.mmRun(j.q, cpu, j.mm)
+	}
+}

@@ -511,7 +511,7 @@ func (j *job) waitCPU(now, t sim.Time) bool {
 	}
 	j.turnAt = t
 	j.fillWait = true
-	j.r.eng.At(j.nextBalance(now), &j.fillEv)
+	j.fillID = j.r.eng.At(j.nextBalance(now), &j.fillEv)
 	return true
 }
 

@@ -128,8 +128,9 @@ type runner struct {
 	runq       []*runQueue // io-wq workers waiting for each CPU (stack/iowq.go)
 	// interrupted is set when Limits.Interrupt ended the run (stack/limits.go)
 	interrupted bool
-	cpuSched    cpuSched // the scheduler's view of the CPUs (stack/placement.go)
-	mm          mmState  // the address space loaded on each CPU (stack/mmswitch.go)
+	cpuSched    cpuSched  // the scheduler's view of the CPUs (stack/placement.go)
+	mm          mmState   // the address space loaded on each CPU (stack/mmswitch.go)
+	tick        tickState // the CFS run queues of fio threads (stack/schedtick.go)
 }
 
 // Run runs the fio jobs on the modelled machine in virtual time and returns the
