@@ -189,21 +189,23 @@ func (w *runWork) Fire(now sim.Time) {
 // reaches process_one_work, which clears the work's PENDING bit just before it
 // calls blk_mq_run_work_fn (kernel/workqueue.c). switchIn charges that arrival and
 // re-arms the work for its end, still pending, and reports true; with nothing to
-// charge it reports false and the run goes on at once.
+// charge (native costs: no switch cost, no IPI receive) it reports false and the
+// run goes on at once, as with the switch off.
 func (w *runWork) switchIn(cpu int, now sim.Time) bool {
 	host := w.h.q.host
-	w.kwWaitDone()
-	host.onCPU(cpu)
-	host.charge(w.recv)
-	w.recv = 0
-	if !w.chained {
-		host.charge(host.cpu.c.Switch)
+	sw := host.cpu.c.Switch
+	if w.chained || !host.cpu.on {
+		sw = 0
 	}
 	w.switching = true
-	t := host.busyUntil(cpu)
-	if t <= now {
+	if w.recv == 0 && sw == 0 {
 		return false
 	}
+	w.kwWaitDone()
+	host.onCPU(cpu)
+	host.charge(w.recv + sw)
+	w.recv = 0
+	t := host.busyUntil(cpu)
 	w.deferred = true // the CPU is the worker's now: no second wait for it
 	w.at, w.evAt = t, t
 	w.id = w.h.q.eng.At(t, w)
