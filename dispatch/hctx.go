@@ -130,6 +130,7 @@ type runWork struct {
 	// (its IPI receive and context switch charged on its CPU, due at their end);
 	// the work is still PENDING, so a run queued meanwhile is absorbed by it
 	switching bool
+	switchCPU int // the CPU it is switched in on
 }
 
 // Fire runs the hctx from kblockd (blk_mq_run_work_fn), or re-arms a postponed work.
@@ -144,7 +145,12 @@ func (w *runWork) Fire(now sim.Time) {
 		return
 	}
 	h := w.h
-	cpu := h.runCPU()
+	var cpu int
+	if w.switching {
+		cpu = w.switchCPU // the worker switched in there (ProcessOneWork)
+	} else {
+		cpu = h.runCPU()
+	}
 	if t := h.q.host.busyUntil(cpu); t > now && !w.deferred {
 		// kblockd's worker runs once the CPU has finished its earlier work
 		w.deferred = true
@@ -197,7 +203,7 @@ func (w *runWork) switchIn(cpu int, now sim.Time) bool {
 	if w.chained || !host.cpu.on {
 		sw = 0
 	}
-	w.switching = true
+	w.switching, w.switchCPU = true, cpu
 	if w.recv == 0 && sw == 0 {
 		return false
 	}
