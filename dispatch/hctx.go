@@ -207,7 +207,7 @@ func (w *runWork) switchIn(cpu int, now sim.Time) bool {
 	if w.recv == 0 && sw == 0 {
 		return false
 	}
-	w.kwWaitDone()
+	w.kwWaitAdd(cpu) // the worker has the CPU: a fio step waits for it (Timing.IRQPreempt)
 	host.onCPU(cpu)
 	host.charge(w.recv + sw)
 	w.recv = 0
