@@ -126,6 +126,11 @@ type runWork struct {
 	// waitOn is 1 + the CPU this work's woken worker waits for under
 	// Timing.IRQPreempt (Host.kwWait), 0 when it does not wait
 	waitOn int
+	// switching: under Timing.ProcessOneWork the woken worker is being switched in
+	// (its IPI receive and context switch charged on its CPU, due at their end);
+	// the work is still PENDING, so a run queued meanwhile is absorbed by it
+	switching bool
+	switchCPU int // the CPU it is switched in on
 }
 
 // Fire runs the hctx from kblockd (blk_mq_run_work_fn), or re-arms a postponed work.
@@ -140,7 +145,12 @@ func (w *runWork) Fire(now sim.Time) {
 		return
 	}
 	h := w.h
-	cpu := h.runCPU()
+	var cpu int
+	if w.switching {
+		cpu = w.switchCPU // the worker switched in there (ProcessOneWork)
+	} else {
+		cpu = h.runCPU()
+	}
 	if t := h.q.host.busyUntil(cpu); t > now && !w.deferred {
 		// kblockd's worker runs once the CPU has finished its earlier work
 		w.deferred = true
@@ -150,15 +160,26 @@ func (w *runWork) Fire(now sim.Time) {
 		w.kwWaitAdd(cpu) // and goes before the task's next step (Timing.IRQPreempt)
 		return
 	}
+	if h.q.host.timing.ProcessOneWork && !w.switching && w.switchIn(cpu, now) {
+		return // the work function runs once the worker is on the CPU
+	}
 	w.pending, w.deferred = false, false
 	w.kwWaitDone()
 	h.q.host.onCPU(cpu)
-	h.q.host.charge(w.recv)
-	w.recv = 0
-	// the kblockd kworker's two context switches (CPUCosts.Switch; 0 natively):
-	// to it when woken, and away from it when worker_thread sleeps again
-	if !w.chained {
-		h.q.host.charge(2 * h.q.host.cpu.c.Switch)
+	switch {
+	case w.switching:
+		w.switching = false
+		if !w.chained {
+			h.q.host.charge(h.q.host.cpu.c.Switch) // away from it when it sleeps again
+		}
+	default:
+		h.q.host.charge(w.recv)
+		w.recv = 0
+		// the kblockd kworker's two context switches (CPUCosts.Switch; 0 natively):
+		// to it when woken, and away from it when worker_thread sleeps again
+		if !w.chained {
+			h.q.host.charge(2 * h.q.host.cpu.c.Switch)
+		}
 	}
 	w.chained = false
 	h.q.host.kworkerStart(cpu)
@@ -166,6 +187,35 @@ func (w *runWork) Fire(now sim.Time) {
 	h.q.host.kworkerRan(cpu)
 	h.q.host.kblockdRan(cpu)
 	w.kwRan(cpu)
+}
+
+// switchIn is the worker's arrival on cpu under Timing.ProcessOneWork: the CPU
+// receives the wake-up (runWork.recv) and switches to the worker (CPUCosts.Switch,
+// unless the worker was already running an item: chained) before worker_thread
+// reaches process_one_work, which clears the work's PENDING bit just before it
+// calls blk_mq_run_work_fn (kernel/workqueue.c). switchIn charges that arrival and
+// re-arms the work for its end, still pending, and reports true; with nothing to
+// charge (native costs: no switch cost, no IPI receive) it reports false and the
+// run goes on at once, as with the switch off.
+func (w *runWork) switchIn(cpu int, now sim.Time) bool {
+	host := w.h.q.host
+	sw := host.cpu.c.Switch
+	if w.chained || !host.cpu.on {
+		sw = 0
+	}
+	w.switching, w.switchCPU = true, cpu
+	if w.recv == 0 && sw == 0 {
+		return false
+	}
+	w.kwWaitAdd(cpu) // the worker has the CPU: a fio step waits for it (Timing.IRQPreempt)
+	host.onCPU(cpu)
+	host.charge(w.recv + sw)
+	w.recv = 0
+	t := host.busyUntil(cpu)
+	w.deferred = true // the CPU is the worker's now: no second wait for it
+	w.at, w.evAt = t, t
+	w.id = w.h.q.eng.At(t, w)
+	return true
 }
 
 // runCPU is the CPU whose kblockd worker runs the work (blk_mq_hctx_next_cpu). On a
@@ -199,7 +249,7 @@ func (h *Hctx) singleHwQueue() bool { return len(h.q.hctxs) == 1 }
 // modify (re)arms the work to be due at t (kblockd_mod_delayed_work_on: a pending work
 // is moved to the new time, earlier or later).
 func (w *runWork) modify(t sim.Time) {
-	w.pending, w.at, w.deferred = true, t, false
+	w.pending, w.at, w.deferred, w.switching = true, t, false, false
 	w.kwWaitDone()
 	if w.id != 0 {
 		if w.evAt <= t {
@@ -259,6 +309,10 @@ func (h *Hctx) runAsync() { h.runAsyncFrom(h.q.host.cpu.cur) }
 // end of scsi_end_request), so no kworker it wakes can run before the completion's
 // CPU time charged so far has passed.
 //
+// Under Timing.ProcessOneWork a run queued while the work's worker is being switched
+// in is kept whatever its due time: the work is still PENDING (try_to_grab_pending
+// then re-queues it where the arriving worker finds it).
+//
 // Under Timing.KblockdTTWU the due time depends on whether the worker is cpu's own or
 // another CPU's (Host.kblockdDue); a run kept pending sends no new IPI (the worker
 // is runnable already: try_to_wake_up finds it so and returns); a run queued while
@@ -270,7 +324,7 @@ func (h *Hctx) runAsyncFrom(cpu int) {
 	target := h.kblockdTarget(cpu)
 	t, recv := host.kblockdDue(cpu, target)
 	moved := h.singleHwQueue() && h.runWork.pending && h.workCPU != cpu
-	kept := h.runWork.pending && h.runWork.at <= t && !moved
+	kept := h.runWork.pending && (h.runWork.at <= t || h.runWork.switching) && !moved
 	running := false
 	if host.timing.KblockdTTWU && !kept {
 		if end, ok := host.kworkerRunning(cpu, target); ok {

@@ -127,6 +127,30 @@ type Timing struct {
 	// the task has its CPU, and SubmitBio returns Deferred (Host.deferSubmit). So no
 	// CPU finishes work before the time charged ahead of it in its own context.
 	IRQPreempt bool
+	// ProcessOneWork orders a kblockd run after its worker's arrival, as
+	// kernel/workqueue.c runs a work item: the queued work keeps its PENDING bit
+	// while the woken worker is activated and switched in, and process_one_work
+	// clears it (set_work_pool_and_clear_pending) just before it calls the work
+	// function (blk_mq_run_work_fn). false (default): when a run is due and its CPU
+	// free, its dispatch (the budget and tag gets, queue_rq) happens at once and
+	// the worker's two context switches (CPUCosts.Switch) and, under
+	// KblockdTTWU, its IPI receive are charged after it, so the run takes a freed
+	// budget token before the CPU time that precedes it in the kernel has passed,
+	// and a run queued meanwhile is a second run. true: the receive and the
+	// switch to the worker are charged first and the dispatch happens when they
+	// end; until then the work is still pending and a run queued for it
+	// (mod_delayed_work_on with delay 0: try_to_grab_pending re-queues the pending
+	// item where the arriving worker finds it) is absorbed by it; the switch away
+	// is charged after the dispatch. A 3 ms delayed run armed meanwhile turns the
+	// work back into a timer (the worker finds nothing; its switch away is not
+	// charged). A worker already running another item (KblockdTTWU's chained
+	// runs) has no switch. No new cost: CPUCosts.Switch is 0 natively, so the
+	// rule changes nothing there, and only the emulated guest (the oracle's
+	// TCG slowdown) sees it. It does not change the inline run of a kblockd worker
+	// preempting the submitter (NoKblockdWakeupPreempt's rule, mq-deadline),
+	// whose dispatch still comes before its switches. Off by default: README gives
+	// its counts against the oracle's reference set.
+	ProcessOneWork bool
 }
 
 // DefaultTiming returns the Timing the zero value stands for (each field's default).

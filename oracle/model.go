@@ -58,6 +58,10 @@ type ModelOptions struct {
 	// preempt task work; a woken kblockd worker goes before fio's next step); false
 	// (default) = first-come-first-served CPUs. For measuring the opt-in rule.
 	IRQPreempt bool
+	// ProcessOneWork runs the model with dispatch.Timing.ProcessOneWork (a kblockd
+	// run's dispatch after its worker's switch-in, the work pending until then);
+	// false (default) = the dispatch at once. For measuring the opt-in rule.
+	ProcessOneWork bool
 }
 
 // DefaultWake is the wake-up charging Index.CompareReference applies when
@@ -152,6 +156,9 @@ func RunModel(c *Case, jobPath string, o ModelOptions) (*ModelRun, error) {
 	}
 	if o.IRQPreempt {
 		cfg.Timing.IRQPreempt = true
+	}
+	if o.ProcessOneWork {
+		cfg.Timing.ProcessOneWork = true
 	}
 	out, err := stack.Run(withOverhead(cfg, o.EmulationOverhead), specs)
 	if err != nil {

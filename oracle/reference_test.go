@@ -357,6 +357,13 @@ func TestDumpReference(t *testing.T) {
 	default:
 		t.Fatalf("BLKMQ_ORACLE_PREEMPT %q: allowed: 0 or 1", v)
 	}
+	switch v := os.Getenv("BLKMQ_ORACLE_POW"); v {
+	case "", "0":
+	case "1":
+		o.ProcessOneWork = true
+	default:
+		t.Fatalf("BLKMQ_ORACLE_POW %q: allowed: 0 or 1", v)
+	}
 	var out struct {
 		Cases   []*Comparison       `json:"cases"`
 		Effects []*EffectComparison `json:"effects"`

@@ -259,6 +259,7 @@ func (s *state) resolved() (*Resolved, error) {
 	cfg.Placement.Rule = s.placement
 	cfg.Placement.PlaceWhenRun, cfg.Placement.ForkSpread, cfg.Placement.KworkerTasks = s.placeWhenRun, s.forkSpread, s.kworkerTasks
 	cfg.Timing.KblockdTTWU, cfg.Timing.IRQPreempt = s.kblockdTTWU, s.irqPreempt
+	cfg.Timing.ProcessOneWork = s.processOneWork
 	cfg.Placement.PELTLoad, cfg.Placement.NUMAImbalancePull = s.peltLoad, s.numaPull
 	cfg.Submit.CheckPreemptTick = s.checkPreemptTick
 	if err := stack.Check(cfg, nil); err != nil {
