@@ -132,6 +132,7 @@ type job struct {
 	fillWait bool
 	cpuTurn  bool
 	fillEv   fillEvent
+	fillID   sim.EventID // fillEv's pending event (Placement.RebalanceDomains cancels it)
 	// files on a file system (onFileSystem) and the switches that apply to them;
 	// dioPlug: the plug is iomap's per-I/O plug of the submission in progress
 	fs      bool
@@ -254,7 +255,7 @@ func (e *fillEvent) Fire(now sim.Time) {
 	if now < j.turnAt {
 		c := j.balancePull(now)
 		if c < 0 {
-			j.r.eng.At(j.nextBalance(now), &j.fillEv)
+			j.scheduleFill(j.nextBalance(now))
 			return
 		}
 		j.endCPUWait()
