@@ -209,7 +209,12 @@ type Placement struct {
 	// instantaneous (or PELT loads with PELTLoad). Not modelled: busy CPUs' own
 	// periodic balance (busy_factor 16: every 224 ms for 14 CPUs), newidle_balance's
 	// avg_idle test against max_newidle_lb_cost, NUMA balancing's locality tests
-	// (migrate_degrades_locality, fbq_type). Off by default (README, placement).
+	// (migrate_degrades_locality, fbq_type), and CPU capacity reduced by interrupt
+	// time (check_cpu_capacity: the nohz kick and the immediate active balance of a
+	// CPU's only task), nor ksoftirqd as a task — so a thread waiting behind completion
+	// work alone is never pulled, where the default's balance pulls it. Off by default:
+	// on claim 001 it gives a robust miss, and on the oracle's single-LLC cases it
+	// moves figures both ways (README, placement).
 	RebalanceDomains bool
 }
 

@@ -87,16 +87,16 @@ type sgStats struct {
 // rebalanceState is each CPU's copy of each domain level.
 type rebalanceState struct {
 	lastBalance [nrSDLevels][]sim.Time
-	interval    [nrSDLevels][]sim.Time // balance_interval
+	interval    [nrSDLevels][]sim.Time // balance_interval (ms, as a sim.Time)
 	failed      [nrSDLevels][]int      // nr_balance_failed
 	tickEv      rebalanceTick
 	started     bool
-	// counters (RebalanceStats)
-	stats RebalanceStats
+	// counters (rebalanceStats, read by tests and instrumentation)
+	stats rebalanceStats
 }
 
-// RebalanceStats counts what Placement.RebalanceDomains's balancer did in a run.
-type RebalanceStats struct {
+// rebalanceStats counts what Placement.RebalanceDomains's balancer did in a run.
+type rebalanceStats struct {
 	// Pulls are waiting tasks moved by load_balance, per level (0 = MC, 1 = NUMA),
 	// by the periodic balance and by newidle_balance; Active are running tasks moved
 	// by active balance (active_load_balance_cpu_stop), per level.
@@ -186,11 +186,16 @@ func (r *runner) llcRange(cpu int) (first, n int) {
 	return first, min(r.cfg.NrCPUs, first+k) - first
 }
 
-// sdMinInterval is min_interval = the level's span weight in ms (sd_init), in
-// scheduler ticks (msecs_to_jiffies rounds up; at least one).
+// sdMinInterval is min_interval = the level's span weight in ms (sd_init).
 func (r *runner) sdMinInterval(l sdLevel, cpu int) sim.Time {
 	_, w := r.sdSpan(l, cpu)
-	return r.msToJiffies(sim.Time(w) * sim.Millisecond)
+	return sim.Time(w) * sim.Millisecond
+}
+
+// sdInterval is get_sd_balance_interval for an idle CPU: its balance_interval in
+// scheduler ticks (msecs_to_jiffies rounds up; at least one).
+func (r *runner) sdInterval(l sdLevel, cpu int) sim.Time {
+	return r.msToJiffies(r.cpuSched.bal.interval[l][cpu])
 }
 
 func (r *runner) msToJiffies(d sim.Time) sim.Time {
@@ -249,7 +254,7 @@ func (r *runner) rebalanceIdleCPUs(now sim.Time) {
 			continue
 		}
 		for l := sdMC; l < levels; l++ {
-			if now < b.lastBalance[l][d]+b.interval[l][d] {
+			if now < b.lastBalance[l][d]+r.sdInterval(l, d) {
 				continue
 			}
 			moved, cont := r.loadBalance(d, l, cpuIdle, now)

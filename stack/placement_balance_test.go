@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/blkmq/blkmq/sim"
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestGroupClassify(t *testing.T) {
@@ -61,15 +62,17 @@ type balanceThread struct {
 }
 
 func balanceRig(threads []balanceThread, now sim.Time) *runner {
-	r := &runner{cfg: Config{NrCPUs: 8}}
+	r := &runner{cfg: Config{NrCPUs: 8}, eng: sim.NewEngine()}
 	r.cfg.CPU.Costs.CPUsPerLLC = 4
 	r.cfg.Placement.RebalanceDomains = true
 	r.rebalanceInit()
 	all := []int{0, 1, 2, 3, 4, 5, 6, 7}
 	for _, th := range threads {
 		j := &job{r: r, runCPU: th.cpu, allowed: all, place: r.cfg.Placement}
+		j.fillEv.j = j
 		if th.waiting {
 			j.cpuWait, j.fillWait, j.waitSince = true, true, now-th.waitedFor
+			r.sched().waiting[th.cpu]++
 		} else {
 			j.ranUntil = now + sim.Millisecond
 		}
@@ -131,19 +134,67 @@ func TestSDIntervals(t *testing.T) {
 	r.rebalanceInit()
 	// sd_init: balance_interval = span weight in ms, in jiffies (HZ=250 rounds 14 ms up
 	// to 4 jiffies); doubled on each balanced outcome up to twice min_interval
-	if got, want := r.cpuSched.bal.interval[sdMC][3], 16*sim.Millisecond; got != want {
+	if got, want := r.sdInterval(sdMC, 3), 16*sim.Millisecond; got != want {
 		t.Errorf("MC interval %v, want %v", got, want)
 	}
-	if got, want := r.cpuSched.bal.interval[sdNUMA][3], 28*sim.Millisecond; got != want {
+	if got, want := r.sdInterval(sdNUMA, 3), 28*sim.Millisecond; got != want {
 		t.Errorf("NUMA interval %v, want %v", got, want)
 	}
 	for range 3 {
 		r.lbBalanced(3, sdNUMA, cpuIdle)
+		r.lbBalanced(3, sdMC, cpuIdle)
 	}
-	if got, want := r.cpuSched.bal.interval[sdNUMA][3], 56*sim.Millisecond; got != want {
+	if got, want := r.sdInterval(sdNUMA, 3), 56*sim.Millisecond; got != want {
 		t.Errorf("NUMA interval after balanced outcomes %v, want %v", got, want)
+	}
+	// MC: 14 ms doubled to 28 ms (7 jiffies), not 2 × 16 ms
+	if got, want := r.sdInterval(sdMC, 3), 28*sim.Millisecond; got != want {
+		t.Errorf("MC interval after balanced outcomes %v, want %v", got, want)
 	}
 	if got, want := r.imbNUMANr(), 2; got != want {
 		t.Errorf("imb_numa_nr %d, want %d", got, want)
+	}
+}
+
+// TestRebalanceIdleCPUs: at a tick where every level is due, the idle CPUs balance
+// their own domains, lowest first, in CPU order. With an idle CPU left in the waiting
+// thread's LLC (CPU 2), its MC level pulls the thread (a group of one CPU running two
+// tasks); with node 0's CPUs all busy, the first idle CPU of node 1 (CPU 4) pulls it at
+// the NUMA level (5 tasks against none: past the NUMA allowance). The pulled thread's
+// pending resumption is replaced by one at once on its new CPU.
+func TestRebalanceIdleCPUs(t *testing.T) {
+	const now = 112 * sim.Millisecond // a multiple of every level's interval
+	cold := sim.Millisecond
+	type got struct {
+		CPU, Migrations, Pending int
+		CPUWait                  bool
+		Stats                    rebalanceStats
+	}
+	for _, tt := range []struct {
+		name    string
+		threads []balanceThread
+		want    got
+	}{
+		// pending: the first balance tick (scheduled by the rig's first use of the
+		// scheduler state) and the pulled thread's resumption, the old one cancelled
+		{"mc-idle-sibling-pulls", []balanceThread{{0, true, cold}, {0, false, 0}, {1, false, 0}},
+			got{CPU: 2, Migrations: 1, Pending: 2, Stats: rebalanceStats{PeriodicPulls: [2]int{1, 0}}}},
+		{"numa-first-idle-cpu-of-other-node-pulls", []balanceThread{{0, true, cold}, {0, false, 0}, {1, false, 0}, {2, false, 0}, {3, false, 0}},
+			got{CPU: 4, Migrations: 1, Pending: 2, Stats: rebalanceStats{PeriodicPulls: [2]int{0, 1}}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := balanceRig(tt.threads, now)
+			w := r.jobs[0]
+			w.turnAt = now + sim.Millisecond
+			w.scheduleFill(now + sim.Millisecond)
+			r.rebalanceIdleCPUs(now)
+			g := got{CPU: w.runCPU, Migrations: w.migrations, Pending: r.eng.Pending(), CPUWait: w.cpuWait, Stats: r.cpuSched.bal.stats}
+			if diff := cmp.Diff(tt.want, g); diff != "" {
+				t.Errorf("after the tick (-want +got):\n%s", diff)
+			}
+			if w.turnAt != now {
+				t.Errorf("pulled thread resumes at %v, want %v", w.turnAt, now)
+			}
+		})
 	}
 }
