@@ -56,6 +56,7 @@ type state struct {
 	peltLoad          bool                   // system/sched_pelt_load=on (placement.go)
 	checkPreemptTick  bool                   // system/check_preempt_tick=on (placement.go)
 	numaPull          bool                   // system/sched_numa_pull=on (placement.go)
+	rebalanceDomains  bool                   // system/rebalance_domains=on (placement.go)
 
 	luns  []lun
 	src   map[string]string // key -> source

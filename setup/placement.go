@@ -82,4 +82,7 @@ func init() {
 	addKey(choiceKey("system/sched_numa_pull",
 		"off = an idle balance may pull a waiting thread across nodes (the default); on = an idle CPU of the thread's own LLC first, and across nodes only from an overloaded node or past 6.1's NUMA imbalance allowance (calculate_imbalance, adjust_numa_imbalance; stack.Placement.NUMAImbalancePull)",
 		"off", "on", func(s *state) *bool { return &s.numaPull }))
+	addKey(choiceKey("system/rebalance_domains",
+		"off = a waiting thread is pulled at its CPU's tick by the first idle CPU after it (the default); on = 6.1's load balancer per sched-domain level: idle CPUs' periodic rebalance_domains and newidle_balance over their own MC and NUMA domains, with active balance (stack.Placement.RebalanceDomains)",
+		"off", "on", func(s *state) *bool { return &s.rebalanceDomains }))
 }

@@ -70,3 +70,19 @@ func TestPlacementKeys(t *testing.T) {
 		}
 	}
 }
+
+func TestRebalanceDomainsKey(t *testing.T) {
+	dev := []string{"null_blk irqmode=2 completion_nsec=2000000"}
+	for _, tc := range []struct {
+		set  []string
+		want bool
+	}{{nil, false}, {[]string{"system/rebalance_domains=off"}, false}, {[]string{"system/rebalance_domains=on"}, true}} {
+		r, err := Description{Devices: dev, Set: tc.set}.Resolve()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.Config.Placement.RebalanceDomains; got != tc.want {
+			t.Errorf("%v: RebalanceDomains %v, want %v", tc.set, got, tc.want)
+		}
+	}
+}

@@ -262,6 +262,7 @@ func (s *state) resolved() (*Resolved, error) {
 	cfg.Timing.ProcessOneWork = s.processOneWork
 	cfg.Placement.PELTLoad, cfg.Placement.NUMAImbalancePull = s.peltLoad, s.numaPull
 	cfg.Submit.CheckPreemptTick = s.checkPreemptTick
+	cfg.Placement.RebalanceDomains = s.rebalanceDomains
 	if err := stack.Check(cfg, nil); err != nil {
 		return nil, userError(err)
 	}

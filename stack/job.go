@@ -132,7 +132,7 @@ type job struct {
 	fillWait bool
 	cpuTurn  bool
 	fillEv   fillEvent
-	fillID   sim.EventID // fillEv's pending firing (cancelled by tickResume)
+	fillID   sim.EventID // fillEv's pending firing (cancelled by tickResume and Placement.RebalanceDomains)
 	// the CFS time slice (SubmitTiming.CheckPreemptTick, stack/schedtick.go): the
 	// thread's vruntime, 1 + the CPU whose run queue holds it (0 = none), slept: it
 	// slept since it last ran (place_entity applies), switchedIn: its wake-up
@@ -269,7 +269,7 @@ func (e *fillEvent) Fire(now sim.Time) {
 	if now < j.turnAt {
 		c := j.balancePull(now)
 		if c < 0 {
-			j.fillID = j.r.eng.At(j.nextBalance(now), &j.fillEv)
+			j.scheduleFill(j.nextBalance(now))
 			return
 		}
 		j.endCPUWait()

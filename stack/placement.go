@@ -183,6 +183,39 @@ type Placement struct {
 	// CPU after the waiting one, wrapping, whatever its LLC. Opt-in (README,
 	// placement).
 	NUMAImbalancePull bool
+	// RebalanceDomains replaces the idle balance above (a waiting thread pulled at its
+	// CPU's tick by the first idle CPU after it) with 6.1's load balancer per
+	// sched-domain level (stack/placement_balance.go), in which the pulling CPU
+	// balances its own domains, lowest first: MC (its LLC, groups of one CPU) and, with
+	// more than one LLC, NUMA (groups = LLCs). Two paths, as in kernel/sched/fair.c:
+	//
+	//   - periodic: at each scheduler tick, every idle CPU whose domain is due
+	//     (rebalance_domains: last_balance + balance_interval, balance_interval from
+	//     sd_init = the span's weight in ms, doubled when balanced up to twice that;
+	//     run by the CPU's own tick or the nohz idle balance) runs
+	//     load_balance(CPU_IDLE) at that level if it is the first idle CPU of its
+	//     group (should_we_balance);
+	//   - newly idle: a CPU whose task goes to sleep runs newidle_balance, its levels
+	//     lowest first, stopping once a task was pulled.
+	//
+	// load_balance follows find_busiest_group (group_classify, update_sd_pick_busiest,
+	// prefer_sibling at NUMA, the idle-CPU and one-task gates), calculate_imbalance
+	// (with adjust_numa_imbalance and imb_numa_nr at NUMA) and find_busiest_queue, then
+	// detaches one waiting thread that is not cache-hot (task_hot: it has waited at
+	// least MigrationCost, or nr_balance_failed > cache_nice_tries); after more than
+	// cache_nice_tries + 2 failed periodic balances of a task imbalance it moves the
+	// busiest CPU's running thread (active balance). Run-queue lengths are the distinct
+	// modelled tasks on each CPU at that instant; utilisation and runnable averages are
+	// instantaneous (or PELT loads with PELTLoad). Not modelled: busy CPUs' own
+	// periodic balance (busy_factor 16: every 224 ms for 14 CPUs), newidle_balance's
+	// avg_idle test against max_newidle_lb_cost, NUMA balancing's locality tests
+	// (migrate_degrades_locality, fbq_type), and CPU capacity reduced by interrupt
+	// time (check_cpu_capacity: the nohz kick and the immediate active balance of a
+	// CPU's only task), nor ksoftirqd as a task — so a thread waiting behind completion
+	// work alone is never pulled, where the default's balance pulls it. Off by default:
+	// on claim 001 it gives a robust miss, and on the oracle's single-LLC cases it
+	// moves figures both ways (README, placement).
+	RebalanceDomains bool
 }
 
 // PlacementRule selects how Placement picks a thread's CPU.
@@ -250,8 +283,9 @@ func (r *runner) placementOptions() Placement { return r.cfg.Placement }
 type cpuSched struct {
 	taskUntil []sim.Time
 	waiting   []int
-	woken     []int // threads woken onto the CPU that have not run yet
-	all       []int // every CPU (io-wq workers' allowed set)
+	woken     []int          // threads woken onto the CPU that have not run yet
+	all       []int          // every CPU (io-wq workers' allowed set)
+	bal       rebalanceState // Placement.RebalanceDomains (placement_balance.go)
 }
 
 // sched returns the run's scheduler state, creating it on first use.
@@ -262,6 +296,7 @@ func (r *runner) sched() *cpuSched {
 		s.waiting = make([]int, r.cfg.NrCPUs)
 		s.woken = make([]int, r.cfg.NrCPUs)
 		s.all = r.allCPUs()
+		r.rebalanceStart()
 	}
 	return s
 }
@@ -496,7 +531,7 @@ func (j *job) waitCPU(now, t sim.Time) bool {
 	if !j.contended {
 		j.contended, j.waitSince = true, now
 	}
-	if !j.place.random() && len(j.allowed) > 1 && now >= j.eligibleAt() {
+	if !j.place.random() && len(j.allowed) > 1 && (now >= j.eligibleAt() || j.place.RebalanceDomains) {
 		if c := j.balancePull(now); c >= 0 {
 			j.contended = false
 			j.moveTo(c)
@@ -511,7 +546,7 @@ func (j *job) waitCPU(now, t sim.Time) bool {
 	}
 	j.turnAt = t
 	j.fillWait = true
-	j.fillID = j.r.eng.At(j.nextBalance(now), &j.fillEv)
+	j.scheduleFill(j.nextBalance(now))
 	return true
 }
 
@@ -539,9 +574,23 @@ func (j *job) nextBalance(now sim.Time) sim.Time {
 		return at
 	}
 	from := max(now+1, j.waitSince+j.place.migrationCost())
+	s := j.r.sched()
+	if j.place.RebalanceDomains {
+		// the periodic balance runs at the ticks for every idle CPU
+		// (rebalanceIdleCPUs); the thread listens for the CPUs whose task goes to
+		// sleep after it stops being cache-hot (newidle_balance) while its CPU has
+		// another task
+		if j.r.rqTasks(j.runCPU, now) > 1 {
+			for _, c := range j.allowed {
+				if f := s.taskUntil[c]; c != j.runCPU && f >= from && f < at {
+					at = f
+				}
+			}
+		}
+		return at
+	}
 	tick := j.place.tick()
 	at = min(at, max(j.eligibleAt(), (now+tick)/tick*tick))
-	s := j.r.sched()
 	if s.waiting[j.runCPU] > 1 {
 		for _, c := range j.allowed {
 			if c == j.runCPU {
@@ -557,6 +606,9 @@ func (j *job) nextBalance(now sim.Time) sim.Time {
 
 // balancePull returns the idle CPU that pulls the waiting thread at now, or −1.
 func (j *job) balancePull(now sim.Time) int {
+	if j.place.RebalanceDomains {
+		return j.newidlePull(now)
+	}
 	if now < j.eligibleAt() {
 		return -1
 	}
