@@ -91,7 +91,7 @@ func TestRunBadInputTable(t *testing.T) {
 		{"kernel-before-blk-mq-budget", ok, []string{"--kernel", "4.14"},
 			"setup: flags: kernel=4.14: allowed: MAJOR.MINOR in [4.15, 6.19] (the blk-mq SCSI budget era), or current"},
 		{"negative-seed", ok, []string{"--seed", "-1"},
-			`invalid argument "-1" for "--seed" flag: strconv.ParseUint: parsing "-1": invalid syntax`},
+			`--seed "-1": want a whole number in [0, 18446744073709551615]; --seed: seed of the fio workloads' random offsets and read/write mix (PCG); model timing jitter uses its own fixed stream`},
 	}
 	dir := t.TempDir()
 	for i, tc := range tests {

@@ -122,6 +122,14 @@ func (v *validateFlags) run(cmd *cobra.Command, args []string) error {
 	if v.runtime < 0 || v.runtime%time.Second != 0 {
 		return usageError(fmt.Errorf("--runtime %v: allowed: whole seconds >= 0", v.runtime))
 	}
+	// the harness passes whole seconds to the VM script and reads 0 or less as 300s
+	if v.timeout < time.Second || v.timeout > 24*time.Hour || v.timeout%time.Second != 0 {
+		return usageError(fmt.Errorf("--timeout %v: allowed: whole seconds in [1s, 24h]", v.timeout))
+	}
+	// chrt -f takes 1..99; 0 runs the VM at normal priority
+	if v.rt < 0 || v.rt > 99 {
+		return usageError(fmt.Errorf("--rt-priority %d: allowed: [0, 99] (0 = normal scheduling, 1..99 SCHED_FIFO)", v.rt))
+	}
 	h := &oracle.Harness{Cache: v.cache, Timeout: v.timeout, RTPriority: v.rt, Keep: v.keep, Log: cmd.ErrOrStderr()}
 	switch {
 	case v.buildGuest:

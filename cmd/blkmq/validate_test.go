@@ -27,6 +27,15 @@ func TestValidateBadInput(t *testing.T) {
 		{"runtime", []string{"validate", job, "--device", "null_blk", "--runtime", "1500ms"}, "whole seconds"},
 		{"overhead", []string{"validate", job, "--device", "null_blk", "--emulation-overhead", "soon"}, "--emulation-overhead \"soon\""},
 		{"slowdown", []string{"validate", job, "--device", "null_blk", "--emulation-slowdown", "0.5"}, "--emulation-slowdown \"0.5\": allowed: auto, or a number in [1, 1000]"},
+		// a negative or zero timeout was silently 300s, a fraction was cut to whole seconds
+		{"timeout-negative", []string{"validate", job, "--device", "null_blk", "--timeout", "-1s"}, "--timeout -1s: allowed: whole seconds in [1s, 24h]"},
+		{"timeout-zero", []string{"validate", job, "--device", "null_blk", "--timeout", "0s"}, "--timeout 0s: allowed"},
+		{"timeout-fraction", []string{"validate", job, "--device", "null_blk", "--timeout", "1500ms"}, "--timeout 1.5s: allowed"},
+		// chrt -f refuses a priority outside 1..99 only once the VM starts
+		{"rt-priority-negative", []string{"validate", job, "--device", "null_blk", "--rt-priority", "-5"}, "--rt-priority -5: allowed: [0, 99]"},
+		{"rt-priority-high", []string{"validate", job, "--device", "null_blk", "--rt-priority", "100"}, "--rt-priority 100: allowed: [0, 99]"},
+		// the flag's type error was strconv's text
+		{"cpus-fraction", []string{"validate", job, "--device", "null_blk", "--cpus", "1.5"}, `--cpus "1.5": want a whole number`},
 		{"case-alone", []string{"validate", job, "--device", "null_blk", "--case", "x"}, "--case needs --reference"},
 		{"reference-and-job", []string{"validate", job, "--reference", refIndex}, "--reference takes no job file"},
 		{"unknown-case", []string{"validate", "--reference", refIndex, "--case", "nope"}, `--case "nope": no such case`},
