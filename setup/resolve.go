@@ -442,7 +442,9 @@ func (r *Resolved) boundedShares(specs []fio.Spec) []int64 {
 // end"); a region that runs past it would have fio issue I/O the kernel refuses
 // (blkdev_write_iter fails a write past the end with ENOSPC, blkdev_read_iter returns
 // 0 bytes), so it is an error here rather than a silent run on bytes that do not
-// exist. On a LUN whose model rejects such I/O (hdd) the regions stack.Run lays out
+// exist. A job that names no device gets a file on a file system on the LUN, so its
+// offset + size must fit the LUN too: fio fails with ENOSPC laying out or writing a
+// larger file. On a LUN whose model rejects such I/O (hdd) the regions stack.Run lays out
 // for jobs that do not name the device (one after the other, 1 MiB aligned, 1 GiB for
 // a job without size) must fit too.
 func (r *Resolved) CheckFit(specs []fio.Spec) error {
@@ -471,6 +473,13 @@ func (r *Resolved) CheckFit(specs []fio.Spec) error {
 		if end := start + s.Offset + size; li >= 0 && r.bounded[li] && end > r.Capacity[li] {
 			return fmt.Errorf("setup: job %s: offset+size end at byte %d of %s, beyond its capacity %d (jobs get consecutive regions; lower size= or numjobs)",
 				s.Instance(), end, r.LUNs[li], r.Capacity[li])
+		}
+		if off := s.Offset + int64(s.Index)*s.OffsetIncrement; li >= 0 && !r.bounded[li] && r.Capacity[li] > 0 && s.Size != 0 && off+s.Size > r.Capacity[li] {
+			// fio opens a file on a file system on the device and lays it out
+			// (reads) or writes into it: past the device's capacity that fails
+			// with ENOSPC ("fio: ENOSPC on laying out file, stopping")
+			return fmt.Errorf("setup: %s:%d: job %s: offset+size = %d bytes is larger than %s (%d bytes, %s): the job names no device (filename=), so fio puts its file on a file system on %s, and laying out or writing more than the device holds fails with ENOSPC; lower size= (at most %d here) or enlarge the device",
+				s.File, s.Line, s.Instance(), off+s.Size, r.LUNs[li], r.Capacity[li], r.capacityNote[li], r.LUNs[li], max(r.Capacity[li]-off, 0))
 		}
 		start += alignRegion(s.Offset + size)
 	}

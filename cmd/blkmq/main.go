@@ -116,7 +116,7 @@ func flagError(_ *cobra.Command, err error) error {
 		return usageError(err)
 	}
 	f := ive.GetFlag()
-	want := "a value of type " + f.Value.Type()
+	var want string
 	switch f.Value.Type() {
 	case "int", "int64", "int32":
 		want = "a whole number"
@@ -128,6 +128,8 @@ func flagError(_ *cobra.Command, err error) error {
 		want = "a duration with its unit (ns, us, ms, s, m, h; e.g. 1500ms, 10s, 2m)"
 	case "bool":
 		want = "true or false"
+	default:
+		return usageError(err) // blkmq's own flag types say what they want
 	}
 	usage := strings.Join(strings.Fields(f.Usage), " ")
 	return usageError(fmt.Errorf("--%s %q: want %s; --%s: %s", f.Name, ive.GetValue(), want, f.Name, usage))
