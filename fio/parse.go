@@ -343,7 +343,12 @@ func (j *jobBuilder) applyOptions(all []rawOption, secName string, errs *errList
 			errs.add(optErr(o, secName, err))
 			continue
 		}
-		if err := d.set(j, o.value); err != nil {
+		v, err := fioSplit(d.name, o.value)
+		if err != nil {
+			errs.add(optErr(o, secName, err))
+			continue
+		}
+		if err := d.set(j, v); err != nil {
 			errs.add(optErr(o, secName, err))
 			continue
 		}
