@@ -874,7 +874,7 @@ func setIOEngine(j *jobBuilder, v string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("unknown engine; want one of %s", strings.Join(engineNames[:], ", "))
+	return engineError(v)
 }
 
 func setCPUsAllowed(j *jobBuilder, v string) error {
