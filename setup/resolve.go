@@ -94,6 +94,19 @@ func ResolveLayers(layers ...Layer) (*Resolved, error) {
 	return resolveOne(layers)
 }
 
+// conflictingEarly refuses a layer that gives kernel or system/nr_cpus both as its
+// field (--kernel, --cpus; kernel =, cpus = in a config file) and as a set entry
+// with another value: which one was meant is not clear.
+func conflictingEarly(d Description, k, v string) error {
+	switch {
+	case k == "kernel" && d.Kernel != "" && d.Kernel != v:
+		return fmt.Errorf("kernel=%s disagrees with kernel %q given in the same place (--kernel or kernel =); give one", v, d.Kernel)
+	case k == "system/nr_cpus" && d.CPUs != 0 && strings.TrimSpace(v) != fmt.Sprint(d.CPUs):
+		return fmt.Errorf("system/nr_cpus=%s disagrees with cpus %d given in the same place (--cpus or cpus =); give one", v, d.CPUs)
+	}
+	return nil
+}
+
 // resolveOne is ResolveLayers for one host driver's devices.
 func resolveOne(layers []Layer) (*Resolved, error) {
 	s := newState()
@@ -129,12 +142,16 @@ func resolveOne(layers []Layer) (*Resolved, error) {
 				return nil, fmt.Errorf("setup: %s: %w", at, err)
 			}
 			sets = append(sets, set{k, v, l.Name, at})
-		}
-	}
-	for _, st := range sets {
-		if k, ok := keys[st.k]; ok && k.early {
-			if err := s.set(st.k, st.v, st.from); err != nil {
-				return nil, fmt.Errorf("setup: %s: %w", st.at, err)
+			if kd, ok := keys[k]; ok && kd.early {
+				// an early key is applied with its layer, so that a later layer
+				// (the flags over a config file) overrides it as it overrides
+				// the layer's kernel and cpus fields
+				if err := conflictingEarly(d, k, v); err != nil {
+					return nil, fmt.Errorf("setup: %s: %w", at, err)
+				}
+				if err := s.set(k, v, l.Name); err != nil {
+					return nil, fmt.Errorf("setup: %s: %w", at, err)
+				}
 			}
 		}
 	}
