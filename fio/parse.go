@@ -344,12 +344,11 @@ func (j *jobBuilder) applyOptions(all []rawOption, secName string, errs *errList
 			continue
 		}
 		v, err := fioSplit(d.name, o.value)
-		if err != nil {
-			errs.add(optErr(o, secName, err))
-			continue
+		if err == nil {
+			err = d.set(j, v)
 		}
-		if err := d.set(j, v); err != nil {
-			errs.add(optErr(o, secName, err))
+		if err != nil {
+			errs.add(optErr(o, secName, j.cfg.unsetNote(o.text, err)))
 			continue
 		}
 		j.where[d.name] = o

@@ -78,3 +78,26 @@ func TestSeparatorsAsFio(t *testing.T) {
 		})
 	}
 }
+
+// TestUnsetVariableNote: fio's own examples/xnvme-compare.fio has
+// "rw=${FIO_RW}"; with FIO_RW unset fio substitutes nothing, and the error read
+// "[override] rw: unknown pattern" without saying why the value was empty.
+func TestUnsetVariableNote(t *testing.T) {
+	env := map[string]string{"SET_BS": "4k"}
+	cfg := &ParseConfig{LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }}
+	for _, tt := range []struct{ name, opt, want string }{
+		{"unset pattern", "rw=${FIO_RW}", "rw: unknown pattern; want one of read, write, randread, randwrite, rw, readwrite, randrw (${FIO_RW} not set in the environment: fio substitutes an empty string)"},
+		{"two unset", "bs=${A}${B}", "(${A}, ${B} not set in the environment"},
+		{"set but bad", "iodepth=${SET_BS}x", "iodepth=4kx: unknown size suffix"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := cfg.Parse(strings.NewReader("[a]\n"+tt.opt+"\n"), "t.fio")
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want %q", err, tt.want)
+			}
+			if tt.name == "set but bad" && strings.Contains(err.Error(), "not set in the environment") {
+				t.Errorf("note on a set variable: %v", err)
+			}
+		})
+	}
+}
