@@ -99,7 +99,7 @@ func TestResolveBad(t *testing.T) {
 		{"nr_requests-range", Description{Set: []string{"queue/nr_requests=5000"}},
 			`setup: flags: queue/nr_requests=5000: allowed: an integer in [1, 2048]`},
 		{"scheduler", Description{Set: []string{"queue/scheduler=bfq"}},
-			`setup: flags: queue/scheduler=bfq: allowed: none, mq-deadline, default`},
+			`setup: flags: queue/scheduler=bfq: bfq is a kernel I/O scheduler the model does not simulate; allowed: none, mq-deadline, default`},
 		{"tags", Description{Set: []string{"tags=global"}},
 			`setup: flags: tags=global: allowed: per-hctx, shared`},
 		{"kernel-4.14", Description{Kernel: "4.14"},
