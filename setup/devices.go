@@ -205,8 +205,12 @@ func sdName(n int) string {
 	return "/dev/sd" + name
 }
 
+// nullBlkInert are 6.1 null_blk module parameters accepted without effect. The zone_*
+// ones act only with zoned=1 (null_init_zoned_dev), which is refused, so without it
+// they do nothing in the kernel either.
 var nullBlkInert = []string{"virt_boundary", "home_node", "bs", "use_per_node_hctx",
-	"memory_backed", "discard", "cache_size"}
+	"memory_backed", "discard", "cache_size",
+	"zone_size", "zone_capacity", "zone_nr_conv", "zone_max_open", "zone_max_active"}
 
 // parseNullBlk models null_blk with queue_mode=2 (blk-mq): hw_queue_depth is the tag
 // set depth (can_queue), submit_queues nr_hw_queues, shared_tag_bitmap host-wide

@@ -25,3 +25,34 @@ func TestRealSysfsNotUnknown(t *testing.T) {
 		})
 	}
 }
+
+// TestNullBlkZoneParamsInert: null_blk's zone_size, zone_capacity, zone_nr_conv,
+// zone_max_open and zone_max_active are 6.1 module parameters that act only with
+// zoned=1 (refused); they were called unknown, and are now accepted without effect
+// (and listed as such by --explain and the run's warnings).
+func TestNullBlkZoneParamsInert(t *testing.T) {
+	for _, p := range []string{"zone_size=256", "zone_capacity=128", "zone_nr_conv=1", "zone_max_open=4", "zone_max_active=4"} {
+		t.Run(p, func(t *testing.T) {
+			r, err := Description{Devices: []string{"null_blk " + p}}.Resolve()
+			if err != nil {
+				t.Fatal(err)
+			}
+			key := "null_blk." + strings.SplitN(p, "=", 2)[0]
+			found := false
+			for _, st := range r.Settings {
+				if st.Key == key {
+					found = true
+					if !strings.Contains(st.Note, "no effect in the model") {
+						t.Errorf("%s: note %q, want it marked without effect", key, st.Note)
+					}
+				}
+			}
+			if !found {
+				t.Errorf("no setting %s", key)
+			}
+		})
+	}
+	if _, err := (Description{Devices: []string{"null_blk zoned=1 zone_size=256"}}).Resolve(); err == nil || !strings.Contains(err.Error(), "zoned=1: not modelled") {
+		t.Errorf("zoned=1: %v, want it refused", err)
+	}
+}
