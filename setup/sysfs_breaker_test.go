@@ -56,3 +56,32 @@ func TestNullBlkZoneParamsInert(t *testing.T) {
 		t.Errorf("zoned=1: %v, want it refused", err)
 	}
 }
+
+// TestScsiDebugRealParams: 6.1 scsi_debug's zbc, zone_*, opts, poll_queues and
+// medium_error_* were called unknown. Those without effect at their defaults are
+// accepted (zone_* and medium_error_* act only with zbc= or an opts= bit); a value
+// that would change the disk is refused as not modelled.
+func TestScsiDebugRealParams(t *testing.T) {
+	for _, tt := range []struct{ name, param, want string }{
+		{"zbc none", "zbc=none", ""},
+		{"zbc zero", "zbc=0", ""},
+		{"zbc managed", "zbc=host-managed", "scsi_debug parameter zbc=host-managed: a zoned scsi_debug disk is not modelled; allowed: none, 0"},
+		{"opts zero", "opts=0", ""},
+		{"opts noise", "opts=1", "scsi_debug parameter opts=1: error and timeout injection (SDEBUG_OPT_*) is not modelled; allowed: 0"},
+		{"poll_queues zero", "poll_queues=0", ""},
+		{"poll_queues two", "poll_queues=2", "a polled hctx (REQ_POLLED I/O) is not modelled; allowed: 0"},
+		{"zone size inert", "zone_size_mb=4", ""},
+		{"medium error inert", "medium_error_count=10", ""},
+		{"made-up", "turbo=1", `unknown scsi_debug parameter "turbo"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Description{Devices: []string{"scsi_debug " + tt.param}}.Resolve()
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatal(err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Fatalf("error %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
