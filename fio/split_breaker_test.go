@@ -1,6 +1,7 @@
 package fio
 
 import (
+	"bufio"
 	"strings"
 	"testing"
 
@@ -97,6 +98,32 @@ func TestUnsetVariableNote(t *testing.T) {
 			}
 			if tt.name == "set but bad" && strings.Contains(err.Error(), "not set in the environment") {
 				t.Errorf("note on a set variable: %v", err)
+			}
+		})
+	}
+}
+
+// TestHeaderTrimBlockSize: fio's job line prints the trim block size, which
+// handle_option sets to the last value given: "bs=4k,8k" (or "bs=4k:8k") shows
+// "(T) 8192B-8192B"; the header printed the read size there.
+func TestHeaderTrimBlockSize(t *testing.T) {
+	for _, tt := range []struct{ name, bs, want string }{
+		{"one size", "bs=4k", "bs=(R) 4096B-4096B, (W) 4096B-4096B, (T) 4096B-4096B,"},
+		{"read,write", "bs=4k,8k", "bs=(R) 4096B-4096B, (W) 8192B-8192B, (T) 8192B-8192B,"},
+		{"read:write", "bs=4k:8k", "bs=(R) 4096B-4096B, (W) 8192B-8192B, (T) 8192B-8192B,"},
+		{"write only", "bs=,8k", "bs=(R) 4096B-4096B, (W) 8192B-8192B, (T) 8192B-8192B,"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			specs, err := Parse(strings.NewReader("[a]\nrw=randrw\n"+tt.bs+"\n"), "t.fio")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b strings.Builder
+			w := bufio.NewWriter(&b)
+			writeHeaders(w, specs)
+			w.Flush()
+			if !strings.Contains(b.String(), tt.want) {
+				t.Errorf("header %q, want %q", b.String(), tt.want)
 			}
 		})
 	}
