@@ -420,7 +420,7 @@ func parseBlockSize(v string, kbBase int) (int64, error) {
 		if l := strings.ToLower(v); strings.Contains(l, "ib") && kbBase == 1024 {
 			// HOWTO "int": with kb_base=1024 (the default) the IEC spellings are
 			// powers of 1000, "for compatibility with old scripts"
-			return 0, fmt.Errorf("%d bytes, not a multiple of %d: with fio's default kb_base=1024, kib/mib/... are powers of 1000 (4kib is 4000); write 4k, or set kb_base=1000", n, SectorSize)
+			return 0, fmt.Errorf("not a multiple of %d (%d bytes: with fio's default kb_base=1024, kib/mib/... are powers of 1000, 4kib is 4000; write 4k, or set kb_base=1000)", SectorSize, n)
 		}
 		return 0, fmt.Errorf("not a multiple of %d", SectorSize)
 	}

@@ -58,7 +58,7 @@ func TestSeparatorsAsFio(t *testing.T) {
 		{"hex plain", "bs=0x2000", with(func(g *got) { g.BS = 8192 }), ""},
 		{"hex junk", "bs=0xzz", got{}, "not a hex number"},
 		// kb_base=1024 reads kib as 1000: "not a multiple of 512" did not say why
-		{"kib is 1000 by default", "bs=4kib", got{}, "4000 bytes, not a multiple of 512: with fio's default kb_base=1024, kib/mib/... are powers of 1000 (4kib is 4000)"},
+		{"kib is 1000 by default", "bs=4kib", got{}, "not a multiple of 512 (4000 bytes: with fio's default kb_base=1024, kib/mib/... are powers of 1000, 4kib is 4000"},
 		{"kib with kb_base 1000", "kb_base=1000\nbs=4kib", with(func(g *got) { g.BS = 4096 }), ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
