@@ -19,12 +19,13 @@ type HDDParams struct {
 	// CapacityBytes is the addressable size (bytes, > 0).
 	CapacityBytes int64
 
-	// TrackToTrackSeek, AverageSeek and FullStrokeSeek are read seek times (ns) for a
+	// TrackToTrackSeek, AverageSeek and FullStrokeSeek are read seek times (ns, at most
+	// MaxCommandTime) for a
 	// one-track move, averaged over all seek pairs, and across the whole stroke. They
 	// must satisfy 0 < TrackToTrack < Average < FullStroke, and the average must lie in
 	// the range a seek curve a·sqrt(d)+b·d can reach (see Validate).
 	TrackToTrackSeek, AverageSeek, FullStrokeSeek sim.Time
-	// WriteSeekExtra is added to every write seek (ns, >= 0): data sheets quote write
+	// WriteSeekExtra is added to every write seek (ns, in [0, MaxCommandTime]): data sheets quote write
 	// seeks longer than reads (extra settle time).
 	WriteSeekExtra sim.Time
 
@@ -36,7 +37,7 @@ type HDDParams struct {
 	Zones int
 
 	// CommandOverhead is the drive's processing time per command before positioning
-	// starts (ns, >= 0). Commands are processed one at a time, overlapped with media
+	// starts (ns, in [0, MaxCommandTime]). Commands are processed one at a time, overlapped with media
 	// work, so a queued command is ready when the previous one finishes.
 	CommandOverhead sim.Time
 
@@ -150,18 +151,18 @@ func (p HDDParams) Validate() error {
 		return bad("TrackToTrackSeek", p.TrackToTrackSeek, "(0, AverageSeek)")
 	case p.AverageSeek <= p.TrackToTrackSeek:
 		return bad("AverageSeek", p.AverageSeek, fmt.Sprintf("(TrackToTrackSeek %v, FullStrokeSeek)", p.TrackToTrackSeek))
-	case p.FullStrokeSeek <= p.AverageSeek:
-		return bad("FullStrokeSeek", p.FullStrokeSeek, fmt.Sprintf("(AverageSeek %v, inf)", p.AverageSeek))
-	case p.WriteSeekExtra < 0:
-		return bad("WriteSeekExtra", p.WriteSeekExtra, "[0, inf)")
+	case p.FullStrokeSeek <= p.AverageSeek || p.FullStrokeSeek > MaxCommandTime:
+		return bad("FullStrokeSeek", p.FullStrokeSeek, fmt.Sprintf("(AverageSeek %v, %v]", p.AverageSeek, MaxCommandTime))
+	case p.WriteSeekExtra < 0 || p.WriteSeekExtra > MaxCommandTime:
+		return bad("WriteSeekExtra", p.WriteSeekExtra, fmt.Sprintf("[0, %v]", MaxCommandTime))
 	case !(p.InnerBytesPerSec >= minBytesPerSec) || math.IsInf(p.InnerBytesPerSec, 0):
 		return bad("InnerBytesPerSec", p.InnerBytesPerSec, "[1, inf)")
 	case !(p.OuterBytesPerSec >= p.InnerBytesPerSec) || math.IsInf(p.OuterBytesPerSec, 0):
 		return bad("OuterBytesPerSec", p.OuterBytesPerSec, fmt.Sprintf("[InnerBytesPerSec %v, inf)", p.InnerBytesPerSec))
 	case p.Zones < 1 || p.Zones > maxHDDZones:
 		return bad("Zones", p.Zones, fmt.Sprintf("[1, %d]", maxHDDZones))
-	case p.CommandOverhead < 0:
-		return bad("CommandOverhead", p.CommandOverhead, "[0, inf)")
+	case p.CommandOverhead < 0 || p.CommandOverhead > MaxCommandTime:
+		return bad("CommandOverhead", p.CommandOverhead, fmt.Sprintf("[0, %v]", MaxCommandTime))
 	case p.WriteCache && p.WriteCacheBytes <= 0:
 		return bad("WriteCacheBytes", p.WriteCacheBytes, "[1, inf) with WriteCache")
 	case !(p.InterfaceBytesPerSec >= minBytesPerSec) || math.IsInf(p.InterfaceBytesPerSec, 0):

@@ -22,6 +22,12 @@ func TestHDDBoundsBreaker(t *testing.T) {
 		{"zones-max", func(p *device.HDDParams) { p.Zones = 1 << 16 }, ""},
 		{"rpm-huge", func(p *device.HDDParams) { p.RPM = math.MaxInt }, "RPM 9223372036854775807 out of range [1, 1000000]"},
 		{"rpm-max", func(p *device.HDDParams) { p.RPM = 1_000_000 }, ""},
+		// CommandOverhead near MaxInt64 wrapped the clock: the first Submit panicked
+		// in sim ("At in the past: t=-2ns")
+		{"overhead-max-int", func(p *device.HDDParams) { p.CommandOverhead = math.MaxInt64 }, "CommandOverhead 2562047h47m16.854775807s out of range [0, 1h0m0s]"},
+		{"overhead-an-hour", func(p *device.HDDParams) { p.CommandOverhead = device.MaxCommandTime }, ""},
+		{"full-stroke-huge", func(p *device.HDDParams) { p.FullStrokeSeek = math.MaxInt64 }, "FullStrokeSeek 2562047h47m16.854775807s out of range (AverageSeek 3.6ms, 1h0m0s]"},
+		{"write-seek-extra-huge", func(p *device.HDDParams) { p.WriteSeekExtra = 1 << 62 }, "WriteSeekExtra"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

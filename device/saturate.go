@@ -10,6 +10,12 @@ import (
 // slower one makes the per-byte time of a large command overflow the virtual clock.
 const minBytesPerSec = 1
 
+// MaxCommandTime bounds each per-command time parameter of the HDD and SSD models
+// (seeks, overheads, media latencies): one hour, the stack's watchdog horizon. A
+// larger one made the HDD's virtual times wrap (a sim panic, "At in the past") and
+// the SSD's saturate, so that queued commands all completed at the same instant.
+const MaxCommandTime = 3600 * sim.Second
+
 // xferTime returns ceil(bytes × nsPerByte) ns, saturated at sim.MaxTime (never
 // negative, never wrapped).
 func xferTime(bytes int64, nsPerByte float64) sim.Time {

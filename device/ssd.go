@@ -19,10 +19,10 @@ type SSDParams struct {
 	// ParallelUnits is the number of media units that serve chunks concurrently, in
 	// [1, 65536].
 	ParallelUnits int
-	// ControllerOverhead is the controller time per command (ns, >= 0); commands pass
+	// ControllerOverhead is the controller time per command (ns, in [0, MaxCommandTime]); commands pass
 	// the controller one at a time, so 1/ControllerOverhead is the command-rate cap.
 	ControllerOverhead sim.Time
-	// ReadLatency and WriteLatency are the media access times per chunk (ns, >= 0), before
+	// ReadLatency and WriteLatency are the media access times per chunk (ns, in [0, MaxCommandTime]), before
 	// the chunk's transfer at the unit's share of InternalBytesPerSec.
 	ReadLatency, WriteLatency sim.Time
 	// ChunkBytes is the striping unit: a command of n bytes is split into
@@ -72,12 +72,12 @@ func (p SSDParams) Validate() error {
 	switch {
 	case p.ParallelUnits < 1 || p.ParallelUnits > maxSSDUnits:
 		return bad("ParallelUnits", p.ParallelUnits, fmt.Sprintf("[1, %d]", maxSSDUnits))
-	case p.ControllerOverhead < 0:
-		return bad("ControllerOverhead", p.ControllerOverhead, "[0, inf)")
-	case p.ReadLatency < 0:
-		return bad("ReadLatency", p.ReadLatency, "[0, inf)")
-	case p.WriteLatency < 0:
-		return bad("WriteLatency", p.WriteLatency, "[0, inf)")
+	case p.ControllerOverhead < 0 || p.ControllerOverhead > MaxCommandTime:
+		return bad("ControllerOverhead", p.ControllerOverhead, fmt.Sprintf("[0, %v]", MaxCommandTime))
+	case p.ReadLatency < 0 || p.ReadLatency > MaxCommandTime:
+		return bad("ReadLatency", p.ReadLatency, fmt.Sprintf("[0, %v]", MaxCommandTime))
+	case p.WriteLatency < 0 || p.WriteLatency > MaxCommandTime:
+		return bad("WriteLatency", p.WriteLatency, fmt.Sprintf("[0, %v]", MaxCommandTime))
 	case p.ChunkBytes < 512:
 		return bad("ChunkBytes", p.ChunkBytes, "[512, inf)")
 	case !(p.InternalBytesPerSec >= minBytesPerSec) || math.IsInf(p.InternalBytesPerSec, 0):

@@ -21,6 +21,12 @@ func TestSSDBoundsBreaker(t *testing.T) {
 		{"units-max", func(p *device.SSDParams) { p.ParallelUnits = 1 << 16 }, ""},
 		{"chunk-below-sector", func(p *device.SSDParams) { p.ChunkBytes = 1 }, "ChunkBytes 1 out of range [512, inf)"},
 		{"chunk-sector", func(p *device.SSDParams) { p.ChunkBytes = 512 }, ""},
+		// a per-command time near MaxInt64 saturated the clock: queued commands all
+		// completed at the same instant
+		{"controller-max-int", func(p *device.SSDParams) { p.ControllerOverhead = 1<<63 - 1 }, "ControllerOverhead 2562047h47m16.854775807s out of range [0, 1h0m0s]"},
+		{"controller-an-hour", func(p *device.SSDParams) { p.ControllerOverhead = device.MaxCommandTime }, ""},
+		{"read-latency-huge", func(p *device.SSDParams) { p.ReadLatency = device.MaxCommandTime + 1 }, "ReadLatency 1h0m0.000000001s out of range [0, 1h0m0s]"},
+		{"write-latency-huge", func(p *device.SSDParams) { p.WriteLatency = 1 << 62 }, "WriteLatency"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

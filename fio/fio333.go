@@ -133,4 +133,5 @@ func registerFio333() {
 		options[n] = &optDef{name: n, set: func(*jobBuilder, string) error { return nil },
 			note: "deprecated in fio 3.33, which prints \"Option " + n + " is deprecated\" and ignores it; so does the model"}
 	}
+	registerEngineOptions()
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -59,7 +60,7 @@ type ParseConfig struct {
 }
 
 func (c *ParseConfig) lookupEnv(k string) (string, bool) {
-	if c.LookupEnv != nil {
+	if c != nil && c.LookupEnv != nil {
 		return c.LookupEnv(k)
 	}
 	return os.LookupEnv(k)
@@ -317,6 +318,33 @@ func lines(text string) iter.Seq2[int, string] {
 			text = text[i+1:]
 		}
 	}
+}
+
+// unsetNote adds to err, the error of an option written as text, which of its
+// ${VAR}s are not set in the environment: fio_option_dup_subs expands them to
+// nothing, so "rw=${FIO_RW}" is "rw=" there too, and the bare error would not say
+// why the value is empty.
+func (c *ParseConfig) unsetNote(text string, err error) error {
+	var unset []string
+	for rest := text; ; {
+		i := strings.Index(rest, "${")
+		if i < 0 {
+			break
+		}
+		end := strings.IndexByte(rest[i+2:], '}')
+		if end <= 0 {
+			break
+		}
+		name := rest[i+2 : i+2+end]
+		if _, ok := c.lookupEnv(name); !ok && !slices.Contains(unset, name) {
+			unset = append(unset, name)
+		}
+		rest = rest[i+2+end:]
+	}
+	if len(unset) == 0 {
+		return err
+	}
+	return fmt.Errorf("%w (${%s} not set in the environment: fio substitutes an empty string)", err, strings.Join(unset, "}, ${"))
 }
 
 // expand applies fio's substitutions to one option as written

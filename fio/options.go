@@ -417,6 +417,11 @@ func parseBlockSize(v string, kbBase int) (int64, error) {
 		return 0, err
 	}
 	if n%SectorSize != 0 {
+		if l := strings.ToLower(v); strings.Contains(l, "ib") && kbBase == 1024 {
+			// HOWTO "int": with kb_base=1024 (the default) the IEC spellings are
+			// powers of 1000, "for compatibility with old scripts"
+			return 0, fmt.Errorf("not a multiple of %d (%d bytes: with fio's default kb_base=1024, kib/mib/... are powers of 1000, 4kib is 4000; write 4k, or set kb_base=1000)", SectorSize, n)
+		}
 		return 0, fmt.Errorf("not a multiple of %d", SectorSize)
 	}
 	return n, nil
@@ -702,11 +707,24 @@ func setRandomDistribution(j *jobBuilder, v string) error {
 			return errors.New("per-direction zones are not modelled; give one list")
 		}
 		total, totalSize := 0.0, 0.0
+		var sizeMissing []int // zoned zones without a size share
 		for z := range strings.SplitSeq(rest, ":") {
 			if len(d.Zones) == 256 {
 				return errors.New("more than 256 zones")
 			}
 			a, sz, ok := strings.Cut(z, "/")
+			if d.Kind == DistZoned && (strings.TrimSpace(sz) == "" || strings.TrimSpace(sz) == "0") {
+				// split_parse_ddir: no '/', an empty share or atoi's 0 is a missing
+				// size share, which zone_split_ddir fills with what is left
+				ap, err := strconv.ParseFloat(a, 64)
+				if err != nil || ap < 0 || ap > 100 {
+					return fmt.Errorf("zone %q: access share out of range [0, 100]", z)
+				}
+				total += ap
+				sizeMissing = append(sizeMissing, len(d.Zones))
+				d.Zones = append(d.Zones, Zone{Access: ap})
+				continue
+			}
 			if !ok {
 				return fmt.Errorf("zone %q: want ACCESS%%/SIZE", z)
 			}
@@ -735,8 +753,20 @@ func setRandomDistribution(j *jobBuilder, v string) error {
 		if total < 99.9999 || total > 100.0001 {
 			return fmt.Errorf("zone access shares add up to %g, want 100", total)
 		}
+		if n := len(sizeMissing); n > 0 {
+			if totalSize > 100 {
+				return fmt.Errorf("zone sizes add up to %g%%, more than 100", totalSize)
+			}
+			// zone_split_ddir: each missing share is (100 - given) / missing, an
+			// integer division
+			fill := math.Floor((100 - math.Floor(totalSize)) / float64(n))
+			for _, i := range sizeMissing {
+				d.Zones[i].Size = fill
+				totalSize += fill
+			}
+		}
 		if d.Kind == DistZoned && (totalSize < 99.9999 || totalSize > 100.0001) {
-			return fmt.Errorf("zone sizes add up to %g%%, want 100", totalSize)
+			return fmt.Errorf("zone sizes add up to %g%%, want 100 (fio also runs a sum under 100, leaving the rest of the file unread; that is not modelled)", totalSize)
 		}
 	default:
 		return errors.New("want random, zipf:THETA, pareto:H, normal:DEV, zoned:A/S:... or zoned_abs:A/SIZE:...")
@@ -869,7 +899,7 @@ func setIOEngine(j *jobBuilder, v string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("unknown engine; want one of %s", strings.Join(engineNames[:], ", "))
+	return engineError(v)
 }
 
 func setCPUsAllowed(j *jobBuilder, v string) error {

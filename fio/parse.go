@@ -343,8 +343,12 @@ func (j *jobBuilder) applyOptions(all []rawOption, secName string, errs *errList
 			errs.add(optErr(o, secName, err))
 			continue
 		}
-		if err := d.set(j, o.value); err != nil {
-			errs.add(optErr(o, secName, err))
+		v, err := fioSplit(d.name, o.value)
+		if err == nil {
+			err = d.set(j, v)
+		}
+		if err != nil {
+			errs.add(optErr(o, secName, j.cfg.unsetNote(o.text, err)))
 			continue
 		}
 		j.where[d.name] = o

@@ -242,7 +242,10 @@ func writeHeaders(w *bufio.Writer, specs []Spec) {
 				rmax, wmax = m, m
 			}
 			fmt.Fprintf(w, "%s: (g=%d): rw=%s, bs=(R) %s-%s, (W) %s-%s, (T) %s-%s, ioengine=%s, iodepth=%d\n",
-				s.Name, s.GroupID, s.RW, bs(r), bs(rmax), bs(wr), bs(wmax), bs(r), bs(rmax), s.IOEngine, s.IODepth)
+				// trim: handle_option gives off3 the last value given (bs=4k,8k is
+				// trim 8k), the write one unless a third is given, which the
+				// parser does not keep (no pattern trims)
+				s.Name, s.GroupID, s.RW, bs(r), bs(rmax), bs(wr), bs(wmax), bs(wr), bs(wmax), s.IOEngine, s.IODepth)
 		case s.Index == 1:
 			w.WriteString("...\n")
 		}

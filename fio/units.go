@@ -93,6 +93,15 @@ func byteMultiplier(suffix string, kbBase int) (uint64, error) {
 	return m, nil
 }
 
+// hexPrefix is the run of hexadecimal digits that starts s.
+func hexPrefix(s string) string {
+	i := 0
+	for i < len(s) && strings.IndexByte("0123456789abcdefABCDEF", s[i]) >= 0 {
+		i++
+	}
+	return s[:i]
+}
+
 func firstByte(s string) byte {
 	if s == "" {
 		return 0
@@ -126,6 +135,13 @@ func parseSize(s string, kbBase int, lo, hi int64) (int64, error) {
 	if len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') {
 		v, err := parseUint(s)
 		if err != nil {
+			if hex := hexPrefix(s[2:]); hex != "" && len(hex) <= 15 {
+				// strtoll(base 16) stops at the first non-hex character, and
+				// get_mult_bytes, looking after the leading digits, finds the 'x'
+				// and no unit: "0x10k" is 16
+				n, _ := strconv.ParseUint(hex, 16, 64)
+				return 0, fmt.Errorf("%q: fio reads a 0x number up to its last hex digit and applies no suffix, so it would use %d (0x%s); write the number in decimal with its suffix (%d%s)", s, n, hex, n, s[2+len(hex):])
+			}
 			return 0, fmt.Errorf("not a hex number: %w", err)
 		}
 		if v > uint64(hi) || int64(v) < lo {
@@ -151,6 +167,15 @@ func parseSize(s string, kbBase int, lo, hi int64) (int64, error) {
 	if suffix != "" && s[len(num)] != suffix[0] && !strings.EqualFold(suffix, "b") {
 		// a blank before the suffix: get_mult_bytes sees no letter after the digits
 		return 0, fmt.Errorf("%q: fio reads the number without the suffix after the blank, so it would use %d; write %s%s", s, n, num, suffix)
+	}
+	if i := strings.IndexAny(suffix, ":-,/"); i >= 0 {
+		// __get_mult_bytes reads the unit only up to a separator (is_separator)
+		// and strtoll stops before it: fio keeps "4k" of "4k/8k"
+		if m, err := byteMultiplier(suffix[:i], kbBase); err == nil {
+			if hp, v := bits.Mul64(n, m); hp == 0 && v <= 1<<63-1 {
+				return 0, fmt.Errorf("%q: fio reads it only up to the %q, so it would use %d (%s%s) and drop %q; give one value", s, suffix[i], v, num, suffix[:i], suffix[i:])
+			}
+		}
 	}
 	mult, err := byteMultiplier(suffix, kbBase)
 	if err != nil {

@@ -65,9 +65,24 @@ func EmulationOverhead(kernel, model *Figures) (time.Duration, error) {
 	}
 	d := kernel.Jobs[0].ClatMean - model.Jobs[0].ClatMean
 	if d < -0.05*model.Jobs[0].ClatMean {
-		return 0, fmt.Errorf("oracle: calibration: kernel clat mean %.3f ms below the model's %.3f ms without any overhead: "+
-			"the model's device presets or its emulated CPU costs (emulation slowdown, wake switch) are slower than the guest",
-			kernel.Jobs[0].ClatMean/1e6, model.Jobs[0].ClatMean/1e6)
+		return 0, &CalibrationError{KernelClatMean: kernel.Jobs[0].ClatMean, ModelClatMean: model.Jobs[0].ClatMean}
 	}
 	return time.Duration(max(d, 0)), nil
+}
+
+// CalibrationError is EmulationOverhead's error when the model, run without any
+// overhead, is already slower than the guest at queue depth 1 (by more than 5 %), so
+// no non-negative per-command overhead can fit: the model's device presets, or the
+// emulated CPU costs chosen for it (emulation slowdown, wake switch), are slower than
+// the guest. Callers that let a user choose those costs can tell this case apart
+// with errors.As.
+type CalibrationError struct {
+	KernelClatMean float64 // the guest's mean completion latency, ns
+	ModelClatMean  float64 // the model's, without overhead, ns
+}
+
+func (e *CalibrationError) Error() string {
+	return fmt.Sprintf("oracle: calibration: kernel clat mean %.3f ms below the model's %.3f ms without any overhead: "+
+		"the model's device presets or its emulated CPU costs (emulation slowdown, wake switch) are slower than the guest",
+		e.KernelClatMean/1e6, e.ModelClatMean/1e6)
 }

@@ -100,7 +100,11 @@ var scsiDebugInert = []string{"ato", "cdb_len", "clustering", "dif", "dix", "dse
 	"opt_xferlen_exp", "per_host_store", "physblk_exp", "ptype", "removable", "scsi_level",
 	"statistics", "strict", "tur_ms_to_ready", "unmap_alignment", "unmap_granularity",
 	"unmap_max_blocks", "unmap_max_desc", "uuid_ctl", "vpd_use_hostno", "wp",
-	"write_same_length"}
+	"write_same_length",
+	// act only with zbc= (refused unless none) or with an opts= error-injection bit
+	// (refused unless 0): no effect otherwise, in the kernel too
+	"zone_cap_mb", "zone_max_open", "zone_nr_conv", "zone_size_mb",
+	"medium_error_count", "medium_error_start"}
 
 // sdebugCanQueue is SDEBUG_CANQUEUE (scsi.SdebugCanQueue): the max_queue limit and
 // default, and DEF_CMD_PER_LUN.
@@ -135,6 +139,24 @@ func parseScsiDebug(s *state, pairs [][2]string, where, source string) error {
 	ps.intP("every_nth", 0, 0, &every)
 	ps.intP("opt_blks", 0, 1<<20, &optBlks)
 	ps.intP("sector_size", 512, 4096, &sectorSize)
+	// opts= injects errors and timeouts (SDEBUG_OPT_*), poll_queues= adds polled
+	// hctxs, zbc= makes a zoned disk: none is modelled beyond its default
+	onlyZero := func(name, what string) {
+		ps.add(name, "0", func(v string) error {
+			if n, err := parseInt(v, 0, 0); err != nil || n != 0 {
+				return fmt.Errorf("%s is not modelled; allowed: 0", what)
+			}
+			return nil
+		})
+	}
+	onlyZero("opts", "error and timeout injection (SDEBUG_OPT_*)")
+	onlyZero("poll_queues", "a polled hctx (REQ_POLLED I/O)")
+	ps.add("zbc", "none, 0", func(v string) error {
+		if v != "none" && v != "0" {
+			return fmt.Errorf("a zoned scsi_debug disk is not modelled; allowed: none, 0")
+		}
+		return nil
+	})
 	if err := ps.apply(pairs, s, where, source); err != nil {
 		return err
 	}
@@ -205,8 +227,12 @@ func sdName(n int) string {
 	return "/dev/sd" + name
 }
 
+// nullBlkInert are 6.1 null_blk module parameters accepted without effect. The zone_*
+// ones act only with zoned=1 (null_init_zoned_dev), which is refused, so without it
+// they do nothing in the kernel either.
 var nullBlkInert = []string{"virt_boundary", "home_node", "bs", "use_per_node_hctx",
-	"memory_backed", "discard", "cache_size"}
+	"memory_backed", "discard", "cache_size",
+	"zone_size", "zone_capacity", "zone_nr_conv", "zone_max_open", "zone_max_active"}
 
 // parseNullBlk models null_blk with queue_mode=2 (blk-mq): hw_queue_depth is the tag
 // set depth (can_queue), submit_queues nr_hw_queues, shared_tag_bitmap host-wide

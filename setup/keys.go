@@ -254,6 +254,9 @@ func init() {
 				s.scheduler = v
 			case "default", "":
 				s.scheduler = ""
+			case "bfq", "kyber":
+				// block/bfq-iosched.c, block/kyber-iosched.c: real blk-mq elevators
+				return fmt.Errorf("%s is a kernel I/O scheduler the model does not simulate; allowed: none, mq-deadline, default", v)
 			default:
 				return errRange{"none, mq-deadline, default"}
 			}
@@ -302,10 +305,32 @@ func (s *state) defaultNrRequests() int {
 	return s.canQueue
 }
 
+// queueSysfs61 are the attributes 6.1's block/blk-sysfs.c (and blk-mq-sysfs.c,
+// blk-throttle.c) puts in /sys/block/DEV/queue/; the ones without a key are refused
+// as not simulated rather than as unknown.
+var queueSysfs61 = map[string]bool{
+	"add_random": true, "chunk_sectors": true, "dax": true, "discard_granularity": true,
+	"discard_max_bytes": true, "discard_max_hw_bytes": true, "discard_zeroes_data": true,
+	"fua": true, "hw_sector_size": true, "io_poll": true, "io_poll_delay": true,
+	"io_timeout": true, "iostats": true, "logical_block_size": true,
+	"max_discard_segments": true, "max_hw_sectors_kb": true, "max_integrity_segments": true,
+	"max_sectors_kb": true, "max_segment_size": true, "max_segments": true,
+	"minimum_io_size": true, "nomerges": true, "nr_requests": true, "nr_zones": true,
+	"max_open_zones": true, "max_active_zones": true, "optimal_io_size": true,
+	"physical_block_size": true, "read_ahead_kb": true, "rotational": true,
+	"rq_affinity": true, "scheduler": true, "stable_writes": true, "throttle_sample_time": true,
+	"virt_boundary_mask": true, "wbt_lat_usec": true, "write_cache": true,
+	"write_same_max_bytes": true, "write_zeroes_max_bytes": true, "zone_append_max_bytes": true,
+	"zone_write_granularity": true, "zoned": true,
+}
+
 // set applies one key=value, recording its source.
 func (s *state) set(name, value, source string) error {
 	k, ok := keys[name]
 	if !ok {
+		if attr, isQueue := strings.CutPrefix(name, "queue/"); isQueue && queueSysfs61[attr] {
+			return fmt.Errorf("%s is a sysfs attribute of /sys/block/DEV/queue/ (6.1 block/blk-sysfs.c) that the model does not simulate; allowed: %s", name, strings.Join(sortedKeys(), ", "))
+		}
 		return fmt.Errorf("unknown key %q; allowed: %s", clip(name), strings.Join(sortedKeys(), ", "))
 	}
 	if err := k.set(s, value); err != nil {

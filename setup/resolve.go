@@ -94,6 +94,19 @@ func ResolveLayers(layers ...Layer) (*Resolved, error) {
 	return resolveOne(layers)
 }
 
+// conflictingEarly refuses a layer that gives kernel or system/nr_cpus both as its
+// field (--kernel, --cpus; kernel =, cpus = in a config file) and as a set entry
+// with another value: which one was meant is not clear.
+func conflictingEarly(d Description, k, v string) error {
+	switch {
+	case k == "kernel" && d.Kernel != "" && d.Kernel != v:
+		return fmt.Errorf("kernel=%s disagrees with kernel %q given in the same place (--kernel or kernel =); give one", v, d.Kernel)
+	case k == "system/nr_cpus" && d.CPUs != 0 && strings.TrimSpace(v) != fmt.Sprint(d.CPUs):
+		return fmt.Errorf("system/nr_cpus=%s disagrees with cpus %d given in the same place (--cpus or cpus =); give one", v, d.CPUs)
+	}
+	return nil
+}
+
 // resolveOne is ResolveLayers for one host driver's devices.
 func resolveOne(layers []Layer) (*Resolved, error) {
 	s := newState()
@@ -129,12 +142,16 @@ func resolveOne(layers []Layer) (*Resolved, error) {
 				return nil, fmt.Errorf("setup: %s: %w", at, err)
 			}
 			sets = append(sets, set{k, v, l.Name, at})
-		}
-	}
-	for _, st := range sets {
-		if k, ok := keys[st.k]; ok && k.early {
-			if err := s.set(st.k, st.v, st.from); err != nil {
-				return nil, fmt.Errorf("setup: %s: %w", st.at, err)
+			if kd, ok := keys[k]; ok && kd.early {
+				// an early key is applied with its layer, so that a later layer
+				// (the flags over a config file) overrides it as it overrides
+				// the layer's kernel and cpus fields
+				if err := conflictingEarly(d, k, v); err != nil {
+					return nil, fmt.Errorf("setup: %s: %w", at, err)
+				}
+				if err := s.set(k, v, l.Name); err != nil {
+					return nil, fmt.Errorf("setup: %s: %w", at, err)
+				}
 			}
 		}
 	}
@@ -445,7 +462,9 @@ func (r *Resolved) boundedShares(specs []fio.Spec) []int64 {
 // end"); a region that runs past it would have fio issue I/O the kernel refuses
 // (blkdev_write_iter fails a write past the end with ENOSPC, blkdev_read_iter returns
 // 0 bytes), so it is an error here rather than a silent run on bytes that do not
-// exist. On a LUN whose model rejects such I/O (hdd) the regions stack.Run lays out
+// exist. A job that names no device gets a file on a file system on the LUN, so its
+// offset + size must fit the LUN too: fio fails with ENOSPC laying out or writing a
+// larger file. On a LUN whose model rejects such I/O (hdd) the regions stack.Run lays out
 // for jobs that do not name the device (one after the other, 1 MiB aligned, 1 GiB for
 // a job without size) must fit too.
 func (r *Resolved) CheckFit(specs []fio.Spec) error {
@@ -474,6 +493,13 @@ func (r *Resolved) CheckFit(specs []fio.Spec) error {
 		if end := start + s.Offset + size; li >= 0 && r.bounded[li] && end > r.Capacity[li] {
 			return fmt.Errorf("setup: job %s: offset+size end at byte %d of %s, beyond its capacity %d (jobs get consecutive regions; lower size= or numjobs)",
 				s.Instance(), end, r.LUNs[li], r.Capacity[li])
+		}
+		if off := s.Offset + int64(s.Index)*s.OffsetIncrement; li >= 0 && !r.bounded[li] && r.Capacity[li] > 0 && s.Size != 0 && off+s.Size > r.Capacity[li] {
+			// fio opens a file on a file system on the device and lays it out
+			// (reads) or writes into it: past the device's capacity that fails
+			// with ENOSPC ("fio: ENOSPC on laying out file, stopping")
+			return fmt.Errorf("setup: %s:%d: job %s: offset+size = %d bytes is larger than %s (%d bytes, %s): the job names no device (filename=), so fio puts its file on a file system on %s, and laying out or writing more than the device holds fails with ENOSPC; lower size= (at most %d here) or enlarge the device",
+				s.File, s.Line, s.Instance(), off+s.Size, r.LUNs[li], r.Capacity[li], r.capacityNote[li], r.LUNs[li], max(r.Capacity[li]-off, 0))
 		}
 		start += alignRegion(s.Offset + size)
 	}

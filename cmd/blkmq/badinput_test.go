@@ -67,9 +67,9 @@ func TestRunBadInputTable(t *testing.T) {
 		{"queue-depth-over-can-queue", ok, []string{"--device", "null_blk hw_queue_depth=4", "--set", "device/queue_depth=8"},
 			"setup: device/queue_depth=8: allowed: [1, min(host/can_queue 4, 10000)]"},
 		{"unknown-scheduler", ok, []string{"--set", "queue/scheduler=kyber"},
-			"setup: flags: queue/scheduler=kyber: allowed: none, mq-deadline, default"},
+			"setup: flags: queue/scheduler=kyber: kyber is a kernel I/O scheduler the model does not simulate; allowed: none, mq-deadline, default"},
 		{"unknown-scheduler-in-job", "[j]\nioscheduler=bfq\nruntime=1ms\ntime_based\n", nil,
-			"setup: job %s:1 ioscheduler: queue/scheduler=bfq: allowed: none, mq-deadline, default"},
+			"setup: job %s:1 ioscheduler: queue/scheduler=bfq: bfq is a kernel I/O scheduler the model does not simulate; allowed: none, mq-deadline, default"},
 		{"unknown-device-key", ok, []string{"--device", "null_blk hw_queue_deph=4"},
 			`setup: flags: --device "null_blk hw_queue_deph=4": unknown null_blk parameter "hw_queue_deph"; allowed: completion_nsec, irqmode, hw_queue_depth, submit_queues, poll_queues, nr_devices, shared_tags, shared_tag_bitmap, no_sched, mbps, queue_mode, max_sectors, gb, blocking, zoned`},
 		{"unknown-device-kind", ok, []string{"--device", "virtio"},
@@ -91,7 +91,7 @@ func TestRunBadInputTable(t *testing.T) {
 		{"kernel-before-blk-mq-budget", ok, []string{"--kernel", "4.14"},
 			"setup: flags: kernel=4.14: allowed: MAJOR.MINOR in [4.15, 6.19] (the blk-mq SCSI budget era), or current"},
 		{"negative-seed", ok, []string{"--seed", "-1"},
-			`invalid argument "-1" for "--seed" flag: strconv.ParseUint: parsing "-1": invalid syntax`},
+			`--seed "-1": want a whole number in [0, 18446744073709551615]; --seed: seed of the fio workloads' random offsets and read/write mix (PCG); model timing jitter uses its own fixed stream`},
 	}
 	dir := t.TempDir()
 	for i, tc := range tests {

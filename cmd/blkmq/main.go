@@ -15,9 +15,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/blkmq/blkmq/stack"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // exitError carries an exit status chosen by a command through cobra.
@@ -99,6 +101,36 @@ discussions from the modelled mechanisms.`,
 		Version:       version(),
 	}
 	registerLimitFlags(root)
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(newClaimsCmd(), newVersionCmd(), newRunCmd(), newSweepCmd(), newValidateCmd())
 	return root
+}
+
+// flagError rewrites a flag value the flag's type cannot parse (pflag's
+// InvalidValueError, whose text is strconv's: `strconv.ParseInt: parsing "1.5":
+// invalid syntax`) as the flag, the value, the kind of value wanted and the flag's
+// own usage line, which gives its range; every flag error is bad usage (exit 2).
+func flagError(_ *cobra.Command, err error) error {
+	var ive *pflag.InvalidValueError
+	if !errors.As(err, &ive) {
+		return usageError(err)
+	}
+	f := ive.GetFlag()
+	var want string
+	switch f.Value.Type() {
+	case "int", "int64", "int32":
+		want = "a whole number"
+	case "uint64", "uint", "uint32":
+		want = "a whole number in [0, 18446744073709551615]"
+	case "float64":
+		want = "a number"
+	case "duration":
+		want = "a duration with its unit (ns, us, ms, s, m, h; e.g. 1500ms, 10s, 2m)"
+	case "bool":
+		want = "true or false"
+	default:
+		return usageError(err) // blkmq's own flag types say what they want
+	}
+	usage := strings.Join(strings.Fields(f.Usage), " ")
+	return usageError(fmt.Errorf("--%s %q: want %s; --%s: %s", f.Name, ive.GetValue(), want, f.Name, usage))
 }

@@ -219,7 +219,7 @@ finished and, under "blkmq", which were interrupted or not started; exit status 
 		RunE: func(cmd *cobra.Command, args []string) error {
 			own, jobArgs, pos := splitRunArgs(cmd, args)
 			if err := cmd.Flags().Parse(own); err != nil {
-				return usageError(err)
+				return flagError(cmd, err)
 			}
 			if help, _ := cmd.Flags().GetBool("help"); help {
 				return cmd.Help()

@@ -207,6 +207,13 @@ func TestRunBadInput(t *testing.T) {
 		// past a year the job's own check named "runtime 360000000000000000 ns", not the flag
 		{"runtime-past-a-year", []string{"run", nullJob, "--runtime", "100000h"}, "--runtime 100000h0m0s: allowed: [0, 8760h0m0s]"},
 		{"sweep-runtime-past-a-year", []string{"sweep", nullJob, "--device", "null_blk", "--vary", "queue/nr_requests=8,16", "--runtime", "9000h"}, "--runtime 9000h0m0s: allowed: [0, 8760h0m0s]"},
+		// a value of the wrong type got strconv's text ("strconv.ParseInt: parsing \"1.5\": invalid syntax")
+		{"cpus-fraction", []string{"run", nullJob, "--cpus", "1.5"}, `--cpus "1.5": want a whole number; --cpus: online CPUs (system/nr_cpus), [1, 4096]`},
+		{"sweep-cpus-fraction", []string{"sweep", nullJob, "--vary", "queue/nr_requests=8,16", "--cpus", "1.5"}, `--cpus "1.5": want a whole number; --cpus: online CPUs`},
+		{"replicas-fraction", []string{"run", nullJob, "--replicas", "1.5"}, `--replicas "1.5": want a whole number;`},
+		{"seed-negative", []string{"run", nullJob, "--seed", "-1"}, `--seed "-1": want a whole number in [0, 18446744073709551615]`},
+		{"runtime-no-unit", []string{"run", nullJob, "--runtime", "5"}, `--runtime "5": want a duration with its unit (ns, us, ms, s, m, h`},
+		{"slowdown-word", []string{"run", nullJob, "--emulation-slowdown", "fast"}, `--emulation-slowdown "fast": want a number; --emulation-slowdown: multiply every CPU cost`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

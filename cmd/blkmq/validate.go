@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/blkmq/blkmq/oracle"
@@ -80,8 +81,10 @@ calibrated with it (the default, on); off keeps the round-4 model.
 results instead (no VM). --build-guest builds the VM image (apt-get; needs root).
 
 Exit status: 0 when every checked row (IOPS ±15 %, mean clat ±25 %, merges ±20 %) is
-within tolerance or a recorded known miss; 1 otherwise; 2 on bad input or a missing
-harness (the message names the install command).`,
+within tolerance or a recorded known miss; 1 otherwise (or when the calibration fails
+with the default emulation costs); 2 on bad input, a missing harness (the message
+names the install command), or a --emulation-wake-switch / --emulation-slowdown of your
+choosing that makes the model slower than the guest at queue depth 1 with no overhead.`,
 		Example: `  blkmq validate job.fio --device 'scsi_debug delay=1 max_queue=64 submit_queues=2 virtual_gb=4' \
       --set queue/scheduler=none --set device/queue_depth=15 --set queue/nr_requests=56
   blkmq validate job.fio --device 'null_blk irqmode=2 completion_nsec=4000000 hw_queue_depth=16' --output-format json
@@ -118,6 +121,14 @@ func (v *validateFlags) run(cmd *cobra.Command, args []string) error {
 	}
 	if v.runtime < 0 || v.runtime%time.Second != 0 {
 		return usageError(fmt.Errorf("--runtime %v: allowed: whole seconds >= 0", v.runtime))
+	}
+	// the harness passes whole seconds to the VM script and reads 0 or less as 300s
+	if v.timeout < time.Second || v.timeout > 24*time.Hour || v.timeout%time.Second != 0 {
+		return usageError(fmt.Errorf("--timeout %v: allowed: whole seconds in [1s, 24h]", v.timeout))
+	}
+	// chrt -f takes 1..99; 0 runs the VM at normal priority
+	if v.rt < 0 || v.rt > 99 {
+		return usageError(fmt.Errorf("--rt-priority %d: allowed: [0, 99] (0 = normal scheduling, 1..99 SCHED_FIFO)", v.rt))
 	}
 	h := &oracle.Harness{Cache: v.cache, Timeout: v.timeout, RTPriority: v.rt, Keep: v.keep, Log: cmd.ErrOrStderr()}
 	switch {
@@ -191,7 +202,7 @@ func (v *validateFlags) run(cmd *cobra.Command, args []string) error {
 	if auto {
 		fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: calibrating the emulation overhead (queue depth 1 in the VM)...")
 		if overhead, err = calibrate(ctx, h, c, v.seed, slowdown, wake); err != nil {
-			return &exitError{1, err}
+			return v.calibrationFailure(err)
 		}
 		mo.EmulationOverhead = overhead
 	}
@@ -293,6 +304,30 @@ func checkWake(wake stack.EmulationOptions, slowdown float64) error {
 		return usageError(fmt.Errorf("--emulation-wake-switch: %w", err))
 	}
 	return nil
+}
+
+// calibrationFailure gives a failed overhead calibration its exit status. When the
+// model is slower than the guest without any overhead (*oracle.CalibrationError) and
+// the user chose the emulated CPU costs (a wake switch duration, or a slowdown other
+// than auto), the cause is that input: exit 2, naming the flags. Otherwise (the
+// defaults) it is the model that disagrees with the guest: exit 1.
+func (v *validateFlags) calibrationFailure(err error) error {
+	var ce *oracle.CalibrationError
+	if !errors.As(err, &ce) {
+		return &exitError{1, err}
+	}
+	var chosen []string
+	if v.wake != "on" && v.wake != "off" && v.wake != "" {
+		chosen = append(chosen, "--emulation-wake-switch "+v.wake)
+	}
+	if v.slowdown != "auto" {
+		chosen = append(chosen, "--emulation-slowdown "+v.slowdown)
+	}
+	if len(chosen) == 0 {
+		return &exitError{1, err}
+	}
+	return usageError(fmt.Errorf("%s: %w; with these emulated CPU costs no non-negative overhead fits the queue-depth-1 calibration: choose a smaller value (defaults: --emulation-wake-switch on, a 1us switch; --emulation-slowdown auto)",
+		strings.Join(chosen, ", "), err))
 }
 
 // parseOverhead reads --emulation-overhead: auto, 0 or a duration.
@@ -412,7 +447,7 @@ func (v *validateFlags) runReference(cmd *cobra.Command) error {
 		}
 		if o.EmulationOverhead == 0 {
 			if o.EmulationOverhead, err = ix.OverheadWith(c, o.EmulationSlowdown, o.Wake); err != nil {
-				return &exitError{1, err}
+				return v.calibrationFailure(err)
 			}
 		}
 		cmp, _, err := ix.CompareReference(c, o)

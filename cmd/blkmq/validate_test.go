@@ -27,6 +27,15 @@ func TestValidateBadInput(t *testing.T) {
 		{"runtime", []string{"validate", job, "--device", "null_blk", "--runtime", "1500ms"}, "whole seconds"},
 		{"overhead", []string{"validate", job, "--device", "null_blk", "--emulation-overhead", "soon"}, "--emulation-overhead \"soon\""},
 		{"slowdown", []string{"validate", job, "--device", "null_blk", "--emulation-slowdown", "0.5"}, "--emulation-slowdown \"0.5\": allowed: auto, or a number in [1, 1000]"},
+		// a negative or zero timeout was silently 300s, a fraction was cut to whole seconds
+		{"timeout-negative", []string{"validate", job, "--device", "null_blk", "--timeout", "-1s"}, "--timeout -1s: allowed: whole seconds in [1s, 24h]"},
+		{"timeout-zero", []string{"validate", job, "--device", "null_blk", "--timeout", "0s"}, "--timeout 0s: allowed"},
+		{"timeout-fraction", []string{"validate", job, "--device", "null_blk", "--timeout", "1500ms"}, "--timeout 1.5s: allowed"},
+		// chrt -f refuses a priority outside 1..99 only once the VM starts
+		{"rt-priority-negative", []string{"validate", job, "--device", "null_blk", "--rt-priority", "-5"}, "--rt-priority -5: allowed: [0, 99]"},
+		{"rt-priority-high", []string{"validate", job, "--device", "null_blk", "--rt-priority", "100"}, "--rt-priority 100: allowed: [0, 99]"},
+		// the flag's type error was strconv's text
+		{"cpus-fraction", []string{"validate", job, "--device", "null_blk", "--cpus", "1.5"}, `--cpus "1.5": want a whole number`},
 		{"case-alone", []string{"validate", job, "--device", "null_blk", "--case", "x"}, "--case needs --reference"},
 		{"reference-and-job", []string{"validate", job, "--reference", refIndex}, "--reference takes no job file"},
 		{"unknown-case", []string{"validate", "--reference", refIndex, "--case", "nope"}, `--case "nope": no such case`},
@@ -48,6 +57,11 @@ func TestValidateBadInput(t *testing.T) {
 			"allowed at this slowdown: [0, 13.513µs]"},
 		{"wake-switch-scaled-job", []string{"validate", job, "--device", "null_blk", "--emulation-slowdown", "100", "--emulation-wake-switch", "11us"},
 			"allowed at this slowdown: [0, 10µs]"},
+		// allowed even scaled (19us × 50.1 < 1ms), but the model is then slower than
+		// the guest at queue depth 1 without any overhead: a choice of the user, so
+		// exit 2 naming the flag (it was exit 1, the status of a model failure)
+		{"wake-switch-calibration-unfit", []string{"validate", "--reference", refIndex, "--case", "000-small-none", "--emulation-wake-switch", "19us"},
+			"--emulation-wake-switch 19us: oracle: calibration case calib-scsi_debug: oracle: calibration: kernel clat mean 4.418 ms below the model's"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
