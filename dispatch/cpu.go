@@ -704,6 +704,22 @@ func (q *Queue) isSchedTags(tags *tagset.Tags) bool {
 // put_budget (scsi_mq_get_budget, scsi_mq_put_budget).
 func (h *Host) BudgetRMW(obj any, word int) { h.rmw(atomBudget, obj, word) }
 
+// BudgetLine returns the modelled line BudgetRMW(obj, word) charges, created on first
+// use as BudgetRMW creates it, for a driver that keeps it and charges it with
+// BudgetRMWLine (saving the line look-up on every budget get). It returns nil when
+// BudgetRMW charges no line (CPU costs off, or the Uncontended model).
+func (h *Host) BudgetLine(obj any, word int) *sim.AtomicLine {
+	if !h.cpu.on || h.cpu.c.Uncontended {
+		return nil
+	}
+	return h.atomLine(atomBudget, obj, word)
+}
+
+// BudgetRMWLine is BudgetRMW on a line BudgetLine returned (not nil).
+func (h *Host) BudgetRMWLine(l *sim.AtomicLine) {
+	h.charge(l.RMW(h.eng.Now(), h.cpuAt(), h.cpu.cur))
+}
+
 // elevatorLock charges one elevator operation under its lock (dd->lock): a critical
 // section of Elevator ns that moves ElevatorLines lines of the scheduler's data when
 // the lock changes CPU, with spinning behind other CPUs' sections (FIFO).

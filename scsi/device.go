@@ -33,6 +33,9 @@ type Device struct {
 	hints []uint32 // per-CPU budget-map allocation hints
 	shift int      // word shift of the budget map (sbitmap_calculate_shift at scan)
 	lines budgetLines
+	// wordLines[w] is the modelled line of budget-map word w (the device_busy
+	// counter's for w 0 in the counter era), kept from Host.BudgetLine on first use
+	wordLines []*sim.AtomicLine
 
 	requeue requeueWork
 	done    lldDone
@@ -120,13 +123,13 @@ func (d *Device) chargeBudget(token int, get bool) {
 	c := h.CostTable() // not nil: costs are on
 	switch {
 	case d.sdev.HasBudgetMap() && failed:
-		h.BudgetRMW(d.sdev, 0) // the failed walk over the words
+		d.budgetRMW(0) // the failed walk over the words
 	case d.sdev.HasBudgetMap() && c.BudgetMapLines:
 		d.lines.charge(d, token, get)
 	case d.sdev.HasBudgetMap():
-		h.BudgetRMW(d.sdev, token>>d.shift)
+		d.budgetRMW(token >> d.shift)
 	case d.q.Options().DeviceBusyCounter:
-		h.BudgetRMW(d.sdev, 0)
+		d.budgetRMW(0)
 	default:
 		return // budget map skipped: get always succeeds, nothing to put
 	}
@@ -135,6 +138,22 @@ func (d *Device) chargeBudget(token int, get bool) {
 	} else {
 		h.Charge(c.BudgetPut)
 	}
+}
+
+// budgetRMW is Host.BudgetRMW(d.sdev, word) through the line kept in wordLines.
+func (d *Device) budgetRMW(word int) {
+	if word >= len(d.wordLines) {
+		d.wordLines = append(d.wordLines, make([]*sim.AtomicLine, word+1-len(d.wordLines))...)
+	}
+	l := d.wordLines[word]
+	if l == nil {
+		if l = d.dh.BudgetLine(d.sdev, word); l == nil {
+			d.dh.BudgetRMW(d.sdev, word) // no line is charged
+			return
+		}
+		d.wordLines[word] = l
+	}
+	d.dh.BudgetRMWLine(l)
 }
 
 // budgetLines are the cache lines of the LUN's budget map (sdev->budget_map, v5.13+)

@@ -24,16 +24,25 @@ func (c *CPU) ID() int { return c.id }
 // time it finishes: max(now, the end of earlier work) + cost. It panics if cost < 0.
 func (c *CPU) Exec(now, cost Time) Time {
 	if cost < 0 {
-		panic(fmt.Sprintf("sim: CPU %d Exec with negative cost %v", c.id, cost))
+		panic(negativeCost{c.id, "Exec", cost})
 	}
-	start := now
-	if c.busyUntil > start {
-		start = c.busyUntil
-	}
+	start := max(now, c.busyUntil)
 	c.busyUntil = start + cost
 	c.busy += cost
 	c.steps++
 	return c.busyUntil
+}
+
+// negativeCost is the panic value of a step of negative cost (a programming error): a
+// value rather than a formatted string, so that Exec and Interrupt inline.
+type negativeCost struct {
+	cpu  int
+	what string
+	cost Time
+}
+
+func (e negativeCost) Error() string {
+	return fmt.Sprintf("sim: CPU %d %s with negative cost %v", e.cpu, e.what, e.cost)
 }
 
 // Interrupt runs a step of the given cost (ns) in interrupt context (a hardirq and the
@@ -46,7 +55,7 @@ func (c *CPU) Exec(now, cost Time) Time {
 // (a tie included) is not moved. It panics if cost < 0.
 func (c *CPU) Interrupt(now, cost Time) Time {
 	if cost < 0 {
-		panic(fmt.Sprintf("sim: CPU %d Interrupt with negative cost %v", c.id, cost))
+		panic(negativeCost{c.id, "Interrupt", cost})
 	}
 	start := max(now, c.irqUntil)
 	end := start + cost

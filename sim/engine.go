@@ -52,35 +52,46 @@ type slot struct {
 	h   Handler
 }
 
-// nBuckets is the number of radix buckets: bucket 0 holds events at exactly the queue's
-// base time, bucket b > 0 those whose time differs from it first in bit b−1 (times
-// are non-negative int64, so bit 63 never differs).
+// nBuckets is the number of radix buckets: bucket b > 0 holds events whose time
+// differs from the queue's base first in bit b−1 (times are non-negative int64, so bit
+// 63 never differs). Bucket 0 is never used: events at or before the base are in the
+// front run.
 const nBuckets = 64
+
+// frontMax is the largest bucket refill sorts into the front run whole; a larger
+// bucket is first spread over the lower buckets around its earliest time (the radix
+// heap's step). Sorting a bucket of up to frontMax entries costs less than moving each
+// of them down bucket by bucket.
+const frontMax = 16
 
 // Engine is a discrete-event engine with a virtual clock. The zero value is not usable;
 // call NewEngine.
 //
-// The event queue is a radix heap made for monotone virtual time: no event is ever
-// scheduled before the earliest pending one's base, so an event's bucket is the
-// highest bit in which its time differs from the base (the time of the last event
-// taken out). Every bucket keeps insertion order, and bucket 0 (time == base) is
-// the FIFO events fire from; when it is empty, the lowest non-empty bucket is spread
-// over the lower ones around its earliest time. Each event moves down at most once
-// per bit of its delay, so At is O(1), Step O(1) amortised, Cancel O(1)
-// (cancelled entries are dropped lazily and the queue is compacted when more than
-// half of it is stale). In steady state nothing is allocated per event. (The 4-ary
-// heap this replaces did 4.3–5.5 M events/s with 10^5 pending; see BENCHMARKS.md.)
+// The event queue is a radix heap made for monotone virtual time, with a sorted front
+// run. The front run holds the earliest events, sorted by (time, insertion sequence);
+// every event at or before the queue's base time is in it, and every other event is
+// in the radix bucket of the highest bit in which its time differs from the base.
+// Events fire from the front run. When it is empty, the lowest non-empty bucket is
+// either sorted into it whole (up to frontMax entries; the base moves to the latest
+// of them) or spread over the lower buckets around its earliest time (the base moves
+// there). At is O(1) for an event after the base and O(frontMax) before it, Step
+// O(log frontMax) amortised per event and bit of its delay, Cancel O(1) (cancelled
+// entries are dropped lazily, when refill or the front run meets them, and the queue is
+// compacted when more than half of it is stale). In steady state nothing is allocated
+// per event. (The 4-ary heap the radix queue replaced did 4.3–5.5 M events/s with
+// 10^5 pending; see BENCHMARKS.md.)
 //
 // An Engine must not be copied after first use and is not safe for concurrent use.
 type Engine struct {
 	now     Time
 	seq     uint64
-	base    Time              // every queued entry has at >= base
-	buckets [nBuckets][]entry // bucket 0 from head0 on is live order
-	bmin    [nBuckets]Time    // per bucket > 0: earliest time in it (valid when non-empty)
-	head0   int               // first unread entry of bucket 0
-	mask    uint64            // bit b set: bucket b > 0 is non-empty
-	queued  int               // entries in buckets, stale ones included
+	base    Time              // front entries have at <= base, bucket entries at > base
+	front   []entry           // from head on: sorted by (at, key)
+	head    int               // first unread entry of front
+	buckets [nBuckets][]entry // bucket 0 unused
+	bmin    [nBuckets]Time    // per bucket: earliest time in it (valid when non-empty)
+	mask    uint64            // bit b set: bucket b is non-empty
+	queued  int               // entries in front and buckets, stale ones included
 	slots   []slot            // per slot: its live event's key and handler
 	free    []uint32          // slots with no queued entry
 	nlive   int
@@ -123,28 +134,75 @@ func (e *Engine) At(t Time, h Handler) EventID {
 	key := e.seq<<slotBits | uint64(s)
 	e.slots[s] = slot{key: key, h: h}
 	e.nlive++
-	if t < e.base {
-		// A peek (RunUntil) moved the base past Now to the earliest pending time and
-		// this event comes before it: re-bucket around t (rare: once per RunUntil
-		// limit at most).
-		e.rebase(t)
+	e.queued++
+	if t > e.base {
+		e.push(entry{at: t, key: key})
+	} else {
+		e.insertFront(entry{at: t, key: key})
 	}
-	e.push(entry{at: t, key: key})
 	return EventID(key)
 }
 
-// push files x into its bucket (x.at >= base). Bucket 0 keeps insertion order
-// because x has the largest sequence of all queued entries.
+// push files x into its bucket (x.at > base).
 func (e *Engine) push(x entry) {
 	b := bits.Len64(uint64(x.at ^ e.base))
 	e.buckets[b] = append(e.buckets[b], x)
-	if b > 0 {
-		if e.mask&(1<<b) == 0 || x.at < e.bmin[b] {
-			e.bmin[b] = x.at
-		}
-		e.mask |= 1 << b
+	if e.mask&(1<<b) == 0 || x.at < e.bmin[b] {
+		e.bmin[b] = x.at
 	}
-	e.queued++
+	e.mask |= 1 << b
+}
+
+// insertFront puts x (x.at <= base, the largest key queued) into the front run after
+// every entry at or before its time.
+func (e *Engine) insertFront(x entry) {
+	f := e.front
+	n := len(f)
+	if n == e.head || f[n-1].at <= x.at {
+		e.front = append(f, x)
+		return
+	}
+	lo, hi := e.head, n-1 // f[hi].at > x.at
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if f[m].at <= x.at {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if n-lo > frontMax {
+		// A front run longer than frontMax holds events at one time (refill spread a
+		// bucket around it), and x comes before many of them: re-bucket everything
+		// around x's time rather than move them all (rare: once per such burst).
+		e.rebase(x)
+		return
+	}
+	e.front = slices.Insert(f, lo, x)
+}
+
+// rebase re-files every queued entry and x (the newest, with x.at <= base) around the
+// base x.at: the entries at or before it form the front run, the others go to their
+// buckets in insertion order.
+func (e *Engine) rebase(x entry) {
+	all := slices.Clone(e.front[e.head:])
+	for b := 1; b < nBuckets; b++ {
+		all = append(all, e.buckets[b]...)
+		e.buckets[b] = e.buckets[b][:0]
+	}
+	slices.SortFunc(all, func(p, q entry) int { return cmp.Compare(p.key, q.key) })
+	all = append(all, x)
+	e.front, e.head, e.mask, e.base = e.front[:0], 0, 0, x.at
+	for _, y := range all {
+		if y.at <= e.base {
+			e.front = append(e.front, y)
+		} else {
+			e.push(y)
+		}
+	}
+	slices.SortFunc(e.front, func(p, q entry) int {
+		return cmp.Or(cmp.Compare(p.at, q.at), cmp.Compare(p.key, q.key))
+	})
 }
 
 // After schedules h to fire d after Now(). It panics if d < 0.
@@ -179,7 +237,7 @@ func (e *Engine) Step() bool {
 	if !ok {
 		return false
 	}
-	e.pop0()
+	e.popFront()
 	s := uint32(top.key & slotMask)
 	h := e.slots[s].h
 	e.kill(s)
@@ -221,19 +279,19 @@ func (e *Engine) RunUntil(t Time) {
 // it outside Run has no effect on the next Run.
 func (e *Engine) Stop() { e.stopped = true }
 
-// peek drops stale entries from the front of bucket 0, refilling it from the lowest
-// non-empty bucket when it runs dry, and returns the earliest live entry.
+// peek drops stale entries from the front run, refilling it from the lowest non-empty
+// bucket when it runs dry, and returns the earliest live entry.
 func (e *Engine) peek() (entry, bool) {
 	for {
-		b0 := e.buckets[0]
-		for e.head0 < len(b0) {
-			x := &b0[e.head0]
+		f := e.front
+		for e.head < len(f) {
+			x := &f[e.head]
 			if !e.stale(x) {
 				return *x, true
 			}
 			e.free = append(e.free, uint32(x.key&slotMask))
-			e.pop0()
-			b0 = e.buckets[0]
+			e.popFront()
+			f = e.front
 		}
 		if e.mask == 0 {
 			return entry{}, false
@@ -242,55 +300,82 @@ func (e *Engine) peek() (entry, bool) {
 	}
 }
 
-// pop0 removes the front entry of bucket 0.
-func (e *Engine) pop0() {
-	b0 := e.buckets[0]
-	e.head0++
+// popFront removes the first entry of the front run.
+func (e *Engine) popFront() {
+	e.head++
 	e.queued--
-	if e.head0 == len(b0) {
-		e.buckets[0], e.head0 = b0[:0], 0
+	if e.head == len(e.front) {
+		e.front, e.head = e.front[:0], 0
 	}
 }
 
-// refill empties the lowest non-empty bucket b > 0 (buckets 0 … b−1 are empty): the
-// base moves to its earliest time, and each of its entries goes to the bucket of its new
-// bit difference, which is below b. Every bucket stays in insertion order: At appends
-// the newest event, and refill copies a bucket in order into empty buckets.
+// refill empties the lowest non-empty bucket b (the front run is empty) and drops its
+// stale entries. Up to frontMax entries are sorted into the front run and the base
+// moves to the latest of them; the higher buckets keep their entries, whose first bit
+// of difference from the new base is still their bucket's. A larger bucket is spread
+// around its earliest time instead: the base moves there, the entries at it go to the
+// front run and each other one to the bucket of its new bit difference, which is below
+// b. Buckets keep insertion order (At appends the newest event, refill copies in order
+// into empty buckets), so entries at equal times reach the front run in it.
 func (e *Engine) refill() {
 	b := bits.TrailingZeros64(e.mask)
 	src := e.buckets[b]
+	e.buckets[b] = src[:0]
+	e.mask &^= 1 << b
+	if len(src) <= frontMax {
+		f := e.front[:0]
+		hi := e.base
+		for i := range src {
+			x := src[i]
+			if e.stale(&x) {
+				e.free = append(e.free, uint32(x.key&slotMask))
+				e.queued--
+				continue
+			}
+			f = append(f, x)
+			hi = max(hi, x.at)
+		}
+		if len(f) > 1 {
+			sortEntries(f)
+		}
+		e.front, e.head, e.base = f, 0, hi
+		return
+	}
 	lo := e.bmin[b] // the earliest time in src (push keeps it)
 	e.base = lo
-	mask := e.mask &^ (1 << b)
+	mask := e.mask
 	for i := range src {
-		at := src[i].at
-		c := bits.Len64(uint64(at ^ lo))
-		e.buckets[c] = append(e.buckets[c], src[i])
-		if c > 0 && (mask&(1<<c) == 0 || at < e.bmin[c]) {
-			e.bmin[c] = at
+		x := src[i]
+		if e.stale(&x) {
+			e.free = append(e.free, uint32(x.key&slotMask))
+			e.queued--
+			continue
+		}
+		c := bits.Len64(uint64(x.at ^ lo))
+		if c == 0 {
+			e.front = append(e.front, x)
+			continue
+		}
+		e.buckets[c] = append(e.buckets[c], x)
+		if mask&(1<<c) == 0 || x.at < e.bmin[c] {
+			e.bmin[c] = x.at
 		}
 		mask |= 1 << c
 	}
-	e.mask = mask &^ 1 // bucket 0 has no mask bit
-	e.buckets[b] = src[:0]
+	e.mask = mask
 }
 
-// rebase re-buckets every queued entry around t, which is not after any of them.
-func (e *Engine) rebase(t Time) {
-	var all []entry
-	for b := range e.buckets {
-		src := e.buckets[b]
-		if b == 0 {
-			src = src[e.head0:]
+// sortEntries sorts f by (at, key) with an insertion sort: f is short (frontMax) and
+// partly ordered already.
+func sortEntries(f []entry) {
+	for i := 1; i < len(f); i++ {
+		x := f[i]
+		j := i
+		for j > 0 && (f[j-1].at > x.at || f[j-1].at == x.at && f[j-1].key > x.key) {
+			f[j] = f[j-1]
+			j--
 		}
-		all = append(all, src...)
-		clear(e.buckets[b])
-		e.buckets[b] = e.buckets[b][:0]
-	}
-	e.head0, e.mask, e.queued, e.base = 0, 0, 0, t
-	slices.SortFunc(all, func(x, y entry) int { return cmp.Compare(x.key, y.key) })
-	for _, x := range all {
-		e.push(x)
+		f[j] = x
 	}
 }
 
@@ -307,31 +392,42 @@ func (e *Engine) kill(s uint32) {
 	e.nlive--
 }
 
-// compact drops every stale entry, keeping each bucket's order.
+// compact drops every stale entry, keeping the order of the front run and of each
+// bucket.
 func (e *Engine) compact() {
 	e.queued = 0
-	for b := range e.buckets {
+	e.front = e.keepLive(e.front[e.head:], e.front[:0])
+	e.head = 0
+	e.queued += len(e.front)
+	for b := 1; b < nBuckets; b++ {
+		if e.mask&(1<<b) == 0 {
+			continue
+		}
 		src := e.buckets[b]
-		start := 0
-		if b == 0 {
-			start = e.head0
-		}
-		dst := src[:0]
-		for _, x := range src[start:] {
-			if !e.stale(&x) {
-				dst = append(dst, x)
-			} else {
-				e.free = append(e.free, uint32(x.key&slotMask))
-			}
-		}
-		clear(src[len(dst):])
+		dst := e.keepLive(src, src[:0])
 		e.buckets[b] = dst
 		e.queued += len(dst)
-		if b > 0 && len(dst) == 0 {
+		if len(dst) == 0 {
 			e.mask &^= 1 << b
 		}
 	}
-	e.head0 = 0
+}
+
+// keepLive appends src's live entries to dst (which may share src's array, at or
+// before it) and frees the slots of the stale ones.
+func (e *Engine) keepLive(src, dst []entry) []entry {
+	n := len(dst)
+	for i := range src {
+		x := src[i]
+		if e.stale(&x) {
+			e.free = append(e.free, uint32(x.key&slotMask))
+			continue
+		}
+		dst = dst[:n+1]
+		dst[n] = x
+		n++
+	}
+	return dst
 }
 
 func (e *Engine) allocSlot() uint32 {

@@ -158,7 +158,7 @@ func (s *side) at(t, child sim.Time, kill int) {
 
 // TestEngineAgainstHeap runs the same random schedule — delays from 0 to 2^40 ns so
 // that every radix bucket is used, ties, cancels (also from inside handlers), Step and
-// RunUntil — on the engine and on the 4-ary heap it replaced, and requires the same
+// RunUntil, bursts of many events — on the engine and on the 4-ary heap it replaced, and requires the same
 // events to fire in the same order at the same times, with the same Pending counts and
 // Cancel answers.
 func TestEngineAgainstHeap(t *testing.T) {
@@ -194,6 +194,21 @@ func TestEngineAgainstHeap(t *testing.T) {
 				both(func(s *side) {
 					for range n {
 						s.at(s.eng.Now(), -1, -1)
+					}
+				})
+			},
+			"bulk": func(rt *rapid.T) {
+				// more events in one bucket than refill sorts whole (frontMax), some
+				// at equal times, so that refill spreads a bucket
+				n := rapid.IntRange(1, 48).Draw(rt, "n")
+				span := sim.Time(rapid.Int64Range(0, 1<<20).Draw(rt, "span"))
+				ds := make([]sim.Time, n)
+				for i := range ds {
+					ds[i] = sim.Time(rapid.Int64Range(0, int64(span)).Draw(rt, "bulk-d"))
+				}
+				both(func(s *side) {
+					for _, d := range ds {
+						s.at(s.eng.Now()+d, -1, -1)
 					}
 				})
 			},

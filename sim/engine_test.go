@@ -216,3 +216,43 @@ func TestTimeString(t *testing.T) {
 		}
 	}
 }
+
+// TestEngineBeforeLongFront schedules events before a long run of events at one time
+// that a RunUntil short of it has brought to the front of the queue (the engine then
+// re-files its queue around the new event), and after it, and requires time order.
+func TestEngineBeforeLongFront(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		burst int      // events at time 100
+		early sim.Time // RunUntil limit before the burst
+		at    []sim.Time
+	}{
+		{"short front", 4, 50, []sim.Time{70, 100, 60, 150}},
+		{"long front", 200, 50, []sim.Time{70, 60, 100, 150, 80}},
+		{"long front, ties before it", 200, 50, []sim.Time{70, 70, 70, 55}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			eng := sim.NewEngine()
+			var log []fired
+			var want []fired
+			for i := range tc.burst {
+				eng.At(100, &rec{log: &log, id: i})
+			}
+			eng.RunUntil(tc.early)
+			for i, at := range tc.at {
+				eng.At(at, &rec{log: &log, id: tc.burst + i})
+			}
+			for i := range tc.burst {
+				want = append(want, fired{i, 100})
+			}
+			for i, at := range tc.at {
+				want = append(want, fired{tc.burst + i, at})
+			}
+			slices.SortStableFunc(want, func(a, b fired) int { return cmp.Compare(a.At, b.At) })
+			eng.Run()
+			if d := gocmp.Diff(want, log); d != "" {
+				t.Fatalf("(-want +got):\n%s", d)
+			}
+		})
+	}
+}
