@@ -62,6 +62,14 @@ type ModelOptions struct {
 	// run's dispatch after its worker's switch-in, the work pending until then);
 	// false (default) = the dispatch at once. For measuring the opt-in rule.
 	ProcessOneWork bool
+	// CheckPreemptTick runs the model with stack.SubmitTiming.CheckPreemptTick (CFS
+	// time slices between threads sharing a CPU, checked at each scheduler tick);
+	// false (default) = no tick preemption. For measuring the opt-in rule.
+	CheckPreemptTick bool
+	// RebalanceDomains runs the model with stack.Placement.RebalanceDomains (6.1's
+	// periodic and newly idle load balance per sched-domain level); false (default)
+	// = the default pull rule. For measuring the opt-in rule.
+	RebalanceDomains bool
 }
 
 // DefaultWake is the wake-up charging Index.CompareReference applies when
@@ -159,6 +167,12 @@ func RunModel(c *Case, jobPath string, o ModelOptions) (*ModelRun, error) {
 	}
 	if o.ProcessOneWork {
 		cfg.Timing.ProcessOneWork = true
+	}
+	if o.CheckPreemptTick {
+		cfg.Submit.CheckPreemptTick = true
+	}
+	if o.RebalanceDomains {
+		cfg.Placement.RebalanceDomains = true
 	}
 	out, err := stack.Run(withOverhead(cfg, o.EmulationOverhead), specs)
 	if err != nil {

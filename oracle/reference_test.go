@@ -330,7 +330,9 @@ func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
 // $BLKMQ_ORACLE_DUMP (opt-in): the input of the known-miss bookkeeping. With
 // BLKMQ_ORACLE_TTWU=1 the model runs with dispatch.Timing.KblockdTTWU
 // (ModelOptions.KblockdTTWU), with BLKMQ_ORACLE_PREEMPT=1 with
-// dispatch.Timing.IRQPreempt (ModelOptions.IRQPreempt).
+// dispatch.Timing.IRQPreempt (ModelOptions.IRQPreempt); BLKMQ_ORACLE_POW=1,
+// BLKMQ_ORACLE_TICK=1 and BLKMQ_ORACLE_BALANCE=1 switch on ProcessOneWork,
+// CheckPreemptTick and RebalanceDomains.
 func TestDumpReference(t *testing.T) {
 	path := os.Getenv("BLKMQ_ORACLE_DUMP")
 	if path == "" {
@@ -363,6 +365,18 @@ func TestDumpReference(t *testing.T) {
 		o.ProcessOneWork = true
 	default:
 		t.Fatalf("BLKMQ_ORACLE_POW %q: allowed: 0 or 1", v)
+	}
+	for _, sw := range []struct {
+		env string
+		on  *bool
+	}{{"BLKMQ_ORACLE_TICK", &o.CheckPreemptTick}, {"BLKMQ_ORACLE_BALANCE", &o.RebalanceDomains}} {
+		switch v := os.Getenv(sw.env); v {
+		case "", "0":
+		case "1":
+			*sw.on = true
+		default:
+			t.Fatalf("%s %q: allowed: 0 or 1", sw.env, v)
+		}
 	}
 	var out struct {
 		Cases   []*Comparison       `json:"cases"`
