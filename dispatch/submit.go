@@ -128,7 +128,7 @@ func (q *Queue) submitOne(b *Bio, cpu int, nowait bool, tw *TagWaiter, plug *Plu
 	q.stats.Bios++
 	h := q.host
 	h.onCPU(cpu)
-	h.charge(h.cpu.c.Submit + h.cpu.c.BioAlloc)
+	h.charge(h.cpu.c.SubmitCharge(b.SameCall) + h.cpu.c.BioAlloc)
 	if plug.Active() && plug.merge(q, b) {
 		h.charge(h.cpu.c.Merge)
 		return Merged
