@@ -126,6 +126,16 @@ type CPUCosts struct {
 	// Bio with SameCall) is charged Submit − SubmitSyscall (SubmitCharge). 0
 	// charges every I/O the whole Submit, the model before the split.
 	SubmitSyscall sim.Time
+	// SbqWakeLines (opt-in; appended by contend, round 7) charges the lines and
+	// locks of a tag bitmap's wait side as lib/sbitmap.c touches them: every put's
+	// sbitmap_queue_wake_up reads ws_active (the sbitmap_queue's own line) and, with
+	// waiters, decrements the woken sbq_wait_state's wait_cnt (its own line, one per
+	// wait queue); a sleeper's sbitmap_prepare_to_wait increments ws_active and takes
+	// the wait queue's lock (prepare_to_wait_exclusive), its sbitmap_finish_wait
+	// decrements ws_active; wake_up_nr wakes each task under the wait queue's lock, so
+	// the waker's Wakeup becomes that lock's hold. False charges none of them (the
+	// model before round 7).
+	SbqWakeLines bool
 }
 
 // SubmitCharge is the submission cost (ns) of one I/O before the block layer:
@@ -684,6 +694,7 @@ func (q *Queue) chargeTag(tags *tagset.Tags, tag int, get bool) {
 		h.charge(h.cpu.c.TagGet)
 	} else {
 		h.charge(h.cpu.c.TagPut)
+		h.chargeSbqPut(bt) // CPUCosts.SbqWakeLines (dispatch/sbqwake.go)
 	}
 	q.chargeNrActive(tags)
 }

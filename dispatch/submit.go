@@ -251,6 +251,8 @@ func (tw *TagWaiter) bind(q *Queue, b *Bio) {
 	tw.currentHctx = func() (*tagset.Hctx, int) {
 		cpu := tw.S.WakeCPU(q.eng.Now())
 		q.host.onCPU(cpu)
+		bt, _ := tw.alloc.WaitQueue()
+		q.host.chargeSbqFinish(bt) // sbitmap_finish_wait (CPUCosts.SbqWakeLines)
 		return q.HctxOf(cpu).th, cpu
 	}
 	// the task becomes runnable and runs after the wake-up latency (try_to_wake_up
@@ -263,11 +265,11 @@ func (tw *TagWaiter) bind(q *Queue, b *Bio) {
 		if h := q.host; h.timing.KblockdTTWU {
 			// the same try_to_wake_up as a kblockd worker's (Timing.KblockdTTWU)
 			t, _ := h.kblockdDue(tw.wakerCPU, tw.alloc.CPU)
-			h.charge(h.cpu.c.Wakeup)
+			h.chargeSbqWake(tw.alloc.WaitQueue())
 			h.wakeTask(tw.alloc.CPU, t, tw)
 			return
 		}
-		q.host.charge(q.host.cpu.c.Wakeup)
+		q.host.chargeSbqWake(tw.alloc.WaitQueue()) // try_to_wake_up, under the wait queue's lock with SbqWakeLines
 		q.host.wakeTask(tw.alloc.CPU, q.eng.Now()+q.host.wakeupDelay(), tw)
 	}
 }
@@ -281,6 +283,7 @@ func (tw *TagWaiter) afterAlloc(st tagset.AllocStatus, cpu int) *Request {
 		tw.sleeping = false
 		return q.initRequest(q.hctxs[a.Hctx.Index()], a.CPU, a.Tag, tw.bio)
 	}
+	q.host.chargeSbqSleep(a.WaitQueue()) // sbitmap_prepare_to_wait (CPUCosts.SbqWakeLines)
 	if tw.Plug.Active() {
 		tw.Plug.flush(cpu, true) // io_schedule → blk_flush_plug(from_schedule)
 		tw.Plug.releaseCached(cpu)
