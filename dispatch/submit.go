@@ -117,6 +117,9 @@ func (q *Queue) SubmitBioPlug(b *Bio, cpu int, nowait bool, tw *TagWaiter, plug 
 	if q.host.deferSubmit(q, b, cpu, nowait, tw, plug) {
 		return Deferred // from inside an interrupt: the task's work (Host.deferSubmit)
 	}
+	if q.frz.frozen { // blk_queue_enter (dispatch/freeze.go)
+		return q.enterFrozen(b, cpu, nowait, tw)
+	}
 	if q.needsSplit(b) { // more than one bio or request (dispatch/split.go)
 		return q.submitSplit(b, cpu, nowait, tw, plug)
 	}
@@ -280,6 +283,9 @@ func (tw *TagWaiter) afterAlloc(st tagset.AllocStatus, cpu int) *Request {
 	q := tw.q
 	a := &tw.alloc
 	if st == tagset.AllocGot {
+		if tw.sleeping {
+			q.frz.usage-- // the request taken next holds the queue instead
+		}
 		tw.sleeping = false
 		return q.initRequest(q.hctxs[a.Hctx.Index()], a.CPU, a.Tag, tw.bio)
 	}
@@ -287,6 +293,9 @@ func (tw *TagWaiter) afterAlloc(st tagset.AllocStatus, cpu int) *Request {
 	if tw.Plug.Active() {
 		tw.Plug.flush(cpu, true) // io_schedule → blk_flush_plug(from_schedule)
 		tw.Plug.releaseCached(cpu)
+	}
+	if !tw.sleeping {
+		q.frz.usage++ // asleep in blk_mq_get_tag, inside blk_queue_enter
 	}
 	tw.sleeping = true
 	return nil
@@ -335,6 +344,7 @@ func (q *Queue) initRequest(h *Hctx, cpu, tag int, b *Bio) *Request {
 // driver tag).
 func (q *Queue) taggedRequest(h *Hctx, cpu, tag int) *Request {
 	rq := q.allocRequestStruct()
+	q.frz.usage++ // the request holds q_usage_counter until it is freed
 	rq.hctx, rq.ctx = h, q.ctxs[cpu]
 	if q.elevator != nil {
 		rq.internalTag = tag
