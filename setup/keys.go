@@ -54,6 +54,7 @@ type state struct {
 	irqPreempt        bool                   // system/irq_preempt=on (placement.go)
 	peltLoad          bool                   // system/sched_pelt_load=on (placement.go)
 	numaPull          bool                   // system/sched_numa_pull=on (placement.go)
+	sysfsWrites       []stack.SysfsWrite     // run/sysfs_writes (sysfswrites.go)
 
 	luns  []lun
 	src   map[string]string // key -> source

@@ -260,6 +260,7 @@ func (s *state) resolved() (*Resolved, error) {
 	cfg.Placement.PlaceWhenRun, cfg.Placement.ForkSpread, cfg.Placement.KworkerTasks = s.placeWhenRun, s.forkSpread, s.kworkerTasks
 	cfg.Timing.KblockdTTWU, cfg.Timing.IRQPreempt = s.kblockdTTWU, s.irqPreempt
 	cfg.Placement.PELTLoad, cfg.Placement.NUMAImbalancePull = s.peltLoad, s.numaPull
+	cfg.SysfsWrites = s.sysfsWrites // run/sysfs_writes (sysfswrites.go)
 	if err := stack.Check(cfg, nil); err != nil {
 		return nil, userError(err)
 	}
