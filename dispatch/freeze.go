@@ -121,13 +121,15 @@ func (q *Queue) StoreScheduler(name string, done func(StoreOutcome)) error {
 // queue unfrozen.
 //
 // The error, returned at once, is the kernel's -EINVAL for a value outside those
-// bounds given the queue's elevator now (blk_mq_tag_update_depth); a store queued
-// behind another one is checked again when it runs, and its refusal is then
+// bounds given the queue's elevator (blk_mq_tag_update_depth); a store queued
+// behind another one is checked when it runs instead, and its refusal is then
 // reported in its StoreOutcome.Note.
 func (q *Queue) StoreNrRequests(nr int, done func(StoreOutcome)) error {
 	nr = max(nr, tagset.BlkdevMinRQ)
-	if err := q.checkNrRequests(nr, q.elevator != nil); err != nil {
-		return err
+	if q.frz.cur == nil { // else checked when it runs, after the stores before it
+		if err := q.checkNrRequests(nr, q.elevator != nil); err != nil {
+			return err
+		}
 	}
 	q.queueStore(&sysfsStore{q: q, attr: "nr_requests", nr: nr, done: done})
 	return nil

@@ -179,7 +179,7 @@ func (r *runner) scheduleSysfs() {
 			}
 			if err != nil { // checked by checkSysfs before the run; kept visible
 				res.Done = true
-				res.Outcome = dispatch.StoreOutcome{Attr: w.Attr, Value: w.Value, Start: w.At, End: w.At, Note: "refused: " + err.Error()}
+				res.Outcome = dispatch.StoreOutcome{Attr: strings.TrimPrefix(w.Attr, "queue/"), Value: w.Value, Start: w.At, End: w.At, Note: "refused: " + err.Error()}
 			}
 		}))
 	}

@@ -179,3 +179,59 @@ func TestSysfsNoOpWrites(t *testing.T) {
 		t.Errorf("freezes %+v, want none", f)
 	}
 }
+
+// TestSysfsIOUringNowaitPunts: io_uring's inline REQ_NOWAIT submission finds the
+// frozen queue and gets -EAGAIN from blk_queue_enter; the I/O is punted to io-wq,
+// whose worker sleeps there until the unfreeze. The run completes.
+func TestSysfsIOUringNowaitPunts(t *testing.T) {
+	cfg := baseConfig()
+	cfg.SysfsWrites = []stack.SysfsWrite{{At: 10 * sim.Millisecond, Attr: stack.SysfsScheduler, Value: "mq-deadline"}}
+	job := strings.Replace(sysfsJob, "libaio", "io_uring", 1)
+	res, err := stack.Run(cfg, parse(t, job))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := res.Freezes[0]
+	if f.EnterNowait == 0 || f.ElevatorSwitches != 1 || res.Schedulers[0] != "mq-deadline" {
+		t.Errorf("freezes %+v, scheduler %s: want REQ_NOWAIT refusals and one switch to mq-deadline", f, res.Schedulers[0])
+	}
+	if res.Jobs[0].Wait.WouldBlock == 0 {
+		t.Errorf("no -EAGAIN counted by the job")
+	}
+	t.Logf("freezes %+v, job would-block %d", f, res.Jobs[0].Wait.WouldBlock)
+}
+
+// TestSysfsStoresSerialise: two writes at the same time run one after the other
+// (q->sysfs_lock): the second, nr_requests 16 under the new mq-deadline, starts
+// with the first and returns after it; its bound is the elevator's.
+func TestSysfsStoresSerialise(t *testing.T) {
+	cfg := baseConfig()
+	ms := sim.Millisecond
+	cfg.SysfsWrites = []stack.SysfsWrite{
+		{At: 10 * ms, Attr: stack.SysfsScheduler, Value: "mq-deadline"},
+		{At: 10 * ms, Attr: stack.SysfsNrRequests, Value: "100"},
+	}
+	res, err := stack.Run(cfg, parse(t, sysfsJob))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := res.Sysfs[0].Outcome, res.Sysfs[1].Outcome
+	if !res.Sysfs[1].Done || b.Start != 10*ms || b.End < a.End || !b.Froze || b.Note != "" {
+		t.Errorf("second write %+v after the first %+v: want it to start at 10 ms and return after the first", b, a)
+	}
+	if f := res.Freezes[0]; f.Freezes != 2 || f.ElevatorSwitches != 1 || f.NrRequestsUpdates != 1 {
+		t.Errorf("freezes %+v, want two, one switch and one update", f)
+	}
+}
+
+// TestSysfsNoWritesUnchanged: an empty SysfsWrites leaves Result.Sysfs and
+// Result.Freezes nil (the Result of a run without writes is as before).
+func TestSysfsNoWritesUnchanged(t *testing.T) {
+	res, err := stack.Run(baseConfig(), parse(t, sysfsJob))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Sysfs != nil || res.Freezes != nil {
+		t.Errorf("Sysfs %v, Freezes %v: want nil", res.Sysfs, res.Freezes)
+	}
+}
