@@ -14,8 +14,8 @@ import (
 // (stack.Config.SysfsWrites, stack/sysfs.go).
 func init() {
 	addKey(&key{name: "run/sysfs_writes",
-		doc:     "sysfs writes during the run, comma-separated, each \"AT [LUN] ATTR=VALUE\" (AT a duration from the run's start, LUN an index, default 0), e.g. \"10ms queue/scheduler=mq-deadline, 20ms queue/scheduler=none\": the queue is frozen (requests in flight drain) as elevator_switch and blk_mq_update_nr_requests do; stack.Config.SysfsWrites",
-		allowed: "ATTR queue/scheduler or queue/nr_requests; empty = none",
+		doc:     "sysfs writes during the run, comma-separated, each \"AT [LUN] ATTR=VALUE\" (AT a duration from the run's start, LUN an index, default 0), e.g. \"10ms queue/scheduler=mq-deadline, 20ms queue/scheduler=none\": the queue is frozen (requests in flight drain) as elevator_switch and blk_mq_update_nr_requests do (device/queue_depth: scsi_change_queue_depth, no freeze); stack.Config.SysfsWrites",
+		allowed: "ATTR queue/scheduler, queue/nr_requests or device/queue_depth; empty = none",
 		set: func(s *state, v string) error {
 			ws, err := parseSysfsWrites(v)
 			if err == nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/blkmq/blkmq/dispatch"
 	"github.com/blkmq/blkmq/fio"
+	"github.com/blkmq/blkmq/scsi"
 	"github.com/blkmq/blkmq/sim"
 )
 
@@ -133,9 +134,10 @@ type runner struct {
 	runq       []*runQueue // io-wq workers waiting for each CPU (stack/iowq.go)
 	// interrupted is set when Limits.Interrupt ended the run (stack/limits.go)
 	interrupted bool
-	cpuSched    cpuSched      // the scheduler's view of the CPUs (stack/placement.go)
-	mm          mmState       // the address space loaded on each CPU (stack/mmswitch.go)
-	sysfs       []SysfsResult // outcomes of Config.SysfsWrites (stack/sysfs.go)
+	cpuSched    cpuSched             // the scheduler's view of the CPUs (stack/placement.go)
+	mm          mmState              // the address space loaded on each CPU (stack/mmswitch.go)
+	sysfs       []SysfsResult        // outcomes of Config.SysfsWrites (stack/sysfs.go)
+	sdevs       map[int]*scsi.Device // SCSI device of each LUN with device/queue_depth writes (stack/sysfs.go)
 }
 
 // Run runs the fio jobs on the modelled machine in virtual time and returns the

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/blkmq/blkmq/dispatch"
+	"github.com/blkmq/blkmq/scsi"
 	"github.com/blkmq/blkmq/sim"
 )
 
@@ -18,9 +19,10 @@ const (
 	// SysfsNrRequests is queue/nr_requests: queue_requests_store
 	// (block/blk-sysfs.c) → blk_mq_update_nr_requests.
 	SysfsNrRequests = "queue/nr_requests"
-	// SysfsQueueDepth is device/queue_depth: sdev_store_queue_depth
-	// (drivers/scsi/scsi_sysfs.c). Not modelled during a run yet: a write of it is
-	// refused by Config.Validate (set LUN.QueueDepth for the whole run instead).
+	// SysfsQueueDepth is device/queue_depth of a SCSI LUN: sdev_store_queue_depth
+	// (drivers/scsi/scsi_sysfs.c) → scsi_change_queue_depth, which resizes the
+	// budget map at once, without a freeze: requests already holding a budget
+	// token above the new depth keep it until they complete.
 	SysfsQueueDepth = "device/queue_depth"
 )
 
@@ -37,12 +39,15 @@ type SysfsWrite struct {
 	At sim.Time
 	// LUN is the index of the LUN in Config.LUNs.
 	LUN int
-	// Attr is SysfsScheduler or SysfsNrRequests.
+	// Attr is SysfsScheduler, SysfsNrRequests or (SCSI LUNs) SysfsQueueDepth.
 	Attr string
 	// Value is the text written (a trailing newline, as echo writes it, is
 	// allowed): "none" or "mq-deadline" for the scheduler (surrounding white space
 	// is stripped, as elv_iosched_store does); a decimal number for nr_requests,
-	// raised to BLKDEV_MIN_RQ (4) when smaller, as queue_requests_store does.
+	// raised to BLKDEV_MIN_RQ (4) when smaller, as queue_requests_store does; a
+	// number in [1, the host's CanQueue] for queue_depth (simple_strtoul's bases:
+	// 0x… hexadecimal, 0… octal), clamped to min(CanQueue, 10000) by
+	// scsi_change_queue_depth.
 	Value string
 }
 
@@ -70,15 +75,19 @@ func (c *Config) validateSysfs() error {
 			return configErrorf(f+".At", "%s.At %d ns out of range [0, end of the run)", f, w.At)
 		case w.LUN < 0 || w.LUN >= len(c.LUNs):
 			return configErrorf(f+".LUN", "%s.LUN %d out of range [0, %d]", f, w.LUN, len(c.LUNs)-1)
-		case w.Attr == SysfsQueueDepth:
-			return configErrorf(f+".Attr", "%s.Attr %q: a write during a run is not modelled (scsi_change_queue_depth); set LUNs[%d].QueueDepth; allowed: %q, %q", f, w.Attr, w.LUN, SysfsScheduler, SysfsNrRequests)
-		case w.Attr != SysfsScheduler && w.Attr != SysfsNrRequests:
-			return configErrorf(f+".Attr", "%s.Attr %q not one of %q, %q", f, w.Attr, SysfsScheduler, SysfsNrRequests)
+		case w.Attr == SysfsQueueDepth && c.LUNs[w.LUN].Host < c.nrHosts() && c.LUNs[w.LUN].Host >= 0 && c.hostAt(c.LUNs[w.LUN].Host).Driver != DriverSCSI:
+			return configErrorf(f+".Attr", "%s.Attr %q: LUN %d is not a SCSI device (its host's driver is %v); allowed: %q, %q", f, w.Attr, w.LUN, c.hostAt(c.LUNs[w.LUN].Host).Driver, SysfsScheduler, SysfsNrRequests)
+		case w.Attr != SysfsScheduler && w.Attr != SysfsNrRequests && w.Attr != SysfsQueueDepth:
+			return configErrorf(f+".Attr", "%s.Attr %q not one of %q, %q, %q", f, w.Attr, SysfsScheduler, SysfsNrRequests, SysfsQueueDepth)
 		case c.LUNs[w.LUN].Host >= 0 && c.LUNs[w.LUN].Host < c.nrHosts() && c.hostAt(c.LUNs[w.LUN].Host).Legacy:
 			return configErrorf(f+".LUN", "%s.LUN %d is on a Legacy host: writes during a run are modelled for blk-mq queues only", f, w.LUN)
 		}
-		if _, err := w.parse(); err != nil {
+		v, err := w.parse()
+		if err != nil {
 			return &ConfigError{Field: f + ".Value", Err: fmt.Errorf("stack: %s.Value: %w", f, err)}
+		}
+		if cq := c.hostAt(c.LUNs[w.LUN].Host).CanQueue; w.Attr == SysfsQueueDepth && (v.nr < 1 || v.nr > cq) {
+			return configErrorf(f+".Value", "%s.Value %q: write error -EINVAL: lun %d queue_depth %d out of range [1, %d] (sdev_store_queue_depth: the host's can_queue)", f, w.Value, w.LUN, v.nr, cq)
 		}
 	}
 	return nil
@@ -101,6 +110,12 @@ func (w SysfsWrite) parse() (sysfsValue, error) {
 			return sysfsValue{}, fmt.Errorf("scheduler %q: write error -EINVAL (elevator_change: no such elevator); allowed: \"none\", \"mq-deadline\"", w.Value)
 		}
 		return sysfsValue{name: name}, nil
+	case SysfsQueueDepth:
+		v, err := strconv.ParseUint(strings.TrimSpace(w.Value), 0, 64)
+		if err != nil {
+			v = 0 // simple_strtoul returns what it could parse; the store refuses 0
+		}
+		return sysfsValue{nr: int(min(v, 1<<31))}, nil
 	default:
 		v, err := strconv.ParseUint(strings.TrimSuffix(w.Value, "\n"), 10, 64)
 		if err != nil || v > 1<<32-1 {
@@ -167,6 +182,11 @@ func (r *runner) scheduleSysfs() {
 		w := r.cfg.SysfsWrites[i]
 		r.sysfs[i].Write = w
 		res := &r.sysfs[i]
+		if w.Attr == SysfsQueueDepth {
+			d := r.sdevs[w.LUN]
+			r.eng.At(w.At, sim.HandlerFunc(func(now sim.Time) { *res = storeQueueDepth(d, w, now) }))
+			continue
+		}
 		q := r.queues[w.LUN].(*dispatch.Queue)
 		r.eng.At(w.At, sim.HandlerFunc(func(sim.Time) {
 			v, _ := w.parse()
@@ -199,4 +219,35 @@ func (r *runner) sysfsResults(res *Result) {
 		}
 		res.Freezes = append(res.Freezes, fs)
 	}
+}
+
+// noteSCSIDevice keeps the SCSI device of LUN i when the run writes its
+// device/queue_depth.
+func (r *runner) noteSCSIDevice(i int, d *scsi.Device) {
+	for _, w := range r.cfg.SysfsWrites {
+		if w.LUN == i && w.Attr == SysfsQueueDepth {
+			if r.sdevs == nil {
+				r.sdevs = map[int]*scsi.Device{}
+			}
+			r.sdevs[i] = d
+			return
+		}
+	}
+}
+
+// storeQueueDepth is sdev_store_queue_depth → scsi_change_queue_depth at now:
+// queue_depth set (clamped to scsi_device_max_queue_depth) and the budget map
+// resized, at once and without a freeze.
+func storeQueueDepth(d *scsi.Device, w SysfsWrite, now sim.Time) SysfsResult {
+	v, _ := w.parse()
+	res := SysfsResult{Write: w, Done: true, Outcome: dispatch.StoreOutcome{Attr: "queue_depth", Start: now, End: now}}
+	got, err := d.Budget().ChangeQueueDepth(v.nr)
+	res.Outcome.Value = strconv.Itoa(got)
+	switch {
+	case err != nil: // checked by validateSysfs before the run; kept visible
+		res.Outcome.Note = "refused: " + err.Error()
+	case got != v.nr:
+		res.Outcome.Note = fmt.Sprintf("clamped from %d to %d (scsi_device_max_queue_depth)", v.nr, got)
+	}
+	return res
 }

@@ -29,8 +29,10 @@ func TestSysfsWritesValidate(t *testing.T) {
 		{"negative-time", []stack.SysfsWrite{{At: -1, Attr: stack.SysfsScheduler, Value: "none"}}, "SysfsWrites[0].At", "out of range [0, end of the run)"},
 		{"past-the-run", []stack.SysfsWrite{{At: 30 * ms, Attr: stack.SysfsScheduler, Value: "none"}}, "SysfsWrites[0].At", "at or past the end of the run (30000000 ns)"},
 		{"lun-out-of-range", []stack.SysfsWrite{{LUN: 1, Attr: stack.SysfsScheduler, Value: "none"}}, "SysfsWrites[0].LUN", "out of range [0, 0]"},
-		{"unknown-attr", []stack.SysfsWrite{{Attr: "queue/rotational", Value: "0"}}, "SysfsWrites[0].Attr", `not one of "queue/scheduler", "queue/nr_requests"`},
-		{"queue-depth-not-modelled", []stack.SysfsWrite{{Attr: stack.SysfsQueueDepth, Value: "8"}}, "SysfsWrites[0].Attr", "not modelled"},
+		{"unknown-attr", []stack.SysfsWrite{{Attr: "queue/rotational", Value: "0"}}, "SysfsWrites[0].Attr", `not one of "queue/scheduler", "queue/nr_requests", "device/queue_depth"`},
+		{"queue-depth-over-can-queue", []stack.SysfsWrite{{Attr: stack.SysfsQueueDepth, Value: "65"}}, "SysfsWrites[0].Value", "queue_depth 65 out of range [1, 64] (sdev_store_queue_depth"},
+		{"queue-depth-zero", []stack.SysfsWrite{{Attr: stack.SysfsQueueDepth, Value: "0"}}, "SysfsWrites[0].Value", "-EINVAL"},
+		{"queue-depth-not-a-number", []stack.SysfsWrite{{Attr: stack.SysfsQueueDepth, Value: "deep"}}, "SysfsWrites[0].Value", "queue_depth 0 out of range"},
 		{"unknown-elevator", []stack.SysfsWrite{{Attr: stack.SysfsScheduler, Value: "bfq"}}, "SysfsWrites[0].Value", "-EINVAL"},
 		{"nr-requests-not-a-number", []stack.SysfsWrite{{Attr: stack.SysfsNrRequests, Value: "-1"}}, "SysfsWrites[0].Value", "-EINVAL (queue_var_store"},
 		{"nr-requests-over-uint", []stack.SysfsWrite{{Attr: stack.SysfsNrRequests, Value: "4294967296"}}, "SysfsWrites[0].Value", "-EINVAL"},
@@ -234,4 +236,45 @@ func TestSysfsNoWritesUnchanged(t *testing.T) {
 	if res.Sysfs != nil || res.Freezes != nil {
 		t.Errorf("Sysfs %v, Freezes %v: want nil", res.Sysfs, res.Freezes)
 	}
+}
+
+// TestSysfsQueueDepthShrinksInFlight: device/queue_depth 8 from 5 ms (hex, as
+// simple_strtoul reads it) resizes the budget map at once, without a freeze: at
+// most 8 commands in flight from then on, so the 100 µs device completes fewer
+// I/Os than at 32; a depth above what scsi_device_max_queue_depth allows is
+// never reached because the store refuses more than can_queue.
+func TestSysfsQueueDepthShrinksInFlight(t *testing.T) {
+	cfg := baseConfig()
+	base, err := stack.Run(cfg, parse(t, sysfsJob))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.SysfsWrites = []stack.SysfsWrite{{At: 5 * sim.Millisecond, Attr: stack.SysfsQueueDepth, Value: "0x8\n"}}
+	res, err := stack.Run(cfg, parse(t, sysfsJob))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := res.Sysfs[0].Outcome
+	if !res.Sysfs[0].Done || o.Value != "8" || o.Froze || o.End != o.Start || o.Note != "" {
+		t.Errorf("outcome %+v, want queue_depth 8 at once without a freeze", o)
+	}
+	if f := res.Freezes[0]; f.Freezes != 0 {
+		t.Errorf("freezes %+v, want none", f)
+	}
+	n, nb := res.Jobs[0].Fio.Read().TotalIOs, base.Jobs[0].Fio.Read().TotalIOs
+	if n*10 > nb*5 {
+		t.Errorf("I/Os %d with queue_depth 8 from 5 ms, %d at 32: want well under half", n, nb)
+	}
+	t.Logf("I/Os %d (queue_depth 32 throughout: %d)", n, nb)
+	t.Run("null_blk-refused", func(t *testing.T) {
+		cfg := baseConfig()
+		cfg.Host.Driver = stack.DriverNullBlk
+		cfg.LUNs[0].QueueDepth = 0
+		cfg.SysfsWrites = []stack.SysfsWrite{{At: sim.Millisecond, Attr: stack.SysfsQueueDepth, Value: "8"}}
+		_, err := stack.Run(cfg, parse(t, sysfsJob))
+		var ce *stack.ConfigError
+		if !errors.As(err, &ce) || ce.Field != "SysfsWrites[0].Attr" || !strings.Contains(err.Error(), "not a SCSI device") {
+			t.Errorf("err = %v, want a *ConfigError naming SysfsWrites[0].Attr", err)
+		}
+	})
 }
