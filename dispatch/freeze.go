@@ -75,10 +75,11 @@ type sysfsStore struct {
 
 // enterWaiter is a task asleep in blk_queue_enter (wait_event on mq_freeze_wq).
 type enterWaiter struct {
-	q   *Queue
-	b   *Bio
-	cpu int
-	tw  *TagWaiter
+	q    *Queue
+	b    *Bio
+	cpu  int
+	tw   *TagWaiter
+	plug *Plug
 }
 
 // FreezeStats returns the queue's freeze counters.
@@ -332,7 +333,7 @@ func (q *Queue) endStore(s *sysfsStore, froze bool, note string) {
 // -EAGAIN (WouldBlock); any other submitter flushes its plug (schedule) and sleeps
 // until the unfreeze, then submits b again (Sleeping: its Sleeper is told
 // Unblocked once b is merged or queued).
-func (q *Queue) enterFrozen(b *Bio, cpu int, nowait bool, tw *TagWaiter) SubmitResult {
+func (q *Queue) enterFrozen(b *Bio, cpu int, nowait bool, tw *TagWaiter, plug *Plug) SubmitResult {
 	if nowait {
 		q.frz.stats.EnterNowait++
 		return WouldBlock
@@ -341,12 +342,12 @@ func (q *Queue) enterFrozen(b *Bio, cpu int, nowait bool, tw *TagWaiter) SubmitR
 		panic("dispatch: blocking SubmitBio without a TagWaiter")
 	}
 	q.frz.stats.EnterWaits++
-	if tw.Plug.Active() {
+	if plug.Active() {
 		q.host.onCPU(cpu)
-		tw.Plug.flush(cpu, true) // io_schedule → blk_flush_plug(from_schedule)
-		tw.Plug.releaseCached(cpu)
+		plug.flush(cpu, true) // io_schedule → blk_flush_plug(from_schedule)
+		plug.releaseCached(cpu)
 	}
-	q.frz.waiters = append(q.frz.waiters, &enterWaiter{q: q, b: b, cpu: cpu, tw: tw})
+	q.frz.waiters = append(q.frz.waiters, &enterWaiter{q: q, b: b, cpu: cpu, tw: tw, plug: plug})
 	return Sleeping
 }
 
@@ -355,7 +356,7 @@ func (q *Queue) enterFrozen(b *Bio, cpu int, nowait bool, tw *TagWaiter) SubmitR
 // submit_bio.
 func (w *enterWaiter) Fire(now sim.Time) {
 	cpu := w.tw.S.WakeCPU(now)
-	switch w.q.SubmitBioPlug(w.b, cpu, false, w.tw, w.tw.Plug) {
+	switch w.q.SubmitBioPlug(w.b, cpu, false, w.tw, w.plug) {
 	case Sleeping, Deferred:
 		return // told later (tag wait, another freeze, or the deferred submission)
 	}

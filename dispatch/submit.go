@@ -118,7 +118,7 @@ func (q *Queue) SubmitBioPlug(b *Bio, cpu int, nowait bool, tw *TagWaiter, plug 
 		return Deferred // from inside an interrupt: the task's work (Host.deferSubmit)
 	}
 	if q.frz.frozen { // blk_queue_enter (dispatch/freeze.go)
-		return q.enterFrozen(b, cpu, nowait, tw)
+		return q.enterFrozen(b, cpu, nowait, tw, plug)
 	}
 	if q.needsSplit(b) { // more than one bio or request (dispatch/split.go)
 		return q.submitSplit(b, cpu, nowait, tw, plug)
