@@ -92,11 +92,14 @@ func budgetMapConfig(skip bool, seed uint64, sc Scale) stack.Config {
 		JitterSeed: sc.jitterSeed(), // 0 (default) except in benchmarks
 	}
 	if sc.Of(ParamCPUPath) != 1 || sc.Of(ParamTransferSelf) != 1 || sc.Of(ParamTransfer) != 1 || sc.Of(ParamElevatorLines) != 1 ||
-		sc.Of(paramBudgetGetPut) != 1 {
+		sc.Of(paramBudgetGetPut) != 1 || sc.Of(paramSubmitSyscall) != 1 {
 		c := scaleContention(scaleCPUPath(dispatch.DefaultCPUCosts(), sc), sc)
 		if k := sc.Of(paramBudgetGetPut); k != 1 {
 			c.BudgetGet = sim.Time(float64(c.BudgetGet)*k + 0.5)
 			c.BudgetPut = sim.Time(float64(c.BudgetPut)*k + 0.5)
+		}
+		if k := sc.Of(paramSubmitSyscall); k != 1 {
+			c.SubmitSyscall = min(sim.Time(float64(c.SubmitSyscall)*k+0.5), c.Submit)
 		}
 		cfg.CPU = dispatch.CPUModel{Costs: c}
 	}
@@ -112,6 +115,10 @@ const (
 	// test_and_set_bit_lock and a set_bit on lines the one CPU owns (two locked
 	// instructions, ~20 cycles each on x86) plus the hint loads and stores.
 	paramBudgetGetPut = "budget.get-put"
+	// paramSubmitSyscall scales CPUCosts.SubmitSyscall, the share of Submit one
+	// io_uring_enter pays once whatever its SQE count (capped at Submit): it acts
+	// only on calls of more than one SQE, here the queue fill's 24-SQE batches.
+	paramSubmitSyscall = "cpu.submit-syscall"
 )
 
 // BudgetMapFigures are the scenario's metrics of one run.
@@ -168,6 +175,8 @@ func init() {
 			{Name: paramBudgetCPUs, Value: BudgetMapCPUs, Unit: "CPUs", Basis: BasisAssumed, Scalable: true, Ref: "nproc is not stated; one CPU does all the work, so the count does not change the result"},
 			{Name: paramBudgetGetPut, Value: 24, Unit: "ns", Basis: BasisSourced, Scalable: true, Ref: "this library's budget map get+put, BenchmarkIOPath on one core (BENCHMARKS.md); a proxy for the kernel's two locked bit operations, so scaled in the sensitivity runs"},
 			cpuPathParam(),
+			{Name: paramSubmitSyscall, Value: float64(dispatch.DefaultCPUCosts().SubmitSyscall), Unit: "ns/call", Basis: BasisAssumed, Scalable: true,
+				Ref: "dispatch.DefaultCPUCosts: a null syscall's entry/exit (~100 ns without KPTI) plus io_uring_enter's fixed part; plausible 100-400 ns"},
 			contentionParams()[0], contentionParams()[1], contentionParams()[2],
 		}})
 }

@@ -107,7 +107,7 @@ func scaleCPUPath(c dispatch.CPUCosts, sc Scale) dispatch.CPUCosts {
 		return c
 	}
 	for _, p := range []*sim.Time{&c.Submit, &c.BioAlloc, &c.Merge, &c.HostCheck, &c.Insert, &c.Elevator,
-		&c.Dispatch, &c.QueueRq, &c.Completion, &c.EndBio, &c.IPI, &c.Wakeup, &c.QueueRun} {
+		&c.Dispatch, &c.QueueRq, &c.Completion, &c.EndBio, &c.IPI, &c.Wakeup, &c.QueueRun, &c.SubmitSyscall} {
 		*p = sim.Time(float64(*p) * f)
 	}
 	return c

@@ -115,6 +115,38 @@ type CPUCosts struct {
 	// hands the CPU to another runnable task (Host.SetOtherTasks; kblockdpreempt.go).
 	// 0 (the default table) charges nothing. Appended by ddsign (round 6).
 	MMSwitch sim.Time
+	// SubmitSyscall (appended by contend, round 7) is the part of Submit that one
+	// submitting system call pays once however many I/Os it carries (ns): the
+	// syscall's entry and exit, io_uring_enter's ring lookup, uring_lock and
+	// io_submit_sqes' set-up and end (the task refs, the submit state and its plug,
+	// the SQ head commit) and, with IORING_ENTER_GETEVENTS, the one pass of
+	// io_cqring_wait that runs the deferred task work and commits the CQ tail;
+	// libaio's io_submit lookup_ioctx and plug; fio's commit of the batch. Submit
+	// stays the cost of a call of one I/O; each further I/O of the same call (a
+	// Bio with SameCall) is charged Submit − SubmitSyscall (SubmitCharge). 0
+	// charges every I/O the whole Submit, the model before the split.
+	SubmitSyscall sim.Time
+	// SbqWakeLines (opt-in; appended by contend, round 7) charges the lines and
+	// locks of a tag bitmap's wait side as lib/sbitmap.c touches them: every put's
+	// sbitmap_queue_wake_up reads ws_active (the sbitmap_queue's own line) and, with
+	// waiters, decrements the woken sbq_wait_state's wait_cnt (its own line, one per
+	// wait queue); a sleeper's sbitmap_prepare_to_wait increments ws_active and takes
+	// the wait queue's lock (prepare_to_wait_exclusive), its sbitmap_finish_wait
+	// decrements ws_active; wake_up_nr wakes each task under the wait queue's lock, so
+	// the waker's Wakeup becomes that lock's hold. False charges none of them (the
+	// model before round 7).
+	SbqWakeLines bool
+}
+
+// SubmitCharge is the submission cost (ns) of one I/O before the block layer:
+// Submit for the first (or only) I/O of a system call, Submit − SubmitSyscall (at
+// least 0) for a later I/O of the same call (sameCall: the second and later SQEs of
+// one io_uring_enter, iocbs of one io_submit).
+func (c *CPUCosts) SubmitCharge(sameCall bool) sim.Time {
+	if sameCall {
+		return max(c.Submit-c.SubmitSyscall, 0)
+	}
+	return c.Submit
 }
 
 // DefaultCPUCosts returns the cost table used when HostConfig.CPU is left zero.
@@ -132,6 +164,15 @@ type CPUCosts struct {
 //     the steps by the usual shape of a perf profile of that path — submission
 //     syscall and ioengine ≈ 25 %, block layer ≈ 25 %, SCSI + LLD ≈ 20 %, completion
 //     and reaping ≈ 30 %. Assumption: the split and the total are not measured here.
+//   - SubmitSyscall 200 ns of Submit's 400 (contend, round 7): assumed, plausible
+//     range 100–400 ns. A null system call's entry and exit costs ~70–100 ns with
+//     speculation mitigations off and 300–450 ns with KPTI on Skylake-era x86
+//     (published getpid loops); recent server CPUs need no KPTI, so ~100 ns is
+//     taken, plus ~100 ns for io_uring_enter's fixed part (file lookup, uring_lock,
+//     io_submit_sqes' state start/end, one io_cqring_wait pass with its
+//     io_run_local_work and CQ commit) and fio's commit. It changes nothing for a
+//     call of one I/O (fio's default iodepth_batch=1, and the steady state of any
+//     job that reaps one completion at a time).
 //   - IPI 300 ns, Wakeup 400 ns, QueueRun 150 ns: assumptions (an IPI send and a
 //     try_to_wake_up each cost a few hundred ns on x86 servers).
 //   - Transfer: DefaultTransferCosts (sourced: Intel MLC cache-to-cache latencies of a
@@ -169,6 +210,7 @@ func DefaultCPUCosts() CPUCosts {
 
 		Transfer:      DefaultTransferCosts(),
 		ElevatorLines: 6,
+		SubmitSyscall: 200,
 	}
 }
 
@@ -222,7 +264,7 @@ func (m CPUModel) validate() error {
 		{"Insert", c.Insert}, {"Elevator", c.Elevator}, {"Dispatch", c.Dispatch}, {"QueueRq", c.QueueRq},
 		{"Completion", c.Completion}, {"EndBio", c.EndBio}, {"IPI", c.IPI}, {"Wakeup", c.Wakeup},
 		{"Switch", c.Switch}, {"QueueRun", c.QueueRun}, {"LineLocal", c.LineLocal}, {"LineRemote", c.LineRemote},
-		{"MMSwitch", c.MMSwitch}} {
+		{"MMSwitch", c.MMSwitch}, {"SubmitSyscall", c.SubmitSyscall}} {
 		if f.v < 0 || f.v > sim.Millisecond {
 			return fmt.Errorf("dispatch: CPU cost %s %v out of range [0, 1ms]", f.name, f.v)
 		}
@@ -652,6 +694,7 @@ func (q *Queue) chargeTag(tags *tagset.Tags, tag int, get bool) {
 		h.charge(h.cpu.c.TagGet)
 	} else {
 		h.charge(h.cpu.c.TagPut)
+		h.chargeSbqPut(bt) // CPUCosts.SbqWakeLines (dispatch/sbqwake.go)
 	}
 	q.chargeNrActive(tags)
 }

@@ -40,6 +40,8 @@ type Queue struct {
 	partEnd   splitEnd
 
 	disk diskAcct // disk statistics (dispatch/diskstats.go)
+
+	frz freezeState // q_usage_counter, freezes and sysfs stores (dispatch/freeze.go)
 }
 
 // QueueStats are counters of one request queue since creation.

@@ -35,6 +35,11 @@ type Bio struct {
 	// DispatchListAt is when the bio's request first entered hctx->dispatch (0 if it
 	// never did): from then on it waited for budget, a driver tag or the device.
 	DispatchListAt sim.Time
+	// SameCall marks an I/O that is not the first of its submitting system call (the
+	// second and later SQEs of one io_uring_enter, iocbs of one io_submit): the
+	// call's own share of the submission cost (CPUCosts.SubmitSyscall) is not
+	// charged again. Set by the caller before each submission.
+	SameCall bool
 
 	next *Bio // chain inside a request
 	// split I/O (dispatch/split.go): parent is the I/O a part belongs to, split the

@@ -117,6 +117,9 @@ func (q *Queue) SubmitBioPlug(b *Bio, cpu int, nowait bool, tw *TagWaiter, plug 
 	if q.host.deferSubmit(q, b, cpu, nowait, tw, plug) {
 		return Deferred // from inside an interrupt: the task's work (Host.deferSubmit)
 	}
+	if q.frz.frozen { // blk_queue_enter (dispatch/freeze.go)
+		return q.enterFrozen(b, cpu, nowait, tw, plug)
+	}
 	if q.needsSplit(b) { // more than one bio or request (dispatch/split.go)
 		return q.submitSplit(b, cpu, nowait, tw, plug)
 	}
@@ -128,7 +131,7 @@ func (q *Queue) submitOne(b *Bio, cpu int, nowait bool, tw *TagWaiter, plug *Plu
 	q.stats.Bios++
 	h := q.host
 	h.onCPU(cpu)
-	h.charge(h.cpu.c.Submit + h.cpu.c.BioAlloc)
+	h.charge(h.cpu.c.SubmitCharge(b.SameCall) + h.cpu.c.BioAlloc)
 	if plug.Active() && plug.merge(q, b) {
 		h.charge(h.cpu.c.Merge)
 		return Merged
@@ -251,6 +254,8 @@ func (tw *TagWaiter) bind(q *Queue, b *Bio) {
 	tw.currentHctx = func() (*tagset.Hctx, int) {
 		cpu := tw.S.WakeCPU(q.eng.Now())
 		q.host.onCPU(cpu)
+		bt, _ := tw.alloc.WaitQueue()
+		q.host.chargeSbqFinish(bt) // sbitmap_finish_wait (CPUCosts.SbqWakeLines)
 		return q.HctxOf(cpu).th, cpu
 	}
 	// the task becomes runnable and runs after the wake-up latency (try_to_wake_up
@@ -263,11 +268,11 @@ func (tw *TagWaiter) bind(q *Queue, b *Bio) {
 		if h := q.host; h.timing.KblockdTTWU {
 			// the same try_to_wake_up as a kblockd worker's (Timing.KblockdTTWU)
 			t, _ := h.kblockdDue(tw.wakerCPU, tw.alloc.CPU)
-			h.charge(h.cpu.c.Wakeup)
+			h.chargeSbqWake(tw.alloc.WaitQueue())
 			h.wakeTask(tw.alloc.CPU, t, tw)
 			return
 		}
-		q.host.charge(q.host.cpu.c.Wakeup)
+		q.host.chargeSbqWake(tw.alloc.WaitQueue()) // try_to_wake_up, under the wait queue's lock with SbqWakeLines
 		q.host.wakeTask(tw.alloc.CPU, q.eng.Now()+q.host.wakeupDelay(), tw)
 	}
 }
@@ -278,12 +283,19 @@ func (tw *TagWaiter) afterAlloc(st tagset.AllocStatus, cpu int) *Request {
 	q := tw.q
 	a := &tw.alloc
 	if st == tagset.AllocGot {
+		if tw.sleeping {
+			q.frz.usage-- // the request taken next holds the queue instead
+		}
 		tw.sleeping = false
 		return q.initRequest(q.hctxs[a.Hctx.Index()], a.CPU, a.Tag, tw.bio)
 	}
+	q.host.chargeSbqSleep(a.WaitQueue()) // sbitmap_prepare_to_wait (CPUCosts.SbqWakeLines)
 	if tw.Plug.Active() {
 		tw.Plug.flush(cpu, true) // io_schedule → blk_flush_plug(from_schedule)
 		tw.Plug.releaseCached(cpu)
+	}
+	if !tw.sleeping {
+		q.frz.usage++ // asleep in blk_mq_get_tag, inside blk_queue_enter
 	}
 	tw.sleeping = true
 	return nil
@@ -332,6 +344,7 @@ func (q *Queue) initRequest(h *Hctx, cpu, tag int, b *Bio) *Request {
 // driver tag).
 func (q *Queue) taggedRequest(h *Hctx, cpu, tag int) *Request {
 	rq := q.allocRequestStruct()
+	q.frz.usage++ // the request holds q_usage_counter until it is freed
 	rq.hctx, rq.ctx = h, q.ctxs[cpu]
 	if q.elevator != nil {
 		rq.internalTag = tag

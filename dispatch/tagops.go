@@ -156,6 +156,7 @@ func (q *Queue) freeRequest(rq *Request) {
 	}
 	q.freeRequestStruct(rq)
 	q.schedRestart(h)
+	q.queueExit() // blk_queue_exit (dispatch/freeze.go)
 }
 
 // schedRestartRun is blk_mq_sched_restart: if SCHED_RESTART is set, clear it and run

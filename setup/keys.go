@@ -57,6 +57,7 @@ type state struct {
 	checkPreemptTick  bool                   // system/check_preempt_tick=on (placement.go)
 	numaPull          bool                   // system/sched_numa_pull=on (placement.go)
 	rebalanceDomains  bool                   // system/rebalance_domains=on (placement.go)
+	sysfsWrites       []stack.SysfsWrite     // run/sysfs_writes (sysfswrites.go)
 
 	luns  []lun
 	src   map[string]string // key -> source

@@ -280,6 +280,7 @@ func (s *state) resolved() (*Resolved, error) {
 	cfg.Placement.PELTLoad, cfg.Placement.NUMAImbalancePull = s.peltLoad, s.numaPull
 	cfg.Submit.CheckPreemptTick = s.checkPreemptTick
 	cfg.Placement.RebalanceDomains = s.rebalanceDomains
+	cfg.SysfsWrites = s.sysfsWrites // run/sysfs_writes (sysfswrites.go)
 	if err := stack.Check(cfg, nil); err != nil {
 		return nil, userError(err)
 	}

@@ -77,6 +77,10 @@ type Config struct {
 	// Setup, when non-nil, is the I/O the machine did on its disks before the run
 	// (GuestSetup, stack/emulation.go: the partition scan of each new disk).
 	Setup *GuestSetup
+	// SysfsWrites are writes to the LUNs' sysfs attributes during the run
+	// (queue/scheduler, queue/nr_requests: stack/sysfs.go), each at its time, with
+	// the kernel's freeze of the queue; their outcomes are Result.Sysfs.
+	SysfsWrites []SysfsWrite
 }
 
 // DefaultJitterSeed is the JitterSeed of the zero value: 1, the stream Seed 1 drew
@@ -310,6 +314,9 @@ func (c *Config) Validate() error {
 		}
 	}
 	if err := c.validateLegacy(); err != nil {
+		return err
+	}
+	if err := c.validateSysfs(); err != nil { // stack/sysfs.go
 		return err
 	}
 	if r := c.Placement.Rule; r > PlaceRandom {

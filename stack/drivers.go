@@ -88,6 +88,7 @@ func (r *runner) assemble() error {
 				return fmt.Errorf("stack: LUNs[%d]: %w", i, err)
 			}
 			q, budgetMap = d.Queue(), d.HasBudgetMap()
+			r.noteSCSIDevice(i, d) // device/queue_depth writes (stack/sysfs.go)
 		}
 		if h.Driver != DriverSCSI {
 			if err := cfg.Setup.scan(q, cfg.NrCPUs); err != nil {

@@ -496,6 +496,9 @@ func (j *job) fill(now sim.Time) {
 		if j.inWindow(now) {
 			j.depth.MarkDepth(j.spec.EffectiveIODepth-j.nFree, 1)
 		}
+		// the second and later I/Os of one io_uring_enter / io_submit do not pay
+		// the call's own share again (dispatch.CPUCosts.SubmitSyscall)
+		u.bio.SameCall = len(j.inSubmit) > 0
 		j.inSubmit = append(j.inSubmit, u)
 		j.submit(u, now)
 	}
@@ -589,6 +592,7 @@ func (j *job) submit(u *ioU, now sim.Time) {
 		case j.fs && j.fsOpts.UnwrittenWriteEAGAIN && u.bio.Op == device.OpWrite:
 			j.wait.wouldBlock++
 			u.punted = true
+			u.bio.SameCall = false
 			j.punt(u)
 			return
 		case !j.fs || j.fsOpts.BioNowait:
@@ -596,6 +600,7 @@ func (j *job) submit(u *ioU, now sim.Time) {
 			case dispatch.WouldBlock:
 				j.wait.wouldBlock++
 				u.punted = true
+				u.bio.SameCall = false // io-wq's issue is charged whole, as before the split
 				j.punt(u)
 			case dispatch.Merged:
 				j.wait.merged++

@@ -112,7 +112,7 @@ func (l *legacyLUN) SubmitBioPlug(b *dispatch.Bio, cpu int, _ bool, tw *dispatch
 	h := l.host
 	h.OnCPU(cpu)
 	c := h.Costs()
-	h.Charge(c.Submit + c.BioAlloc)
+	h.Charge(c.SubmitCharge(b.SameCall) + c.BioAlloc)
 	x := l.byBio[b]
 	if x == nil {
 		x = &legacyBio{db: b}

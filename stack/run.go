@@ -8,6 +8,7 @@ import (
 
 	"github.com/blkmq/blkmq/dispatch"
 	"github.com/blkmq/blkmq/fio"
+	"github.com/blkmq/blkmq/scsi"
 	"github.com/blkmq/blkmq/sim"
 )
 
@@ -51,6 +52,11 @@ type Result struct {
 	// LastFinish is when the last job finished (ns; 0 if one did not): the end of
 	// the run for fio's disk statistics when the jobs end before End.
 	LastFinish sim.Time
+	// Sysfs holds, per Config.SysfsWrites entry (same order), what the write did,
+	// and Freezes, per LUN, its freeze counters (stack/sysfs.go); both nil for a
+	// run without writes.
+	Sysfs   []SysfsResult
+	Freezes []dispatch.FreezeStats
 }
 
 // JobResult is one job instance's fio result plus where its I/Os waited.
@@ -128,9 +134,11 @@ type runner struct {
 	runq       []*runQueue // io-wq workers waiting for each CPU (stack/iowq.go)
 	// interrupted is set when Limits.Interrupt ended the run (stack/limits.go)
 	interrupted bool
-	cpuSched    cpuSched  // the scheduler's view of the CPUs (stack/placement.go)
-	mm          mmState   // the address space loaded on each CPU (stack/mmswitch.go)
-	tick        tickState // the CFS run queues of fio threads (stack/schedtick.go)
+	cpuSched    cpuSched             // the scheduler's view of the CPUs (stack/placement.go)
+	mm          mmState              // the address space loaded on each CPU (stack/mmswitch.go)
+	sysfs       []SysfsResult        // outcomes of Config.SysfsWrites (stack/sysfs.go)
+	sdevs       map[int]*scsi.Device // SCSI device of each LUN with device/queue_depth writes (stack/sysfs.go)
+	tick        tickState            // the CFS run queues of fio threads (stack/schedtick.go)
 }
 
 // Run runs the fio jobs on the modelled machine in virtual time and returns the
@@ -172,6 +180,16 @@ func Run(cfg Config, specs []fio.Spec) (*Result, error) {
 		end = max(end, j.stopAt)
 	}
 	r.startFioParent()
+	if len(cfg.SysfsWrites) > 0 { // stack/sysfs.go
+		bound := end
+		if phased {
+			bound = sim.MaxTime
+		}
+		if err := r.checkSysfs(bound); err != nil {
+			return nil, err
+		}
+		r.scheduleSysfs()
+	}
 	if phased {
 		err = r.runPhased()
 		end = r.phasedEnd()
@@ -350,6 +368,7 @@ func (r *runner) result(end sim.Time) *Result {
 	if r.allFinished() {
 		res.LastFinish = r.lastFinish
 	}
+	r.sysfsResults(res)
 	for i, bq := range r.queues {
 		res.HasBudgetMap = append(res.HasBudgetMap, r.hasBudgetMap[len(res.HasBudgetMap)])
 		q, ok := bq.(*dispatch.Queue)

@@ -81,28 +81,14 @@ func (s *TagSet) AddQueue(qc QueueConfig) (*RequestQueue, error) {
 	}
 	q := &RequestQueue{set: s, cfg: qc, timerAt: -1}
 	q.nrRequests.Store(int32(nr))
-	if qc.Elevator && s.cfg.SharedTags() && !s.cfg.Options.PerHctxSchedTagsWithHostTags {
-		t, err := newTags(nr, s.cfg.ReservedTags, MaxSchedRQ, s.cfg.NrCPUs, s.cfg.Seed^0x5ced, s.cfg.Queue)
-		if err != nil {
-			return nil, err
-		}
-		q.schedShared = t
-	}
 	q.hctxs = make([]*Hctx, s.cfg.NrHwQueues)
 	for i := range q.hctxs {
 		h := &Hctx{q: q, index: i, tags: s.Tags(i)}
 		h.dispatchWait.Wake = h.dispatchWake
-		switch {
-		case q.schedShared != nil:
-			h.schedTags = q.schedShared
-		case qc.Elevator:
-			t, err := newTags(nr, s.cfg.ReservedTags, nr, s.cfg.NrCPUs, s.cfg.Seed^uint64(i+1)<<40, s.cfg.Queue)
-			if err != nil {
-				return nil, err
-			}
-			h.schedTags = t
-		}
 		q.hctxs[i] = h
+	}
+	if err := q.initSchedTags(nr); err != nil {
+		return nil, err
 	}
 	s.mu.Lock()
 	s.queues = append(s.queues, q)

@@ -186,3 +186,8 @@ func (a *TagAlloc) Resume() AllocStatus {
 
 // Waiting reports whether the allocation is sleeping.
 func (a *TagAlloc) Waiting() bool { return a.waiting }
+
+// WaitQueue returns the bitmap and wait-queue index (struct sbq_wait_state of
+// sbitmap_queue.ws) the allocation waits on, or last waited on: the ones its
+// sbitmap_prepare_to_wait and sbitmap_finish_wait touch. nil before the first wait.
+func (a *TagAlloc) WaitQueue() (*sbitmap.Queue, int) { return a.bt, a.ws }
