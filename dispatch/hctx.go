@@ -158,7 +158,7 @@ func (w *runWork) Fire(now sim.Time) {
 	// the kblockd kworker's two context switches (CPUCosts.Switch; 0 natively):
 	// to it when woken, and away from it when worker_thread sleeps again
 	if !w.chained {
-		h.q.host.charge(2 * h.q.host.cpu.c.Switch)
+		h.q.host.charge(2 * h.q.host.cpu.c.kthreadSwitch())
 	}
 	w.chained = false
 	h.q.host.kworkerStart(cpu)
