@@ -136,6 +136,16 @@ type CPUCosts struct {
 	// the waker's Wakeup becomes that lock's hold. False charges none of them (the
 	// model before round 7).
 	SbqWakeLines bool
+	// LazyTLBSwitch is the cost (ns) of one context switch to or from a kernel
+	// thread, charged for the kblockd kworker's two switches per run (Hctx's run
+	// work, kblockdpreempt.go) in place of Switch. 6.1 context_switch: a next task
+	// without an mm (a kworker) takes enter_lazy_tlb and borrows prev's active_mm (no
+	// switch_mm, no CR3 write), and the switch back finds the user task's mm still
+	// loaded (switch_mm_irqs_off's prev == next path); the kworker never returns to
+	// user space and runs no system call around its sleep (worker_thread → schedule),
+	// which a user task's switch (Switch, from pipe ping-pong measurements) includes.
+	// 0 (the default) charges Switch. Appended by recal (round 7).
+	LazyTLBSwitch sim.Time
 }
 
 // SubmitCharge is the submission cost (ns) of one I/O before the block layer:
@@ -264,7 +274,7 @@ func (m CPUModel) validate() error {
 		{"Insert", c.Insert}, {"Elevator", c.Elevator}, {"Dispatch", c.Dispatch}, {"QueueRq", c.QueueRq},
 		{"Completion", c.Completion}, {"EndBio", c.EndBio}, {"IPI", c.IPI}, {"Wakeup", c.Wakeup},
 		{"Switch", c.Switch}, {"QueueRun", c.QueueRun}, {"LineLocal", c.LineLocal}, {"LineRemote", c.LineRemote},
-		{"MMSwitch", c.MMSwitch}, {"SubmitSyscall", c.SubmitSyscall}} {
+		{"MMSwitch", c.MMSwitch}, {"SubmitSyscall", c.SubmitSyscall}, {"LazyTLBSwitch", c.LazyTLBSwitch}} {
 		if f.v < 0 || f.v > sim.Millisecond {
 			return fmt.Errorf("dispatch: CPU cost %s %v out of range [0, 1ms]", f.name, f.v)
 		}

@@ -170,15 +170,15 @@ func (w *runWork) Fire(now sim.Time) {
 	case w.switching:
 		w.switching = false
 		if !w.chained {
-			h.q.host.charge(h.q.host.cpu.c.Switch) // away from it when it sleeps again
+			h.q.host.charge(h.q.host.cpu.c.kthreadSwitch()) // away from it when it sleeps again
 		}
 	default:
 		h.q.host.charge(w.recv)
 		w.recv = 0
-		// the kblockd kworker's two context switches (CPUCosts.Switch; 0 natively):
-		// to it when woken, and away from it when worker_thread sleeps again
+		// the kblockd kworker's two context switches (CPUCosts.LazyTLBSwitch, else
+		// Switch; 0 natively): to it when woken, and away when worker_thread sleeps again
 		if !w.chained {
-			h.q.host.charge(2 * h.q.host.cpu.c.Switch)
+			h.q.host.charge(2 * h.q.host.cpu.c.kthreadSwitch())
 		}
 	}
 	w.chained = false
@@ -190,8 +190,8 @@ func (w *runWork) Fire(now sim.Time) {
 }
 
 // switchIn is the worker's arrival on cpu under Timing.ProcessOneWork: the CPU
-// receives the wake-up (runWork.recv) and switches to the worker (CPUCosts.Switch,
-// unless the worker was already running an item: chained) before worker_thread
+// receives the wake-up (runWork.recv) and switches to the worker (CPUCosts.LazyTLBSwitch,
+// else Switch, unless the worker was already running an item: chained) before worker_thread
 // reaches process_one_work, which clears the work's PENDING bit just before it
 // calls blk_mq_run_work_fn (kernel/workqueue.c). switchIn charges that arrival and
 // re-arms the work for its end, still pending, and reports true; with nothing to
@@ -199,7 +199,7 @@ func (w *runWork) Fire(now sim.Time) {
 // run goes on at once, as with the switch off.
 func (w *runWork) switchIn(cpu int, now sim.Time) bool {
 	host := w.h.q.host
-	sw := host.cpu.c.Switch
+	sw := host.cpu.c.kthreadSwitch()
 	if w.chained || !host.cpu.on {
 		sw = 0
 	}

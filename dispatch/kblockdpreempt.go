@@ -111,7 +111,7 @@ func (h *Hctx) runInsertAsync(cpu int) {
 	p.runs++
 	host.onCPU(cpu)
 	host.charge(host.cpu.c.Wakeup) // kblockd_mod_delayed_work_on → wake_up_worker
-	host.charge(2 * host.cpu.c.Switch)
+	host.charge(2 * host.cpu.c.kthreadSwitch())
 	if h.singleHwQueue() {
 		h.workCPU = cpu
 	}

@@ -32,8 +32,9 @@
 // times slower than a native one, so a guest CPU that handles a few thousand commands a
 // second saturates: the model side multiplies every cost of guest instructions (not the
 // host's cross-CPU line moves, dispatch.CPUCosts.Emulated) by the emulation slowdown,
-// the guest's marginal CPU time per command over the model's, measured on a pinned
-// null_blk reader at iodepth 4 and 32 (SlowdownJob, EmulationSlowdown, Index.Slowdown);
+// fio's CPU time per command over the model's, measured on a pinned null_blk reader
+// at iodepth 32 that saturates its CPU (SlowdownJob, FioCPUSlowdown, Index.Slowdown;
+// EmulationSlowdown's marginal between iodepth 4 and 32 before round 7);
 // the overhead is calibrated with the slowdown applied. ModelOptions.Wake
 // (stack.EmulationOptions, opt-in) takes the guest code of each task's sleep and
 // wake-up out of that overhead and charges it as scaled CPU time where it runs — the

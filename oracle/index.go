@@ -89,9 +89,11 @@ func LoadIndex(path string) (*Index, error) {
 }
 
 // Slowdown returns the emulation slowdown calibrated from the committed runs of the
-// two SlowdownCalibration cases (1 when the index names none): the guest's marginal
-// CPU time per command over the model's at native costs (EmulationSlowdown). It
-// returns an error when the cases' results are missing or unusable.
+// SlowdownCalibration cases (1 when the index names none): fio's CPU time per command
+// in the CPU-bound case over the model's at native costs (FioCPUSlowdown), or with
+// BLKMQ_ORACLE_SLOWDOWN=marginal the guest's marginal CPU time per command between the
+// two cases over the model's (EmulationSlowdown). It returns an error when the cases'
+// results are missing or unusable, or for another BLKMQ_ORACLE_SLOWDOWN.
 func (ix *Index) Slowdown() (float64, error) {
 	if len(ix.SlowdownCalibration) == 0 {
 		return 1, nil
@@ -100,24 +102,35 @@ func (ix *Index) Slowdown() (float64, error) {
 		return ix.slowdown, nil
 	}
 	var runs [2][]*Facts
+	var fios [2][]*FioJSON
 	for i, name := range ix.SlowdownCalibration {
 		c := ix.Find(name)
-		_, facts, err := ix.Reference(c)
+		fj, facts, err := ix.Reference(c)
 		if err != nil {
 			return 0, err
 		}
-		_, more, err := ix.Reruns(c)
+		mfj, more, err := ix.Reruns(c)
 		if err != nil {
 			return 0, err
 		}
 		runs[i] = append([]*Facts{facts}, more...)
+		fios[i] = append([]*FioJSON{fj}, mfj...)
 	}
 	hi := ix.Find(ix.SlowdownCalibration[1])
 	m, err := RunModel(hi, ix.JobPath(hi), ModelOptions{Seed: 1, EmulationSlowdown: -1, EmulationOverhead: -1})
 	if err != nil {
 		return 0, err
 	}
-	f, err := EmulationSlowdown(runs[0], runs[1], m, SlowdownCPU)
+	fioCPU, err := fioCPUCalibration()
+	if err != nil {
+		return 0, err
+	}
+	var f float64
+	if fioCPU {
+		f, err = FioCPUSlowdown(fios[1], m, SlowdownCPU)
+	} else {
+		f, err = EmulationSlowdown(runs[0], runs[1], m, SlowdownCPU)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("oracle: slowdown calibration cases %v: %w", ix.SlowdownCalibration, err)
 	}

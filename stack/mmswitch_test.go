@@ -28,7 +28,8 @@ func TestEmulatedMMSwitch(t *testing.T) {
 		{"split-off", 50, stack.EmulationOptions{WakeSplit: true, NoMMSwitch: true}, 0, ""},
 		{"negative", 50, stack.EmulationOptions{WakeSplit: true, MMSwitch: -1}, 0, "process-switch cost -1ns out of range [0, 1ms]"},
 		{"scaled-above-1ms", 200, stack.EmulationOptions{WakeSplit: true, MMSwitch: 6 * sim.Microsecond}, 0, "process-switch cost 6µs × slowdown 200 = 1.2ms is above the 1ms limit"},
-		{"default-lowered-at-200", 200, stack.EmulationOptions{WakeSplit: true}, sim.Millisecond, ""},
+		{"default-kept-at-200", 200, stack.EmulationOptions{WakeSplit: true}, 200 * stack.DefaultMMSwitch, ""},
+		{"default-lowered-at-250", 250, stack.EmulationOptions{WakeSplit: true}, sim.Millisecond, ""},
 		{"scaled-above-1ms-off", 200, stack.EmulationOptions{WakeSplit: true, NoMMSwitch: true}, 0, ""},
 	}
 	for _, tt := range tests {

@@ -143,16 +143,28 @@ func TestEmulatedWithDefaults(t *testing.T) {
 // into the scheduler and runs the hctx asynchronously (blk_mq_sched_insert_request
 // with async set), so kblockd's kworker is woken on the submitting CPU for each
 // command: with WakeSplit its two context switches (to the kworker and back) add
-// 2 × Switch × 50 per command on top of the reaper's cycle.
+// 2 × LazyTLBSwitch × 50 per command on top of the reaper's cycle (a kernel thread's
+// switch, stack.NativeLazyTLBSwitch), or 2 × Switch × 50 with NoLazyTLB.
 func TestEmulatedWakeSplitKblockd(t *testing.T) {
 	const f = 50
-	_, _, none0 := wakeCaseSched(t, stack.EmulationOptions{}, "libaio", "none")
-	_, _, none1 := wakeCaseSched(t, stack.EmulationOptions{WakeSplit: true}, "libaio", "none")
-	_, _, dl0 := wakeCaseSched(t, stack.EmulationOptions{}, "libaio", "mq-deadline")
-	_, _, dl1 := wakeCaseSched(t, stack.EmulationOptions{WakeSplit: true}, "libaio", "mq-deadline")
-	kblockd := (dl1 - dl0) - (none1 - none0)
-	if want := float64(f * 2 * dispatch.NativeSwitch); math.Abs(kblockd-want) > 0.05*want {
-		t.Errorf("mq-deadline adds %.0f ns of CPU per command with the split (none %+.0f, mq-deadline %+.0f), want the kblockd run's two switches, %.0f", kblockd, none1-none0, dl1-dl0, want)
+	for _, tt := range []struct {
+		name string
+		o    stack.EmulationOptions
+		sw   sim.Time
+	}{
+		{"lazy-tlb", stack.EmulationOptions{WakeSplit: true}, stack.NativeLazyTLBSwitch},
+		{"no-lazy-tlb", stack.EmulationOptions{WakeSplit: true, NoLazyTLB: true}, dispatch.NativeSwitch},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, none0 := wakeCaseSched(t, stack.EmulationOptions{}, "libaio", "none")
+			_, _, none1 := wakeCaseSched(t, tt.o, "libaio", "none")
+			_, _, dl0 := wakeCaseSched(t, stack.EmulationOptions{}, "libaio", "mq-deadline")
+			_, _, dl1 := wakeCaseSched(t, tt.o, "libaio", "mq-deadline")
+			kblockd := (dl1 - dl0) - (none1 - none0)
+			if want := float64(f * 2 * tt.sw); math.Abs(kblockd-want) > 0.05*want {
+				t.Errorf("mq-deadline adds %.0f ns of CPU per command with the split (none %+.0f, mq-deadline %+.0f), want the kblockd run's two switches, %.0f", kblockd, none1-none0, dl1-dl0, want)
+			}
+		})
 	}
 }
 

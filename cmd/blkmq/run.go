@@ -192,8 +192,8 @@ cost of a guest under QEMU TCG (blkmq validate measures it at queue depth 1, abo
 0.27 ms for scsi_debug and 0.24 ms for null_blk on a 2-core host), so the model can be
 compared with a kernel you ran under emulation. --emulation-slowdown F multiplies every
 CPU cost of the model by F: an emulated guest's CPU runs the kernel's code F times slower
-(blkmq validate measures it on a CPU-bound null_blk job: 50.1 on the quiet 2-core host of
-the committed reference runs, 73.8 when that host was loaded), so
+(blkmq validate measures it on a CPU-bound null_blk job: 67.0 on the quiet 2-core host of
+the committed reference runs), so
 a CPU that saturates in the guest saturates in the model too.
 
 Exit status 2 on a bad job file, flag or setting (the message names the file, line, key

@@ -65,10 +65,10 @@ Under TCG each command costs the guest a few hundred microseconds of emulated CP
 and adds the measured per-command overhead to the model's device; 0 turns that off.
 The emulated CPU is also tens of times slower than a native one, so a guest CPU that
 submits a few thousand commands a second saturates: --emulation-slowdown=auto (default)
-first runs two calibration jobs in the VM (one pinned 4k reader at iodepth 4, then 32,
-CPU-bound, on a 2 ms null_blk) and multiplies every CPU cost of the model by the guest's
-marginal CPU time per command over the model's (50.1 on the quiet 2-core host of the
-committed reference runs, 73.8 when that host was loaded), except a cache
+first runs a calibration job in the VM (one pinned 4k reader at iodepth 32, CPU-bound,
+on a 2 ms null_blk) and multiplies every CPU cost of the model by fio's CPU time per
+command there over the model's (67.0 on the quiet 2-core host of the committed reference
+runs), except a cache
 line's move between CPUs, which is host hardware under multi-threaded TCG; 1 turns that off. With both on,
 the overhead is calibrated with the slowdown applied. --emulation-wake-switch=on (or a
 native cost such as 1.5us) also charges the guest code of each task wake-up as scaled CPU
@@ -239,9 +239,8 @@ func parseSlowdown(s string) (f float64, auto bool, err error) {
 	return f, false, nil
 }
 
-// calibrateSlowdown runs oracle.SlowdownLowJob and oracle.SlowdownJob on
-// oracle.SlowdownDevice in the VM and the latter on the model (native costs), and
-// returns the emulation slowdown.
+// calibrateSlowdown runs oracle.SlowdownJob on oracle.SlowdownDevice in the VM and on
+// the model (native costs), and returns the emulation slowdown (oracle.FioCPUSlowdown).
 func calibrateSlowdown(ctx context.Context, h *oracle.Harness, c *oracle.Case, seed uint64) (float64, error) {
 	dir, err := os.MkdirTemp("", "blkmq-calibrate")
 	if err != nil {
@@ -250,10 +249,10 @@ func calibrateSlowdown(ctx context.Context, h *oracle.Harness, c *oracle.Case, s
 	defer os.RemoveAll(dir)
 	hc := *h
 	hc.FioArgs, hc.Keep = "", ""
-	var runs [2]*oracle.Facts
+	var runs [1]*oracle.FioJSON
 	var cal oracle.Case
 	var job string
-	for i, text := range []string{oracle.SlowdownLowJob, oracle.SlowdownJob} {
+	for i, text := range []string{oracle.SlowdownJob} {
 		job = filepath.Join(dir, fmt.Sprintf("slowdown%d.fio", i))
 		if err := os.WriteFile(job, []byte(text), 0o644); err != nil {
 			return 0, err
@@ -263,13 +262,13 @@ func calibrateSlowdown(ctx context.Context, h *oracle.Harness, c *oracle.Case, s
 		if err != nil {
 			return 0, fmt.Errorf("slowdown calibration: %w", err)
 		}
-		runs[i] = k.Facts
+		runs[i] = k.Fio
 	}
 	m, err := oracle.RunModel(&cal, job, oracle.ModelOptions{Seed: seed, EmulationSlowdown: -1, EmulationOverhead: -1})
 	if err != nil {
 		return 0, err
 	}
-	return oracle.EmulationSlowdown(runs[:1], runs[1:], m, oracle.SlowdownCPU)
+	return oracle.FioCPUSlowdown(runs[:1], m, oracle.SlowdownCPU)
 }
 
 // parseWake reads --emulation-wake-switch: off (the zero options, and off reports
