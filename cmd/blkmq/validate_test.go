@@ -60,8 +60,8 @@ func TestValidateBadInput(t *testing.T) {
 		// allowed even scaled (19us × 50.1 < 1ms), but the model is then slower than
 		// the guest at queue depth 1 without any overhead: a choice of the user, so
 		// exit 2 naming the flag (it was exit 1, the status of a model failure)
-		{"wake-switch-calibration-unfit", []string{"validate", "--reference", refIndex, "--case", "000-small-none", "--emulation-wake-switch", "19us"},
-			"--emulation-wake-switch 19us: oracle: calibration case calib-scsi_debug: oracle: calibration: kernel clat mean 4.418 ms below the model's"},
+		{"wake-switch-calibration-unfit", []string{"validate", "--reference", refIndex, "--case", "000-small-none", "--emulation-wake-switch", "14us"},
+			"--emulation-wake-switch 14us: oracle: calibration case calib-scsi_debug: oracle: calibration: kernel clat mean 4.418 ms below the model's"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
