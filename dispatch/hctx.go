@@ -126,7 +126,7 @@ type runWork struct {
 	// waitOn is 1 + the CPU this work's woken worker waits for under
 	// Timing.IRQPreempt (Host.kwWait), 0 when it does not wait
 	waitOn int
-	// switching: under Timing.ProcessOneWork the woken worker is being switched in
+	// switching: under the ProcessOneWork rule (Timing.NoProcessOneWork unset) the woken worker is being switched in
 	// (its IPI receive and context switch charged on its CPU, due at their end);
 	// the work is still PENDING, so a run queued meanwhile is absorbed by it
 	switching bool
@@ -160,7 +160,7 @@ func (w *runWork) Fire(now sim.Time) {
 		w.kwWaitAdd(cpu) // and goes before the task's next step (Timing.IRQPreempt)
 		return
 	}
-	if h.q.host.timing.ProcessOneWork && !w.switching && w.switchIn(cpu, now) {
+	if !h.q.host.timing.NoProcessOneWork && !w.switching && w.switchIn(cpu, now) {
 		return // the work function runs once the worker is on the CPU
 	}
 	w.pending, w.deferred = false, false
@@ -189,7 +189,7 @@ func (w *runWork) Fire(now sim.Time) {
 	w.kwRan(cpu)
 }
 
-// switchIn is the worker's arrival on cpu under Timing.ProcessOneWork: the CPU
+// switchIn is the worker's arrival on cpu under the ProcessOneWork rule (Timing.NoProcessOneWork unset): the CPU
 // receives the wake-up (runWork.recv) and switches to the worker (CPUCosts.LazyTLBSwitch,
 // else Switch, unless the worker was already running an item: chained) before worker_thread
 // reaches process_one_work, which clears the work's PENDING bit just before it
@@ -309,7 +309,7 @@ func (h *Hctx) runAsync() { h.runAsyncFrom(h.q.host.cpu.cur) }
 // end of scsi_end_request), so no kworker it wakes can run before the completion's
 // CPU time charged so far has passed.
 //
-// Under Timing.ProcessOneWork a run queued while the work's worker is being switched
+// Under the ProcessOneWork rule (Timing.NoProcessOneWork unset) a run queued while the work's worker is being switched
 // in is kept whatever its due time: the work is still PENDING (try_to_grab_pending
 // then re-queues it where the arriving worker finds it).
 //

@@ -127,12 +127,13 @@ type Timing struct {
 	// the task has its CPU, and SubmitBio returns Deferred (Host.deferSubmit). So no
 	// CPU finishes work before the time charged ahead of it in its own context.
 	IRQPreempt bool
-	// ProcessOneWork orders a kblockd run after its worker's arrival, as
+	// NoProcessOneWork turns off the order of a kblockd run after its worker's
+	// arrival. By default (false, from round 7) a run is ordered as
 	// kernel/workqueue.c runs a work item: the queued work keeps its PENDING bit
 	// while the woken worker is activated and switched in, and process_one_work
 	// clears it (set_work_pool_and_clear_pending) just before it calls the work
-	// function (blk_mq_run_work_fn). false (default): when a run is due and its CPU
-	// free, its dispatch (the budget and tag gets, queue_rq) happens at once and
+	// function (blk_mq_run_work_fn). true (the model before round 7): when a run is
+	// due and its CPU free, its dispatch (the budget and tag gets, queue_rq) happens at once and
 	// the worker's two context switches (CPUCosts.Switch) and, under
 	// KblockdTTWU, its IPI receive are charged after it, so the run takes a freed
 	// budget token before the CPU time that precedes it in the kernel has passed,
@@ -148,9 +149,10 @@ type Timing struct {
 	// rule changes nothing there, and only the emulated guest (the oracle's
 	// TCG slowdown) sees it. It does not change the inline run of a kblockd worker
 	// preempting the submitter (NoKblockdWakeupPreempt's rule, mq-deadline),
-	// whose dispatch still comes before its switches. Off by default: README gives
-	// its counts against the oracle's reference set.
-	ProcessOneWork bool
+	// whose dispatch still comes before its switches. On by default since the
+	// guest's per-hctx run counters on two hold-outs (hold-pow-*-qd8) were the
+	// rule's predictions; README gives its counts against the oracle's reference set.
+	NoProcessOneWork bool
 }
 
 // DefaultTiming returns the Timing the zero value stands for (each field's default).

@@ -67,8 +67,9 @@ func TestKblockdTTWUWakeOrder(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			eng := sim.NewEngine()
 			h, err := dispatch.NewHost(eng, dispatch.HostConfig{NrCPUs: 4, NrHwQueues: 4, CanQueue: 8,
-				CPU:    dispatch.CPUModel{Off: !tt.costs},
-				Timing: dispatch.Timing{KblockdMin: d, KblockdMax: d, KblockdTTWU: tt.ttwu}})
+				CPU: dispatch.CPUModel{Off: !tt.costs},
+				Timing: dispatch.Timing{KblockdMin: d, KblockdMax: d, KblockdTTWU: tt.ttwu,
+					NoProcessOneWork: true}}) // the dispatch at once: the wake order, not the switch-in (TestProcessOneWork)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -13,7 +13,7 @@ import (
 // TestProcessOneWork: a request parked on hctx 1 (CPU 1) and one asynchronous
 // blk_mq_run_hw_queues from CPU 0, its kworker due after the drawn latency (10 µs
 // here). By default the run dispatches as soon as it is due and CPU 1 is free, and its
-// two context switches are charged after; with Timing.ProcessOneWork the switch to
+// two context switches are charged after; with the ProcessOneWork rule (the default) the switch to
 // the worker comes first (kernel/workqueue.c process_one_work calls the work function
 // once the worker runs), so the dispatch is one CPUCosts.Switch later, and a second
 // blk_mq_run_hw_queues during the switch-in is absorbed by the still-pending work
@@ -51,7 +51,7 @@ func TestProcessOneWork(t *testing.T) {
 			costs.Switch = sw
 			h, err := dispatch.NewHost(eng, dispatch.HostConfig{NrCPUs: 2, NrHwQueues: 2, CanQueue: 8,
 				CPU:    dispatch.CPUModel{Costs: costs},
-				Timing: dispatch.Timing{KblockdMin: d, KblockdMax: d, ProcessOneWork: tt.pow}})
+				Timing: dispatch.Timing{KblockdMin: d, KblockdMax: d, NoProcessOneWork: !tt.pow}})
 			if err != nil {
 				t.Fatal(err)
 			}

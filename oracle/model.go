@@ -58,10 +58,11 @@ type ModelOptions struct {
 	// preempt task work; a woken kblockd worker goes before fio's next step); false
 	// (default) = first-come-first-served CPUs. For measuring the opt-in rule.
 	IRQPreempt bool
-	// ProcessOneWork runs the model with dispatch.Timing.ProcessOneWork (a kblockd
-	// run's dispatch after its worker's switch-in, the work pending until then);
-	// false (default) = the dispatch at once. For measuring the opt-in rule.
-	ProcessOneWork bool
+	// NoProcessOneWork runs the model with dispatch.Timing.NoProcessOneWork (a
+	// kblockd run dispatches at once, its worker's switches charged after it, the
+	// model before round 7); false (default) = the dispatch after the worker's
+	// switch-in, the work pending until then. For measuring the rule.
+	NoProcessOneWork bool
 	// CheckPreemptTick runs the model with stack.SubmitTiming.CheckPreemptTick (CFS
 	// time slices between threads sharing a CPU, checked at each scheduler tick);
 	// false (default) = no tick preemption. For measuring the opt-in rule.
@@ -165,8 +166,8 @@ func RunModel(c *Case, jobPath string, o ModelOptions) (*ModelRun, error) {
 	if o.IRQPreempt {
 		cfg.Timing.IRQPreempt = true
 	}
-	if o.ProcessOneWork {
-		cfg.Timing.ProcessOneWork = true
+	if o.NoProcessOneWork {
+		cfg.Timing.NoProcessOneWork = true
 	}
 	if o.CheckPreemptTick {
 		cfg.Submit.CheckPreemptTick = true

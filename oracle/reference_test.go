@@ -330,9 +330,9 @@ func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
 // $BLKMQ_ORACLE_DUMP (opt-in): the input of the known-miss bookkeeping. With
 // BLKMQ_ORACLE_TTWU=1 the model runs with dispatch.Timing.KblockdTTWU
 // (ModelOptions.KblockdTTWU), with BLKMQ_ORACLE_PREEMPT=1 with
-// dispatch.Timing.IRQPreempt (ModelOptions.IRQPreempt); BLKMQ_ORACLE_POW=1,
-// BLKMQ_ORACLE_TICK=1 and BLKMQ_ORACLE_BALANCE=1 switch on ProcessOneWork,
-// CheckPreemptTick and RebalanceDomains.
+// dispatch.Timing.IRQPreempt (ModelOptions.IRQPreempt); BLKMQ_ORACLE_POW=0 turns
+// the ProcessOneWork rule off (dispatch.Timing.NoProcessOneWork), BLKMQ_ORACLE_TICK=1
+// and BLKMQ_ORACLE_BALANCE=1 switch on CheckPreemptTick and RebalanceDomains.
 func TestDumpReference(t *testing.T) {
 	path := os.Getenv("BLKMQ_ORACLE_DUMP")
 	if path == "" {
@@ -360,9 +360,9 @@ func TestDumpReference(t *testing.T) {
 		t.Fatalf("BLKMQ_ORACLE_PREEMPT %q: allowed: 0 or 1", v)
 	}
 	switch v := os.Getenv("BLKMQ_ORACLE_POW"); v {
-	case "", "0":
-	case "1":
-		o.ProcessOneWork = true
+	case "", "1":
+	case "0":
+		o.NoProcessOneWork = true
 	default:
 		t.Fatalf("BLKMQ_ORACLE_POW %q: allowed: 0 or 1", v)
 	}

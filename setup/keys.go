@@ -52,7 +52,7 @@ type state struct {
 	kworkerTasks      bool                   // system/sched_kworker_tasks=on (placement.go)
 	kblockdTTWU       bool                   // system/kblockd_ttwu=on (placement.go)
 	irqPreempt        bool                   // system/irq_preempt=on (placement.go)
-	processOneWork    bool                   // system/process_one_work=on (placement.go)
+	noProcessOneWork  bool                   // system/process_one_work=off (placement.go)
 	peltLoad          bool                   // system/sched_pelt_load=on (placement.go)
 	checkPreemptTick  bool                   // system/check_preempt_tick=on (placement.go)
 	numaPull          bool                   // system/sched_numa_pull=on (placement.go)

@@ -68,8 +68,8 @@ func init() {
 		"off = a completion, a kblockd run and a woken task wait for all the work charged to their CPU (the default); on = completions run in interrupt context and preempt task work, a woken nice -20 kblockd worker goes before fio's next submission step (dispatch.Timing.IRQPreempt; opt-in, see its doc for the known gap)",
 		"off", "on", func(s *state) *bool { return &s.irqPreempt }))
 	addKey(choiceKey("system/process_one_work",
-		"off = a due kblockd run dispatches at once and its worker's context switches are charged after it (the default); on = the switch to the worker comes first and the work stays pending until process_one_work calls it, absorbing runs queued meanwhile (dispatch.Timing.ProcessOneWork; opt-in)",
-		"off", "on", func(s *state) *bool { return &s.processOneWork }))
+		"on = the switch to a woken kblockd worker comes first and the work stays pending until process_one_work calls it, absorbing runs queued meanwhile (kernel/workqueue.c; the default); off = a due run dispatches at once and its worker's context switches are charged after it (dispatch.Timing.NoProcessOneWork, the model before round 7)",
+		"on", "off", func(s *state) *bool { return &s.noProcessOneWork }))
 	addKey(choiceKey("system/kblockd_wakeup_preempt",
 		"on = the kblockd worker an unplugged submission wakes preempts the submitter once it has run past CFS's wake-up granularity (check_preempt_wakeup; the default); off = the run waits for the submitter's CPU (dispatch.Options.NoKblockdWakeupPreempt)",
 		"on", "off", func(s *state) *bool { return &s.opts.NoKblockdWakeupPreempt }))

@@ -12,7 +12,7 @@ import (
 // the defaults leave them all off, and a bad value names the allowed values.
 func TestPlacementKeys(t *testing.T) {
 	dev := []string{"null_blk irqmode=2 completion_nsec=2000000"}
-	type got struct{ WhenRun, ForkSpread, Kworker, TTWU, IRQ, NoKblockdPreempt, PELT, NUMAPull, NoPlugCache, Tick, POW bool }
+	type got struct{ WhenRun, ForkSpread, Kworker, TTWU, IRQ, NoKblockdPreempt, PELT, NUMAPull, NoPlugCache, Tick, NoPOW bool }
 	for _, tc := range []struct {
 		name string
 		set  []string
@@ -25,8 +25,8 @@ func TestPlacementKeys(t *testing.T) {
 		{"kworker-tasks", []string{"system/sched_kworker_tasks=on"}, got{Kworker: true}},
 		{"kblockd-ttwu", []string{"system/kblockd_ttwu=on"}, got{TTWU: true}},
 		{"irq-preempt", []string{"system/irq_preempt=on"}, got{IRQ: true}},
-		{"process-one-work", []string{"system/process_one_work=on"}, got{POW: true}},
-		{"process-one-work-off", []string{"system/process_one_work=off"}, got{}},
+		{"process-one-work", []string{"system/process_one_work=on"}, got{}},
+		{"process-one-work-off", []string{"system/process_one_work=off"}, got{NoPOW: true}},
 		{"kblockd-wakeup-preempt-on", []string{"system/kblockd_wakeup_preempt=on"}, got{}},
 		{"kblockd-wakeup-preempt-off", []string{"system/kblockd_wakeup_preempt=off"}, got{NoKblockdPreempt: true}},
 		{"pelt-load", []string{"system/sched_pelt_load=on"}, got{PELT: true}},
@@ -46,7 +46,7 @@ func TestPlacementKeys(t *testing.T) {
 				o = *r.Config.Options
 			}
 			g := got{p.PlaceWhenRun, p.ForkSpread, p.KworkerTasks, r.Config.Timing.KblockdTTWU, r.Config.Timing.IRQPreempt,
-				o.NoKblockdWakeupPreempt, p.PELTLoad, p.NUMAImbalancePull, o.NoPlugRequestCache, r.Config.Submit.CheckPreemptTick, r.Config.Timing.ProcessOneWork}
+				o.NoKblockdWakeupPreempt, p.PELTLoad, p.NUMAImbalancePull, o.NoPlugRequestCache, r.Config.Submit.CheckPreemptTick, r.Config.Timing.NoProcessOneWork}
 			if d := cmp.Diff(tc.want, g); d != "" {
 				t.Errorf("fields (-want +got):\n%s", d)
 			}
@@ -58,7 +58,7 @@ func TestPlacementKeys(t *testing.T) {
 		{"system/sched_kworker_tasks=1", "allowed: off, on"},
 		{"system/kblockd_ttwu=yes", "allowed: off, on"},
 		{"system/irq_preempt=true", "allowed: off, on"},
-		{"system/process_one_work=1", "allowed: off, on"},
+		{"system/process_one_work=1", "allowed: on, off"},
 		{"system/kblockd_wakeup_preempt=1", "allowed: on, off"},
 		{"system/sched_pelt_load=yes", "allowed: off, on"},
 		{"system/sched_numa_pull=2", "allowed: off, on"},

@@ -276,7 +276,7 @@ func (s *state) resolved() (*Resolved, error) {
 	cfg.Placement.Rule = s.placement
 	cfg.Placement.PlaceWhenRun, cfg.Placement.ForkSpread, cfg.Placement.KworkerTasks = s.placeWhenRun, s.forkSpread, s.kworkerTasks
 	cfg.Timing.KblockdTTWU, cfg.Timing.IRQPreempt = s.kblockdTTWU, s.irqPreempt
-	cfg.Timing.ProcessOneWork = s.processOneWork
+	cfg.Timing.NoProcessOneWork = s.noProcessOneWork
 	cfg.Placement.PELTLoad, cfg.Placement.NUMAImbalancePull = s.peltLoad, s.numaPull
 	cfg.Submit.CheckPreemptTick = s.checkPreemptTick
 	cfg.Placement.RebalanceDomains = s.rebalanceDomains
