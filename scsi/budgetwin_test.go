@@ -40,17 +40,22 @@ func (r *orderRecorder) Submit(cmd *device.Command) device.Status {
 //     the four emulated wake-ups delay the local worker to 118 µs, while the first
 //     remote worker's IPI leaves after 30 µs and that worker runs at 91 µs (the
 //     second's at 121 µs): CPU 2's completion hands the token to hctx 0, whose own
-//     completions then keep it (its local worker beats hctx 1's at 121 µs).
+//     completions then keep it (its local worker beats hctx 1's at 121 µs). That is
+//     the dispatch-at-once rule (Timing.NoProcessOneWork); with the default
+//     ProcessOneWork rule every worker's IPI receive comes before its dispatch, so
+//     the local worker wins again, as at native costs.
 func TestBudgetWinner(t *testing.T) {
 	tests := []struct {
 		name     string
 		ttwu     bool
 		slowdown float64
+		noPOW    bool // Timing.NoProcessOneWork
 		want     []int
 	}{
-		{"default", false, 1, []int{2, 2, 2, 0, 0, 0, 0, 1, 1, 1, 1, 2, 3, 3, 3, 3}},
-		{"ttwu/native", true, 1, []int{2, 2, 2, 2, 0, 0, 0, 0, 1, 1, 1, 1, 3, 3, 3, 3}},
-		{"ttwu/slowdown-73.8", true, 73.8, []int{2, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 3, 3, 3, 3}},
+		{"default", false, 1, false, []int{2, 2, 2, 0, 0, 0, 0, 1, 1, 1, 1, 2, 3, 3, 3, 3}},
+		{"ttwu/native", true, 1, false, []int{2, 2, 2, 2, 0, 0, 0, 0, 1, 1, 1, 1, 3, 3, 3, 3}},
+		{"ttwu/slowdown-73.8/dispatch-at-once", true, 73.8, true, []int{2, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 3, 3, 3, 3}},
+		{"ttwu/slowdown-73.8", true, 73.8, false, []int{2, 2, 2, 2, 0, 0, 0, 0, 1, 1, 1, 1, 3, 3, 3, 3}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -60,8 +65,9 @@ func TestBudgetWinner(t *testing.T) {
 				t.Fatal(err)
 			}
 			h, err := dispatch.NewHost(eng, dispatch.HostConfig{NrCPUs: 4, NrHwQueues: 4, CanQueue: 64,
-				CPU:    dispatch.CPUModel{Costs: costs},
-				Timing: dispatch.Timing{KblockdMin: 10 * sim.Microsecond, KblockdMax: 10 * sim.Microsecond, KblockdTTWU: tt.ttwu}})
+				CPU: dispatch.CPUModel{Costs: costs},
+				Timing: dispatch.Timing{KblockdMin: 10 * sim.Microsecond, KblockdMax: 10 * sim.Microsecond, KblockdTTWU: tt.ttwu,
+					NoProcessOneWork: tt.noPOW}})
 			if err != nil {
 				t.Fatal(err)
 			}
