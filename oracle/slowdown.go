@@ -135,15 +135,21 @@ func EmulationSlowdown(lo, hi []*Facts, model *ModelRun, cpu int) (float64, erro
 	if nh <= nl {
 		return 0, fmt.Errorf("oracle: slowdown calibration: the high-load runs completed %.0f commands, the low-load runs %.0f: want more", nh, nl)
 	}
-	k := (bh - bl) / (nh - nl)
+	return slowdownFactor((bh-bl)/(nh-nl), "guest", model, cpu)
+}
+
+// slowdownFactor is k, the guest's CPU time per command (ns; what names it in the
+// error), over the model's native CPU time per command on cpu; an error when the
+// factor falls outside [1, dispatch.MaxEmulationSlowdown].
+func slowdownFactor(k float64, what string, model *ModelRun, cpu int) (float64, error) {
 	m, err := modelCPUPerIO(model, cpu)
 	if err != nil {
 		return 0, err
 	}
 	f := k / m
 	if math.IsNaN(f) || f < 1 || f > dispatch.MaxEmulationSlowdown {
-		return 0, fmt.Errorf("oracle: slowdown calibration: guest %.1f µs of CPU per command, model %.2f µs: factor %.3g out of range [1, %d]",
-			k/1e3, m/1e3, f, dispatch.MaxEmulationSlowdown)
+		return 0, fmt.Errorf("oracle: slowdown calibration: %s %.1f µs of CPU per command, model %.2f µs: factor %.3g out of range [1, %d]",
+			what, k/1e3, m/1e3, f, dispatch.MaxEmulationSlowdown)
 	}
 	return f, nil
 }
@@ -178,16 +184,7 @@ func FioCPUSlowdown(hi []*FioJSON, model *ModelRun, cpu int) (float64, error) {
 		}
 		k += busy / ios / float64(len(hi))
 	}
-	m, err := modelCPUPerIO(model, cpu)
-	if err != nil {
-		return 0, err
-	}
-	f := k / m
-	if math.IsNaN(f) || f < 1 || f > dispatch.MaxEmulationSlowdown {
-		return 0, fmt.Errorf("oracle: slowdown calibration: guest fio %.1f µs of CPU per command, model %.2f µs: factor %.3g out of range [1, %d]",
-			k/1e3, m/1e3, f, dispatch.MaxEmulationSlowdown)
-	}
-	return f, nil
+	return slowdownFactor(k, "guest fio", model, cpu)
 }
 
 // fioCPUCalibration reports whether the oracle calibrates the emulation slowdown with

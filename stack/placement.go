@@ -330,15 +330,25 @@ func (r *runner) nrRunning(cpu int, now sim.Time) int {
 	if s.taskUntil[cpu] > now {
 		n++
 	}
-	if r.cfg.Placement.KworkerTasks {
-		for _, h := range r.hosts {
-			if h.KworkerBusy(cpu, now) {
-				n++
-				break
-			}
-		}
+	if r.kworkerTask(cpu, now) {
+		n++
 	}
 	return n
+}
+
+// kworkerTask reports whether, with Placement.KworkerTasks, a kblockd worker of
+// any host is runnable or running on cpu at now (dispatch.Host.KworkerBusy): a
+// task the scheduler counts there.
+func (r *runner) kworkerTask(cpu int, now sim.Time) bool {
+	if !r.cfg.Placement.KworkerTasks {
+		return false
+	}
+	for _, h := range r.hosts {
+		if h.KworkerBusy(cpu, now) {
+			return true
+		}
+	}
+	return false
 }
 
 // schedIdle is available_idle_cpu: no modelled task on cpu at now.

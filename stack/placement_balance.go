@@ -220,13 +220,8 @@ func (r *runner) rqTasks(cpu int, now sim.Time) int {
 			}
 		}
 	}
-	if r.cfg.Placement.KworkerTasks {
-		for _, h := range r.hosts {
-			if h.KworkerBusy(cpu, now) {
-				n++
-				break
-			}
-		}
+	if r.kworkerTask(cpu, now) {
+		n++
 	}
 	return n
 }

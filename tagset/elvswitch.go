@@ -46,8 +46,10 @@ func (q *RequestQueue) initSchedTags(nr int) error {
 //
 // The caller must have drained the queue first (the kernel's
 // blk_mq_freeze_queue): no scheduler tag may be held, nor any task wait on
-// the old scheduler tags (their tags and wake-ups would be lost). Switching to
-// the current state is a no-op. The only error is an allocation refused by
+// the old scheduler tags (their tags and wake-ups would be lost). It is not safe
+// for concurrent use with any other method of q or its hctxs: the caller
+// serialises it (the kernel's frozen, quiesced queue). Switching to the current
+// state is a no-op. The only error is an allocation refused by
 // sbitmap (as AddQueue's).
 func (q *RequestQueue) SwitchElevator(elevator bool) error {
 	if elevator == q.cfg.Elevator {
