@@ -48,6 +48,83 @@ type Facts struct {
 	// recorded with SetupSeconds: the clock the kernel's second-rounded timers
 	// (round_jiffies_up) follow.
 	StartUptime float64 `json:"start_uptime,omitempty"`
+	// Interrupts are /proc/interrupts' LOC (local timer), RES (rescheduling IPI),
+	// CAL (function-call IPI) and TLB (TLB shootdown) rows, per CPU, and SoftIRQs
+	// /proc/softirqs' rows (HI, TIMER, ..., BLOCK, SCHED, HRTIMER, RCU), per CPU:
+	// the deltas from just before fio started to just after it ended (counts;
+	// arch/x86/kernel/irq.c arch_show_interrupts, fs/proc/softirqs.c). Absent in
+	// results recorded before round 8.
+	Interrupts map[string][]int64 `json:"interrupts,omitempty"`
+	SoftIRQs   map[string][]int64 `json:"softirqs,omitempty"`
+	// Hrtimers are per CPU the deltas of /proc/timer_list's hrtimer and tick
+	// counters over the same interval; absent before round 8.
+	Hrtimers []HrtimerFacts `json:"hrtimers,omitempty"`
+	// Tasks are fio's tasks (the main process, its job processes or threads, and
+	// their io-wq workers) and the high-priority kworkers (kworker/N:MH, where
+	// kblockd runs) and ksoftirqd threads, as the guest sampled their scheduler
+	// counters once a second during the run; absent before round 8.
+	Tasks []TaskFacts `json:"tasks,omitempty"`
+}
+
+// HrtimerFacts are one CPU's hrtimer and idle-tick counters over the fio run, the
+// deltas of /proc/timer_list's print_cpu fields (kernel/time/timer_list.c):
+// hrtimer_cpu_base nr_events (hrtimer_interrupt runs), nr_retries (its re-runs
+// when expiring the timers took past the next expiry), nr_hangs (its give-ups
+// after three retries, when the CPU could not keep up with its timers: the
+// interrupt is re-armed max_hang_time later, delaying every timer due meanwhile),
+// and tick_sched idle_calls / idle_sleeps (entries into the idle loop's tick stop
+// path and those that stopped the tick).
+type HrtimerFacts struct {
+	CPU        int   `json:"cpu"`
+	NrEvents   int64 `json:"nr_events"`
+	NrRetries  int64 `json:"nr_retries"`
+	NrHangs    int64 `json:"nr_hangs"`
+	IdleCalls  int64 `json:"idle_calls"`
+	IdleSleeps int64 `json:"idle_sleeps"`
+}
+
+// TaskFacts are one fio task's scheduler counters (guest-init.sh task_sample, once
+// a second): /proc/PID/task/TID/schedstat (fs/proc/base.c proc_pid_schedstat:
+// se.sum_exec_runtime, sched_info.run_delay, sched_info.pcount — the per-task
+// side of the sched_info that kernel/sched/stats.c reports per run queue in
+// /proc/schedstat) and status's voluntary_ctxt_switches and
+// nonvoluntary_ctxt_switches (fs/proc/array.c task_context_switch_counts:
+// nvcsw, switches the task made by sleeping; nivcsw, preemptions).
+type TaskFacts struct {
+	// PID is the task's process (thread group), TID the task; Name its comm
+	// ("fio", "iou-wrk-PID" for an io_uring worker).
+	PID  int    `json:"pid"`
+	TID  int    `json:"tid"`
+	Name string `json:"name"`
+	// Span is the guest uptime between the task's first and last sample (s); the
+	// fields below without _total are the deltas over it.
+	Span float64 `json:"span"`
+	// RunNs is the task's CPU time (ns), WaitNs its time runnable on a run queue
+	// but not running (ns), Slices the times it was switched in (timeslices).
+	RunNs  int64 `json:"run_ns"`
+	WaitNs int64 `json:"wait_ns"`
+	Slices int64 `json:"slices"`
+	// Voluntary and Nonvoluntary are its context switches away by sleeping and by
+	// preemption.
+	Voluntary    int64 `json:"voluntary"`
+	Nonvoluntary int64 `json:"nonvoluntary"`
+	// The *Total fields are the same counters at the last sample, since the task
+	// began (fio forks its jobs after parsing the job file, so these include the
+	// job's start-up and ramp).
+	RunNsTotal        int64 `json:"run_ns_total"`
+	WaitNsTotal       int64 `json:"wait_ns_total"`
+	SlicesTotal       int64 `json:"slices_total"`
+	VoluntaryTotal    int64 `json:"voluntary_total"`
+	NonvoluntaryTotal int64 `json:"nonvoluntary_total"`
+}
+
+// RunPerSlice returns the task's mean CPU time per timeslice over its span (ns),
+// 0 without a slice.
+func (t TaskFacts) RunPerSlice() float64 {
+	if t.Slices <= 0 {
+		return 0
+	}
+	return float64(t.RunNs) / float64(t.Slices)
 }
 
 // DiskFacts describes one disk: its queue configuration as fio ran against it and
@@ -329,6 +406,10 @@ func (g *guestLog) facts() (*Facts, error) {
 	for _, d := range byName {
 		sort.Slice(d.Hctxs, func(i, j int) bool { return hctxIndex(d.Hctxs[i].Name) < hctxIndex(d.Hctxs[j].Name) })
 	}
+	f.Interrupts = counterDeltas(g.blocks["sched-before"], g.blocks["sched-after"], "irq")
+	f.SoftIRQs = counterDeltas(g.blocks["sched-before"], g.blocks["sched-after"], "softirq")
+	f.Hrtimers = hrtimerDeltas(g.blocks["sched-before"], g.blocks["sched-after"])
+	f.Tasks = taskFacts(g.blocks["tasks"])
 	for _, line := range g.blocks["tags"] {
 		name, rest, _ := strings.Cut(line, " ")
 		if d := byName[name]; d != nil {
@@ -402,6 +483,122 @@ func cpuStats(lines []string) [][]int64 {
 		}
 		out = append(out, v)
 	}
+	return out
+}
+
+// perCPURows reads "PREFIX NAME: c0 c1 ... [description]" lines (a row of
+// /proc/interrupts or /proc/softirqs) into NAME → the leading counts.
+func perCPURows(lines []string, prefix string) map[string][]int64 {
+	out := map[string][]int64{}
+	for _, line := range lines {
+		w := strings.Fields(line)
+		if len(w) < 3 || w[0] != prefix || !strings.HasSuffix(w[1], ":") {
+			continue
+		}
+		var v []int64
+		for _, x := range w[2:] {
+			n, err := strconv.ParseInt(x, 10, 64)
+			if err != nil {
+				break // the row's description ("Local timer interrupts")
+			}
+			v = append(v, n)
+		}
+		if len(v) > 0 {
+			out[strings.TrimSuffix(w[1], ":")] = v
+		}
+	}
+	return out
+}
+
+// counterDeltas returns, per row of prefix present before and after with the same
+// number of CPUs, the per-CPU after − before; nil when no row has both.
+func counterDeltas(before, after []string, prefix string) map[string][]int64 {
+	b, a := perCPURows(before, prefix), perCPURows(after, prefix)
+	var out map[string][]int64
+	for name, av := range a {
+		bv, ok := b[name]
+		if !ok || len(bv) != len(av) {
+			continue
+		}
+		d := make([]int64, len(av))
+		for i := range av {
+			d[i] = av[i] - bv[i]
+		}
+		if out == nil {
+			out = map[string][]int64{}
+		}
+		out[name] = d
+	}
+	return out
+}
+
+// timerRows reads "timer cpuN FIELD V" lines into cpu → field → value.
+func timerRows(lines []string) map[int]map[string]int64 {
+	out := map[int]map[string]int64{}
+	for _, line := range lines {
+		w := strings.Fields(line)
+		if len(w) != 4 || w[0] != "timer" || !strings.HasPrefix(w[1], "cpu") {
+			continue
+		}
+		cpu, err := strconv.Atoi(strings.TrimPrefix(w[1], "cpu"))
+		v, err2 := strconv.ParseInt(w[3], 10, 64)
+		if err != nil || err2 != nil || cpu < 0 {
+			continue
+		}
+		if out[cpu] == nil {
+			out[cpu] = map[string]int64{}
+		}
+		out[cpu][w[2]] = v
+	}
+	return out
+}
+
+// hrtimerDeltas returns per CPU (in CPU order) the after − before of the timer
+// rows, for the CPUs reported on both sides; nil when none is.
+func hrtimerDeltas(before, after []string) []HrtimerFacts {
+	b, a := timerRows(before), timerRows(after)
+	var out []HrtimerFacts
+	for cpu, av := range a {
+		bv, ok := b[cpu]
+		if !ok {
+			continue
+		}
+		d := func(k string) int64 { return av[k] - bv[k] }
+		out = append(out, HrtimerFacts{CPU: cpu, NrEvents: d("nr_events"), NrRetries: d("nr_retries"), NrHangs: d("nr_hangs"),
+			IdleCalls: d("idle_calls"), IdleSleeps: d("idle_sleeps")})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].CPU < out[j].CPU })
+	return out
+}
+
+// taskFacts reads the tasks block's "task PID TID name N span S key value ..."
+// lines, sorted by PID then TID; malformed lines are skipped.
+func taskFacts(lines []string) []TaskFacts {
+	var out []TaskFacts
+	for _, line := range lines {
+		w := strings.Fields(line)
+		if len(w) < 5 || w[0] != "task" {
+			continue
+		}
+		pid, err := strconv.Atoi(w[1])
+		tid, err2 := strconv.Atoi(w[2])
+		if err != nil || err2 != nil {
+			continue
+		}
+		kv := pairs(w[3:])
+		n := func(k string) int64 { v, _ := strconv.ParseInt(kv[k], 10, 64); return v }
+		span, _ := strconv.ParseFloat(kv["span"], 64)
+		out = append(out, TaskFacts{PID: pid, TID: tid, Name: kv["name"], Span: span,
+			RunNs: n("run_ns"), WaitNs: n("wait_ns"), Slices: n("slices"), Voluntary: n("vol"), Nonvoluntary: n("nvol"),
+			RunNsTotal: n("run_ns_total"), WaitNsTotal: n("wait_ns_total"), SlicesTotal: n("slices_total"),
+			VoluntaryTotal: n("vol_total"), NonvoluntaryTotal: n("nvol_total")})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].PID != out[j].PID {
+			return out[i].PID < out[j].PID
+		}
+		return out[i].TID < out[j].TID
+	})
 	return out
 }
 

@@ -2,6 +2,7 @@ package oracle
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"os"
@@ -274,5 +275,89 @@ func TestParseGuestSetup(t *testing.T) {
 	}
 	if (&Facts{}).GuestSetup() != nil {
 		t.Error("facts without setup give a GuestSetup")
+	}
+}
+
+// The round-8 scheduler facts (guest-init.sh sched_stat and task_sample), from a
+// log written by hand in the kernel's formats: /proc/interrupts and /proc/softirqs
+// rows (arch/x86/kernel/irq.c, fs/proc/softirqs.c), /proc/timer_list's print_cpu
+// fields (kernel/time/timer_list.c), /proc/PID/schedstat (fs/proc/base.c) and the
+// status switch counts (fs/proc/array.c), as the guest's awk summarises them. The
+// older logs, without these blocks, load with the fields absent.
+func TestParseGuestSchedFacts(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		file   string
+		irqs   map[string][]int64
+		soft   map[string][]int64
+		timers []HrtimerFacts
+		tasks  []TaskFacts
+	}{
+		{name: "round-8", file: "testdata/guest-sched-result.log",
+			irqs: map[string][]int64{"LOC": {1547, 5489}, "RES": {74, 2000}, "CAL": {7, 8}, "TLB": {0, 1}},
+			soft: map[string][]int64{"HI": {0, 0}, "TIMER": {178, 256}, "NET_TX": {0, 0}, "NET_RX": {0, 0}, "BLOCK": {0, 1138},
+				"IRQ_POLL": {0, 0}, "TASKLET": {0, 0}, "SCHED": {51, 800}, "HRTIMER": {0, 0}, "RCU": {148, 289}},
+			timers: []HrtimerFacts{{CPU: 0, NrEvents: 1679, IdleCalls: 1380, IdleSleeps: 1370},
+				{CPU: 1, NrEvents: 7278, NrRetries: 7, NrHangs: 1, IdleCalls: 1099, IdleSleeps: 1050}},
+			tasks: []TaskFacts{
+				{PID: 301, TID: 301, Name: "fio", Span: 4.01, RunNs: 5000000, WaitNs: 100000, Slices: 5, Voluntary: 5,
+					RunNsTotal: 125000000, WaitNsTotal: 3100000, SlicesTotal: 45, VoluntaryTotal: 17, NonvoluntaryTotal: 3},
+				{PID: 305, TID: 305, Name: "fio", Span: 4.01, RunNs: 3950000000, WaitNs: 40000000, Slices: 1250, Voluntary: 1140, Nonvoluntary: 110,
+					RunNsTotal: 4930000000, WaitNsTotal: 41000000, SlicesTotal: 1370, VoluntaryTotal: 1145, NonvoluntaryTotal: 225}}},
+		{name: "before-round-8", file: "testdata/guest-result.log"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data, err := os.ReadFile(tc.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, facts, err := ParseGuestLog(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.irqs, facts.Interrupts); d != "" {
+				t.Errorf("interrupts (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(tc.soft, facts.SoftIRQs); d != "" {
+				t.Errorf("softirqs (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(tc.timers, facts.Hrtimers); d != "" {
+				t.Errorf("hrtimers (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(tc.tasks, facts.Tasks); d != "" {
+				t.Errorf("tasks (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// A committed reference recorded before round 8 loads without the scheduler facts,
+// and writing it back adds no field (omitempty).
+func TestOldFactsLoad(t *testing.T) {
+	// a committed facts file of round 7, trimmed
+	data := `{"kernel": "6.1.0-57-amd64", "cpus": 2, "seconds": 6.28,
+		"disks": [{"name": "sda", "scheduler": "none", "nr_requests": 64, "hw_queues": 2, "max_sectors_kb": 512, "read_ios": 41730}],
+		"cpu_busy": [0.046, 0.967], "cpu_irq": [0, 0], "setup_seconds": 1.23, "start_uptime": 6.09}`
+	var f Facts
+	if err := json.Unmarshal([]byte(data), &f); err != nil {
+		t.Fatal(err)
+	}
+	if f.Interrupts != nil || f.SoftIRQs != nil || f.Hrtimers != nil || f.Tasks != nil {
+		t.Errorf("old facts have round-8 fields: %+v %+v %+v %+v", f.Interrupts, f.SoftIRQs, f.Hrtimers, f.Tasks)
+	}
+	out, err := json.Marshal(&f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"interrupts", "softirqs", "hrtimers", "tasks"} {
+		if strings.Contains(string(out), `"`+k+`"`) {
+			t.Errorf("re-marshalled old facts contain %q", k)
+		}
+	}
+	if got := (TaskFacts{RunNs: 3000, Slices: 3}).RunPerSlice(); got != 1000 {
+		t.Errorf("RunPerSlice = %v, want 1000", got)
+	}
+	if got := (TaskFacts{RunNs: 3000}).RunPerSlice(); got != 0 {
+		t.Errorf("RunPerSlice without a slice = %v, want 0", got)
 	}
 }

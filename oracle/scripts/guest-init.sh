@@ -10,8 +10,9 @@
 #   /job/env           optional shell assignments (FIO_ARGS=...)
 # Results leave on the second serial port, each in a block
 #   #blkmq-begin NAME ... #blkmq-end NAME RC
-# (modprobe, sysfs, disks, before, fio, after, inflight, tags) and a final
-# #blkmq-done line; the console (first port) gets the kernel log.
+# (modprobe, sysfs, disks, before, sched-before, fio, after, sched-after, inflight,
+# tasks, tags) and a final #blkmq-done line; the console (first port) gets the
+# kernel log.
 /bin/busybox --install -s
 export PATH=/usr/bin:/usr/sbin:/bin:/sbin
 mount -t proc none /proc
@@ -126,6 +127,61 @@ stat_all() { for d in $disks; do echo "$d $(cat /sys/block/$d/stat)"; done; }
 # per-CPU time counters (user nice system idle iowait irq softirq ...), in USER_HZ
 cpu_stat() { grep '^cpu[0-9]' /proc/stat | sed 's/^/stat /'; }
 
+# sched_stat: the guest's per-CPU interrupt, softirq and hrtimer counters
+# (cumulative; the fio run's deltas are after - before):
+#   irq NAME: c0 c1 ...       /proc/interrupts rows LOC (local timer), RES
+#                             (rescheduling IPIs), CAL (function-call IPIs), TLB
+#                             (TLB shootdowns), per CPU (arch/x86/kernel/irq.c)
+#   softirq NAME: c0 c1 ...   /proc/softirqs (fs/proc/softirqs.c)
+#   timer cpuN FIELD V        /proc/timer_list's hrtimer_cpu_base nr_events,
+#                             nr_retries, nr_hangs and tick_sched idle_calls,
+#                             idle_sleeps (kernel/time/timer_list.c print_cpu)
+# (forks are fine here: outside fio's run)
+sched_stat() {
+	grep -E '^ *(LOC|RES|CAL|TLB):' /proc/interrupts | sed 's/^ */irq /'
+	sed -n '2,$p' /proc/softirqs | sed 's/^ */softirq /'
+	awk '/^cpu: /{c=$2} /^  \.(nr_events|nr_retries|nr_hangs|idle_calls|idle_sleeps) /{f=$1; sub(/^\./, "", f); print "timer cpu" c " " f " " $3}' /proc/timer_list 2>/dev/null
+}
+
+# kthreads_of_interest: the PIDs of the kernel threads whose CPU the model charges
+# as kblockd runs and softirq work: the high-priority kworkers (kworker/N:MH, the
+# WQ_HIGHPRI pools kblockd runs on) and ksoftirqd/N; found once before fio
+# (builtins only), sampled with the fio tasks
+kthreads_of_interest() {
+	kpids=""
+	for p in /proc/[0-9]*; do
+		c=
+		read c < $p/comm 2>/dev/null
+		case "$c" in kworker/*H|ksoftirqd/*) kpids="$kpids ${p#/proc/}";; esac
+	done
+}
+
+# task_sample: one grep over every fio task (fio's main process $fiopid and the job
+# processes it forks, whose PIDs are higher; threads and io-wq workers are tasks of
+# them) and the kernel threads kthreads_of_interest found: /proc/PID/task/TID/
+# schedstat (run time ns, run-queue wait ns, timeslices: fs/proc/base.c
+# proc_pid_schedstat, sched_info), and from status the task's Name and voluntary /
+# nonvoluntary context switches (fs/proc/array.c task_context_switch_counts). One
+# fork per call; the comm reads are builtins.
+task_sample() {
+	read up rest < /proc/uptime
+	files=""
+	for n in $kpids; do
+		files="$files /proc/$n/task/[0-9]*/schedstat /proc/$n/task/[0-9]*/status"
+	done
+	for p in /proc/[0-9]*; do
+		n=${p#/proc/}
+		[ "$n" -ge "$fiopid" ] 2>/dev/null || continue
+		c=
+		read c < $p/comm 2>/dev/null
+		[ "$c" = fio ] || continue
+		files="$files $p/task/[0-9]*/schedstat $p/task/[0-9]*/status"
+	done
+	[ -n "$files" ] || return
+	echo "uptime $up"
+	grep -H -e '^[0-9]' -e '^Name:' -e 'ctxt_switches:' $files 2>/dev/null
+}
+
 # hctx_counters: per hctx the debugfs "queued" and "run" counters (cumulative)
 hctx_counters() {
 	for d in $disks; do
@@ -188,15 +244,26 @@ for d in $disks; do
 	done
 done > $res
 close_block setup 0
+open_block sched-before
+sched_stat > $res
+close_block sched-before 0
+kthreads_of_interest
+cd /job
+fio --output-format=json --output=/tmp/fio.json ${FIO_ARGS:-} job.fio > /tmp/fio.log 2>&1 &
+fiopid=$!
+# every 250 ms the disks' in-flight state; every fourth time (1 s) the fio tasks'
+# scheduler counters, the last sample at most 1 s before a task ends
 (
+	i=0
 	while :; do
 		sample
+		[ $((i % 4)) -eq 0 ] && task_sample >> /tmp/tasks
+		i=$((i + 1))
 		usleep 250000
 	done
 ) > /tmp/inflight 2>/dev/null &
 sampler=$!
-cd /job
-fio --output-format=json --output=/tmp/fio.json ${FIO_ARGS:-} job.fio > /tmp/fio.log 2>&1
+wait $fiopid
 frc=$?
 kill $sampler 2>/dev/null
 open_block after
@@ -205,6 +272,9 @@ stat_all > $res
 hctx_counters > $res
 cpu_stat > $res
 close_block after 0
+open_block sched-after
+sched_stat > $res
+close_block sched-after 0
 open_block fio
 cat /tmp/fio.json > $res
 close_block fio $frc
@@ -229,6 +299,26 @@ awk '{ d=$1; n[d]++
              if (sn[k]) printf " sched_busy_mean %.2f sched_busy_max %d", sb[k]/sn[k], sm[k]
              printf "\n" } }' /tmp/inflight > $res
 close_block samples 0
+# per fio task and sampled kernel thread (PID TID): its name and, between its first and last sample (span,
+# s), the deltas of run time, run-queue wait (ns), timeslices and voluntary /
+# nonvoluntary switches; *_total are the last sample's values (since the task began)
+open_block tasks
+[ -f /tmp/tasks ] && awk '
+	/^uptime / { up = $2; next }
+	{ i = index($0, ":"); path = substr($0, 1, i - 1); rest = substr($0, i + 1)
+	  n = split(path, p, "/"); if (n < 6) next
+	  k = p[3] " " p[5]; f = p[6]
+	  if (f == "schedstat") { split(rest, v, " ")
+	    if (!(k in u0)) { u0[k] = up; r0[k] = v[1]; w0[k] = v[2]; s0[k] = v[3] }
+	    u1[k] = up; r1[k] = v[1]; w1[k] = v[2]; s1[k] = v[3]
+	  } else { j = index(rest, ":"); key = substr(rest, 1, j - 1); val = substr(rest, j + 1); gsub(/[ \t]/, "", val)
+	    if (key == "Name") name[k] = val
+	    else if (key == "voluntary_ctxt_switches") { if (!(k in v0)) v0[k] = val; v1[k] = val }
+	    else if (key == "nonvoluntary_ctxt_switches") { if (!(k in n0)) n0[k] = val; n1[k] = val } } }
+	END { for (k in u0) printf "task %s name %s span %.2f run_ns %.0f wait_ns %.0f slices %.0f vol %.0f nvol %.0f run_ns_total %.0f wait_ns_total %.0f slices_total %.0f vol_total %.0f nvol_total %.0f\n",
+	        k, (name[k] == "" ? "-" : name[k]), u1[k] - u0[k], r1[k] - r0[k], w1[k] - w0[k], s1[k] - s0[k], v1[k] - v0[k], n1[k] - n0[k],
+	        r1[k], w1[k], s1[k], v1[k], n1[k] }' /tmp/tasks > $res
+close_block tasks 0
 
 # 6. blk-mq tag state from debugfs (when mounted)
 open_block tags
