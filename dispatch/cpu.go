@@ -146,6 +146,22 @@ type CPUCosts struct {
 	// which a user task's switch (Switch, from pipe ping-pong measurements) includes.
 	// 0 (the default) charges Switch. Appended by recal (round 7).
 	LazyTLBSwitch sim.Time
+	// DataCopyKiB is the CPU time (ns) per KiB of a command's data that a RAM-backed
+	// LLD copies with the CPU inside its queuecommand, charged by package scsi on the
+	// dispatching CPU for hosts that copy (scsi.Host.SetCopiesData): scsi_debug's
+	// resp_read_dt0 / resp_write_dt0 → do_device_access → sg_copy_buffer between the
+	// command's scatterlist and the fake store (drivers/scsi/scsi_debug.c, 6.1).
+	// 0 (the default table) charges nothing; stack.EmulationOptions.DataCopy sets
+	// it for an emulated guest. Appended by tcg8 (round 8).
+	DataCopyKiB sim.Time
+	// DataCopyCmd is the per-command CPU time (ns) such a copying LLD's command
+	// handling costs beyond QueueRq and Completion, charged with DataCopyKiB on the
+	// dispatching CPU (scsi_debug: scsi_debug_queuecommand's CDB decode,
+	// resp_read_dt0's checks and store lock, schedule_resp's queue slot and hrtimer,
+	// and at completion sdebug_q_cmd_complete; with the SCSI mid-layer's own
+	// sd_init_command / scsi_io_completion beyond the table's SCSI share). 0 (the
+	// default table) charges nothing. Appended by tcg8 (round 8).
+	DataCopyCmd sim.Time
 }
 
 // SubmitCharge is the submission cost (ns) of one I/O before the block layer:
@@ -274,7 +290,8 @@ func (m CPUModel) validate() error {
 		{"Insert", c.Insert}, {"Elevator", c.Elevator}, {"Dispatch", c.Dispatch}, {"QueueRq", c.QueueRq},
 		{"Completion", c.Completion}, {"EndBio", c.EndBio}, {"IPI", c.IPI}, {"Wakeup", c.Wakeup},
 		{"Switch", c.Switch}, {"QueueRun", c.QueueRun}, {"LineLocal", c.LineLocal}, {"LineRemote", c.LineRemote},
-		{"MMSwitch", c.MMSwitch}, {"SubmitSyscall", c.SubmitSyscall}, {"LazyTLBSwitch", c.LazyTLBSwitch}} {
+		{"MMSwitch", c.MMSwitch}, {"SubmitSyscall", c.SubmitSyscall}, {"LazyTLBSwitch", c.LazyTLBSwitch},
+		{"DataCopyKiB", c.DataCopyKiB}, {"DataCopyCmd", c.DataCopyCmd}} {
 		if f.v < 0 || f.v > sim.Millisecond {
 			return fmt.Errorf("dispatch: CPU cost %s %v out of range [0, 1ms]", f.name, f.v)
 		}

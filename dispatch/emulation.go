@@ -50,7 +50,7 @@ func (c CPUCosts) Emulated(factor float64) (CPUCosts, error) {
 	s := func(t *sim.Time) { *t = sim.Time(math.Round(float64(*t) * factor)) }
 	for _, t := range []*sim.Time{&c.Submit, &c.BioAlloc, &c.Merge, &c.TagGet, &c.TagPut, &c.BudgetGet,
 		&c.BudgetPut, &c.HostCheck, &c.Insert, &c.Elevator, &c.Dispatch, &c.QueueRq, &c.Completion,
-		&c.EndBio, &c.IPI, &c.Wakeup, &c.Switch, &c.QueueRun, &c.MMSwitch, &c.SubmitSyscall, &c.LazyTLBSwitch} {
+		&c.EndBio, &c.IPI, &c.Wakeup, &c.Switch, &c.QueueRun, &c.MMSwitch, &c.SubmitSyscall, &c.LazyTLBSwitch, &c.DataCopyKiB, &c.DataCopyCmd} {
 		s(t)
 	}
 	// a transfer: the owned-line access scaled, the move on top of it kept

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -345,6 +346,9 @@ func TestDumpReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	o.WakeOff = o.Wake == (stack.EmulationOptions{})
+	if err := dumpDataCopy(os.Getenv("BLKMQ_ORACLE_DATACOPY"), os.Getenv("BLKMQ_ORACLE_MMSWITCH"), &o.Wake); err != nil {
+		t.Fatal(err)
+	}
 	switch v := os.Getenv("BLKMQ_ORACLE_TTWU"); v {
 	case "", "0":
 	case "1":
@@ -382,7 +386,13 @@ func TestDumpReference(t *testing.T) {
 		Cases   []*Comparison       `json:"cases"`
 		Effects []*EffectComparison `json:"effects"`
 	}
+	// BLKMQ_ORACLE_DUMP_CASES (a regular expression over case names) narrows the
+	// dump to those cases and the effects between two of them, for sweeps
+	only := regexp.MustCompile(os.Getenv("BLKMQ_ORACLE_DUMP_CASES"))
 	for i := range ix.Cases {
+		if !only.MatchString(ix.Cases[i].Name) {
+			continue
+		}
 		cmp, _, err := ix.cachedCompare(&ix.Cases[i], o)
 		if err != nil {
 			t.Fatal(err)
@@ -390,6 +400,9 @@ func TestDumpReference(t *testing.T) {
 		out.Cases = append(out.Cases, cmp)
 	}
 	for i := range ix.Effects {
+		if e := &ix.Effects[i]; !only.MatchString(e.A) || !only.MatchString(e.B) {
+			continue
+		}
 		ec, err := ix.CompareEffect(&ix.Effects[i], o)
 		if err != nil {
 			t.Fatal(err)
@@ -426,6 +439,48 @@ func dumpWake(s string) (stack.EmulationOptions, error) {
 		return stack.EmulationOptions{}, fmt.Errorf("BLKMQ_ORACLE_WAKE %q: allowed: off, split, issue, on, or a duration in [0, 1ms]", s)
 	}
 	return stack.EmulationOptions{WakeSplit: true, IssueAtReturn: true, Switch: sim.Time(d.Nanoseconds())}, nil
+}
+
+// dumpDataCopy reads $BLKMQ_ORACLE_DATACOPY ("" or off: none, the default; on:
+// stack.DefaultDataCopy and DefaultDataCopyCmd; or "PERKIB,PERCMD" native-equivalent
+// durations such as 20ns,300ns) and $BLKMQ_ORACLE_MMSWITCH ("" the default, off = NoMMSwitch, or a
+// duration) into o, for sweeps of TestDumpReference.
+func dumpDataCopy(dc, mm string, o *stack.EmulationOptions) error {
+	dur := func(s, what string) (sim.Time, error) {
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 || d > time.Millisecond {
+			return 0, fmt.Errorf("%s %q: allowed: off or a duration in (0, 1ms]", what, s)
+		}
+		return sim.Time(d.Nanoseconds()), nil
+	}
+	switch dc {
+	case "", "off":
+	case "on":
+		o.DataCopy, o.DataCopyCmd = stack.DefaultDataCopy, stack.DefaultDataCopyCmd
+	default:
+		k, c, ok := strings.Cut(dc, ",")
+		if !ok {
+			return fmt.Errorf("BLKMQ_ORACLE_DATACOPY %q: allowed: off, on or PERKIB,PERCMD (durations)", dc)
+		}
+		var err error
+		if o.DataCopy, err = dur(k, "BLKMQ_ORACLE_DATACOPY per KiB"); err != nil {
+			return err
+		}
+		if o.DataCopyCmd, err = dur(c, "BLKMQ_ORACLE_DATACOPY per command"); err != nil {
+			return err
+		}
+	}
+	switch mm {
+	case "":
+	case "off":
+		o.NoMMSwitch = true
+	default:
+		var err error
+		if o.MMSwitch, err = dur(mm, "BLKMQ_ORACLE_MMSWITCH"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // findRow returns the comparison row named key.

@@ -318,6 +318,10 @@ func (d *Device) QueueRQ(hctx *dispatch.Hctx, rq *dispatch.Request, last bool, c
 	reject := budget.HostBusy
 	if c := h.CostTable(); c != nil { // (Costs() copies the table)
 		h.Charge(c.QueueRq)
+		if d.host.copies && (c.DataCopyKiB > 0 || c.DataCopyCmd > 0) {
+			// scsi_debug: resp_read_dt0 / resp_write_dt0 copy the data in queuecommand
+			h.Charge(c.DataCopyCmd + (c.DataCopyKiB*sim.Time(rq.Length)+512)/1024)
+		}
 	}
 	switch d.dev.Submit(cmd) {
 	case device.Accepted:

@@ -240,7 +240,15 @@ type Host struct {
 	byDevice   map[*budget.Device]*Device
 	devices    []*Device
 	busyLine   struct{} // key of the host_busy cache line (pre-v5.5 host_busy check)
+	copies     bool     // the LLD copies each command's data (SetCopiesData)
 }
+
+// SetCopiesData marks the host's LLD as one that copies every command's data with
+// the CPU inside queuecommand, as scsi_debug does (do_device_access →
+// sg_copy_buffer between the scatterlist and its RAM store): each dispatched
+// command is then charged dispatch.CPUCosts.DataCopyCmd plus DataCopyKiB per KiB of
+// its length on the dispatching CPU. A real HBA moves data by DMA (false, the default).
+func (h *Host) SetCopiesData(on bool) { h.copies = on }
 
 // NewHost puts a SCSI host on the tag set dh (whose can_queue, nr_hw_queues and
 // host-wide tags it shares) with completions as given. Era switches are those of

@@ -30,6 +30,8 @@ type lun struct {
 	driver     stack.Driver
 	nullBlk    stack.NullBlk
 	completion scsi.Completion
+	// copiesData: the LLD copies every command's data with the CPU (scsi_debug).
+	copiesData bool
 	// ownTagSet: the LUN is a device with a tag set of its own (null_blk without
 	// shared_tags: nullb->__tag_set per device), a host of its own in stack.Config.
 	ownTagSet bool
@@ -42,6 +44,7 @@ func (s *state) applyDrivers(cfg *stack.Config) {
 	for i, l := range s.luns {
 		if i == 0 {
 			cfg.Host.Driver, cfg.Host.NullBlk, cfg.Host.Completion = l.driver, l.nullBlk, l.completion
+			cfg.Host.CopiesData = l.copiesData
 			if s.vmbusChannelCPUs != nil {
 				cfg.Host.Completion, cfg.Host.ChannelCPUs = scsi.CompleteOnVMBusChannel, s.vmbusChannelCPUs
 			}
@@ -203,7 +206,7 @@ func parseScsiDebug(s *state, pairs [][2]string, where, source string) error {
 	for range numTgts * maxLuns {
 		q := p
 		q.Name = sdName(len(s.luns))
-		s.luns = append(s.luns, lun{name: q.Name, kind: "scsi_debug", capacity: capacity, capacityNote: capNote, completion: scsi.CompleteOnIssueCPU,
+		s.luns = append(s.luns, lun{name: q.Name, kind: "scsi_debug", capacity: capacity, capacityNote: capNote, completion: scsi.CompleteOnIssueCPU, copiesData: true,
 			build: func(eng *sim.Engine) (device.Device, error) { return device.NewNull(eng, q) }})
 	}
 	return nil

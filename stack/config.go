@@ -143,6 +143,12 @@ type Host struct {
 	// blk-mq; NrHwQueues and HostTagset are then unused. Needs DriverSCSI, a 4.x
 	// Kernel and one LUN (stack/legacy.go).
 	Legacy bool
+	// CopiesData: the host's SCSI LLD copies each command's data with the CPU in
+	// queuecommand (scsi_debug's do_device_access → sg_copy_buffer; scsi.Host.
+	// SetCopiesData), charged dispatch.CPUCosts.DataCopyKiB per KiB — 0 in the
+	// default cost table, so natively nothing; set by package setup for
+	// scsi_debug. Ignored for other drivers and Legacy hosts.
+	CopiesData bool
 }
 
 // Driver names the block driver of a host.

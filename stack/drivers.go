@@ -34,6 +34,7 @@ func (r *runner) assemble() error {
 			if err = scsiHosts[i].SetChannelCPUs(h.ChannelCPUs); err != nil {
 				return fmt.Errorf("stack: host %d: %w", i, err)
 			}
+			scsiHosts[i].SetCopiesData(h.CopiesData)
 		}
 	}
 	r.host, r.hosts = hosts[0], hosts

@@ -67,6 +67,17 @@ type EmulationOptions struct {
 	// NoLazyTLB charges the kworker's switches like a user task's (Switch), the
 	// model before round 7.
 	NoLazyTLB bool
+	// DataCopy is the native-equivalent cost (ns) per KiB of the data copy a
+	// RAM-backed SCSI LLD does in queuecommand (dispatch.CPUCosts.DataCopyKiB, on
+	// hosts with Host.CopiesData: scsi_debug's do_device_access → sg_copy_buffer),
+	// scaled by the factor, [0, 1 ms]; 0 = none (opt-in: DefaultDataCopy is the
+	// derived value, stack/datacopy.go).
+	DataCopy sim.Time
+	// DataCopyCmd is the native-equivalent per-command cost (ns) of such an LLD's
+	// command handling beyond the cost table's SCSI path
+	// (dispatch.CPUCosts.DataCopyCmd), scaled by the factor, [0, 1 ms]; 0 = none
+	// (opt-in: DefaultDataCopyCmd).
+	DataCopyCmd sim.Time
 }
 
 // NativeLazyTLBSwitch is an assumed native cost of one switch to or from a kernel
@@ -173,6 +184,12 @@ func (c Config) EmulatedWith(factor float64, o EmulationOptions) (Config, error)
 	if o.LazyTLBSwitch < 0 || o.LazyTLBSwitch > sim.Millisecond {
 		return c, configErrorf("EmulationOptions.LazyTLBSwitch", "emulation: kernel-thread switch cost %v out of range [0, 1ms]", o.LazyTLBSwitch)
 	}
+	if o.DataCopy < 0 || o.DataCopy > sim.Millisecond {
+		return c, configErrorf("EmulationOptions.DataCopy", "emulation: data-copy cost %v per KiB out of range [0, 1ms]", o.DataCopy)
+	}
+	if o.DataCopyCmd < 0 || o.DataCopyCmd > sim.Millisecond {
+		return c, configErrorf("EmulationOptions.DataCopyCmd", "emulation: data-copy command cost %v out of range [0, 1ms]", o.DataCopyCmd)
+	}
 	if o.MMSwitch < 0 || o.MMSwitch > sim.Millisecond {
 		return c, configErrorf("EmulationOptions.MMSwitch", "emulation: process-switch cost %v out of range [0, 1ms]", o.MMSwitch)
 	}
@@ -214,6 +231,12 @@ func (c Config) EmulatedWith(factor float64, o EmulationOptions) (Config, error)
 			if o.MMSwitch == 0 && factor > 0 {
 				// the default, lowered where its scaled cost would pass a CPU cost's 1 ms
 				costs.MMSwitch = min(costs.MMSwitch, sim.Time(math.Floor(float64(sim.Millisecond)/factor)))
+			}
+		}
+		costs.DataCopyKiB, costs.DataCopyCmd = o.DataCopy, o.DataCopyCmd
+		for _, t := range []*sim.Time{&costs.DataCopyKiB, &costs.DataCopyCmd} {
+			if float64(*t)*factor > float64(sim.Millisecond) {
+				*t = sim.Time(math.Floor(float64(sim.Millisecond) / factor)) // a CPU cost's limit
 			}
 		}
 		costs, err := costs.Emulated(factor)
