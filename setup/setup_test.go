@@ -49,19 +49,19 @@ func TestResolveGood(t *testing.T) {
 		{"F/null_blk-poll_queues-set-scheduler", Description{Devices: []string{"null_blk"}, Set: []string{"queue/scheduler=mq-deadline"}},
 			hostOf{CPUs: 4, Host: stack.Host{CanQueue: 64, NrHwQueues: 1, CmdPerLun: 64, Driver: stack.DriverNullBlk, NullBlk: stack.NullBlk{IRQMode: nullblk.IRQSoftIRQ}}, Scheduler: "mq-deadline", MaxSectors: 127, LUNs: []string{"/dev/nullb0"}}},
 		{"scsi_debug/003-host_max_queue", Description{CPUs: 2, Devices: []string{"scsi_debug delay=0 no_rwlock=1 host_max_queue=192 submit_queues=2"}},
-			hostOf{CPUs: 2, Host: stack.Host{CanQueue: 192, NrHwQueues: 2, CmdPerLun: 192, HostTagset: true, Completion: scsi.CompleteOnIssueCPU}, MaxSectors: 512, LUNs: []string{"/dev/sda"}}},
+			hostOf{CPUs: 2, Host: stack.Host{CanQueue: 192, NrHwQueues: 2, CmdPerLun: 192, HostTagset: true, Completion: scsi.CompleteOnIssueCPU, CopiesData: true}, MaxSectors: 512, LUNs: []string{"/dev/sda"}}},
 		{"scsi_debug/modprobe-prefix-and-luns", Description{CPUs: 16, Devices: []string{"modprobe scsi_debug scsi_debug.max_queue=64 max_luns=2 submit_queues=32"}},
-			hostOf{CPUs: 16, Host: stack.Host{CanQueue: 64, NrHwQueues: 16, CmdPerLun: 192, Completion: scsi.CompleteOnIssueCPU}, MaxSectors: 512, LUNs: []string{"/dev/sda", "/dev/sdb"}}},
+			hostOf{CPUs: 16, Host: stack.Host{CanQueue: 64, NrHwQueues: 16, CmdPerLun: 192, Completion: scsi.CompleteOnIssueCPU, CopiesData: true}, MaxSectors: 512, LUNs: []string{"/dev/sda", "/dev/sdb"}}},
 		// G: 6.1 guest sysfs max_sectors_kb: scsi_debug 512 (opt_blks 1024 × 512 B),
 		// null_blk 127 (BLK_SAFE_MAX_SECTORS 255 sectors).
 		{"G/scsi_debug-opt_blks", Description{Devices: []string{"scsi_debug opt_blks=256 sector_size=4096"}},
-			hostOf{CPUs: 4, Host: stack.Host{CanQueue: 192, NrHwQueues: 1, CmdPerLun: 192, Completion: scsi.CompleteOnIssueCPU}, MaxSectors: 1024, LUNs: []string{"/dev/sda"}}},
+			hostOf{CPUs: 4, Host: stack.Host{CanQueue: 192, NrHwQueues: 1, CmdPerLun: 192, Completion: scsi.CompleteOnIssueCPU, CopiesData: true}, MaxSectors: 1024, LUNs: []string{"/dev/sda"}}},
 		{"G/scsi_debug-opt_blks-below-page", Description{Devices: []string{"scsi_debug opt_blks=4"}},
-			hostOf{CPUs: 4, Host: stack.Host{CanQueue: 192, NrHwQueues: 1, CmdPerLun: 192, Completion: scsi.CompleteOnIssueCPU}, MaxSectors: 1280, LUNs: []string{"/dev/sda"}}},
+			hostOf{CPUs: 4, Host: stack.Host{CanQueue: 192, NrHwQueues: 1, CmdPerLun: 192, Completion: scsi.CompleteOnIssueCPU, CopiesData: true}, MaxSectors: 1280, LUNs: []string{"/dev/sda"}}},
 		{"G/null_blk-max_sectors-capped", Description{Devices: []string{"null_blk max_sectors=8192"}},
 			hostOf{CPUs: 4, Host: stack.Host{CanQueue: 64, NrHwQueues: 1, CmdPerLun: 64, Driver: stack.DriverNullBlk, NullBlk: stack.NullBlk{IRQMode: nullblk.IRQSoftIRQ}}, Scheduler: "none", MaxSectors: 1280, LUNs: []string{"/dev/nullb0"}}},
 		{"G/set-overrides-device-default", Description{Devices: []string{"scsi_debug"}, Set: []string{"queue/max_sectors_kb=64"}},
-			hostOf{CPUs: 4, Host: stack.Host{CanQueue: 192, NrHwQueues: 1, CmdPerLun: 192, Completion: scsi.CompleteOnIssueCPU}, MaxSectors: 64, LUNs: []string{"/dev/sda"}}},
+			hostOf{CPUs: 4, Host: stack.Host{CanQueue: 192, NrHwQueues: 1, CmdPerLun: 192, Completion: scsi.CompleteOnIssueCPU, CopiesData: true}, MaxSectors: 64, LUNs: []string{"/dev/sda"}}},
 		{"null_blk/shared", Description{CPUs: 8, Devices: []string{"null_blk completion_nsec=200000 irqmode=2 hw_queue_depth=32 submit_queues=4 shared_tags=1 nr_devices=2 shared_tag_bitmap=1 no_sched=1 max_sectors=256"}},
 			hostOf{CPUs: 8, Host: stack.Host{CanQueue: 32, NrHwQueues: 4, CmdPerLun: 32, HostTagset: true, Driver: stack.DriverNullBlk, NullBlk: stack.NullBlk{IRQMode: nullblk.IRQTimer, NoSched: true}}, Scheduler: "none", MaxSectors: 128, LUNs: []string{"/dev/nullb0", "/dev/nullb1"}}},
 		{"storvsc/000", Description{Kernel: "5.17", CPUs: 16, Devices: []string{"cloud"}, Set: []string{"queue/nr_requests=56", "device/queue_depth=15"}},
@@ -71,7 +71,7 @@ func TestResolveGood(t *testing.T) {
 		{"generic/hdd+ssd", Description{Host: "generic can_queue=128 nr_hw_queues=2", Devices: []string{"hdd model=cheetah-15k3 tcq=1 aging_ms=250", "ssd parallel_units=8"}, Set: []string{"host/host_tagset=1", "host/cmd_per_lun=32"}},
 			hostOf{CPUs: 4, Host: stack.Host{CanQueue: 128, NrHwQueues: 2, CmdPerLun: 32, HostTagset: true}, MaxSectors: 512, LUNs: []string{"/dev/sda", "/dev/sdb"}}},
 		{"set/overrides-device", Description{Devices: []string{"scsi_debug max_queue=100"}, Set: []string{"host/can_queue=50", "system/nr_cpus=3"}},
-			hostOf{CPUs: 3, Host: stack.Host{CanQueue: 50, NrHwQueues: 1, CmdPerLun: 192, Completion: scsi.CompleteOnIssueCPU}, MaxSectors: 512, LUNs: []string{"/dev/sda"}}},
+			hostOf{CPUs: 3, Host: stack.Host{CanQueue: 50, NrHwQueues: 1, CmdPerLun: 192, Completion: scsi.CompleteOnIssueCPU, CopiesData: true}, MaxSectors: 512, LUNs: []string{"/dev/sda"}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
