@@ -9,13 +9,12 @@ import (
 // FuzzParseGuestLog: any guest result log either parses or is refused with an
 // "oracle:" error; never a panic ("kernel" or "disk" without its value indexed
 // past the line's fields). Not run by default: go test -fuzz FuzzParseGuestLog
-// -fuzztime 60s ./oracle/. Seeds: the committed guest logs and the cases below.
+// -fuzztime 60s ./oracle/. Seeds: below.
 func FuzzParseGuestLog(f *testing.F) {
-	for _, p := range []string{"testdata/guest-result.log", "testdata/guest-setup-result.log"} {
-		if data, err := os.ReadFile(p); err == nil {
-			f.Add(data)
-		}
-	}
+	// small synthetic seeds: with the 8-16 KiB committed logs as seeds the fuzzer
+	// made no progress (4-6 executions in 45 s); the logs are parsed by the unit
+	// tests
+	f.Add([]byte("#blkmq-begin modprobe\n#blkmq-end modprobe 0\n#blkmq-begin sysfs\n#blkmq-end sysfs 0\n#blkmq-begin disks\nkernel 6.1.0-57-amd64 cpus 2\ndisk sda scheduler none\n#blkmq-end disks 0\n#blkmq-begin fio\n{\"jobs\":[{\"jobname\":\"a\"}]}\n#blkmq-end fio 0\n#blkmq-done\n"))
 	f.Add([]byte("#blkmq-begin disks\nkernel\ndisk\n#blkmq-end disks\n"))
 	f.Add([]byte("#blkmq-begin disks\nkernel 6.1.0-57-amd64 cpus 2\ndisk sda\n#blkmq-end disks\n#blkmq-done\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
