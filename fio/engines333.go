@@ -143,5 +143,7 @@ func engineError(v string) error {
 	case strings.HasPrefix(v, "external:") || strings.ContainsRune(v, '/'):
 		return fmt.Errorf("an external engine (fio loads it with dlopen) is not modelled by blkmq; modelled: %s", modelled)
 	}
-	return fmt.Errorf("unknown engine; want one of %s", modelled)
+	// load_ioengine (ioengines.c) dlopens a name it does not know before giving up
+	// ("engine X not loadable"): examples/cpp_null.fio names such an engine
+	return fmt.Errorf("unknown engine; want one of %s (fio 3.33 has no such engine and would try to dlopen %q as an external one, which blkmq does not model)", modelled, v)
 }

@@ -16,6 +16,8 @@ func TestFio333Engines(t *testing.T) {
 		{"io_uring_cmd engine", "ioengine=io_uring_cmd", "ioengine=io_uring_cmd: fio 3.33 engine not modelled"},
 		{"external engine", "ioengine=external:/usr/lib/fio/x.so", "an external engine (fio loads it with dlopen) is not modelled by blkmq"},
 		{"made-up engine", "ioengine=turbo", "ioengine=turbo: unknown engine; want one of psync"},
+		// fio's own examples/cpp_null.fio: fio dlopens a name it does not know
+		{"cpp_null from fio's examples", "ioengine=cpp_null", `unknown engine; want one of psync, sync, vsync, pvsync, pvsync2, libaio, io_uring, posixaio (fio 3.33 has no such engine and would try to dlopen "cpp_null" as an external one, which blkmq does not model)`},
 		{"nfs option", "nfs_url=nfs://h/x", "nfs_url=nfs://h/x: fio 3.33 option of the nfs engine (ioengine=nfs), not modelled by blkmq"},
 		{"shared engine option", "protocol=tcp", "protocol=tcp: fio 3.33 option of the netsplice and net engines, not modelled by blkmq"},
 		{"cpuio option", "cpuload=50", "cpuload=50: fio 3.33 option of the cpuio engine (ioengine=cpuio)"},

@@ -55,7 +55,7 @@ var optionList = []struct {
 	{[]string{"runtime", "timeout"}, durationField(func(s *Spec) *time.Duration { return &s.Runtime })},
 	{[]string{"time_based"}, boolField(func(s *Spec) *bool { return &s.TimeBased })},
 	{[]string{"ramp_time"}, durationField(func(s *Spec) *time.Duration { return &s.RampTime })},
-	{[]string{"startdelay"}, durationField(func(s *Spec) *time.Duration { return &s.StartDelay })},
+	{[]string{"startdelay"}, setStartDelay},
 	{[]string{"rate"}, rateField(func(s *Spec) *[2]int64 { return &s.Rate })},
 	{[]string{"rate_min", "ratemin"}, rateField(func(s *Spec) *[2]int64 { return &s.RateMin })},
 	{[]string{"rate_iops"}, rateIOPSField(func(s *Spec) *[2]int { return &s.RateIOPS })},
@@ -281,6 +281,53 @@ func durationField(field func(*Spec) *time.Duration) func(*jobBuilder, string) e
 	}
 }
 
+// maxStartDelaySpan is the widest startdelay=LO-HI range fio 3.33 draws from
+// correctly: rand_between (lib/rand.h) hands HI-LO microseconds to rand32_upto,
+// a uint32_t, with the default 32-bit Tausworthe generator.
+const maxStartDelaySpan = time.Duration(1<<32-1) * time.Microsecond
+
+// setStartDelay parses startdelay=TIME or startdelay=LO-HI (also LO:HI, LO,HI):
+// fio 3.33's option has off1 and off2 (options.c), so handle_option stores the
+// first part as the delay and the second as its top, and fixup_options draws each
+// job's delay between them. A reversed range, a third part (dropped by fio) and a
+// span too wide for fio's 32-bit draw are refused.
+func setStartDelay(j *jobBuilder, v string) error {
+	t := strings.TrimSpace(v)
+	if !strings.ContainsAny(t, ",:-") || strings.HasPrefix(t, "-") {
+		d, err := parseDuration(t, time.Second)
+		if err == nil {
+			j.spec.StartDelay, j.spec.StartDelayHigh = d, 0
+		}
+		return err
+	}
+	if strings.Contains(t, "(") {
+		return fmt.Errorf("fio 3.33 cuts this value at its ',', ':' or '-' even inside parentheses (parse.c handle_option) into a low and a high delay; give LO-HI without parentheses, or the result")
+	}
+	parts := fioParts(t)
+	if len(parts) > 2 {
+		return fmt.Errorf("three or more parts: fio 3.33 keeps a low and a high delay (startdelay=LO-HI) and drops %q without a word; give LO-HI", strings.Join(parts[2:], ","))
+	}
+	lo, err := parseDuration(parts[0], time.Second)
+	if err != nil {
+		return fmt.Errorf("low delay %q: %w", strings.TrimSpace(parts[0]), err)
+	}
+	hi, err := parseDuration(parts[1], time.Second)
+	if err != nil {
+		return fmt.Errorf("high delay %q: %w", strings.TrimSpace(parts[1]), err)
+	}
+	if hi < lo {
+		return fmt.Errorf("range %v-%v is reversed: fio draws HI-LO microseconds as an unsigned number, so it would pick a delay far outside it; give LO-HI with LO <= HI", lo, hi)
+	}
+	if hi-lo > maxStartDelaySpan {
+		return fmt.Errorf("range %v-%v is wider than %v: fio's rand_between draws the span as a 32-bit number of microseconds (random_generator=tausworthe), so it would wrap", lo, hi, maxStartDelaySpan)
+	}
+	j.spec.StartDelay, j.spec.StartDelayHigh = lo, hi
+	if hi == lo {
+		j.spec.StartDelayHigh = 0
+	}
+	return nil
+}
+
 // avgTimeField parses bwavgtime / iopsavgtime: default unit ms, at least
 // 1 ms.
 //
@@ -464,9 +511,14 @@ func setBSSplit(j *jobBuilder, v string) error {
 	}
 	var out []BSSplit
 	total, missing := 0.0, 0
-	for part := range strings.SplitSeq(v, ":") {
+	parts := strings.Split(v, ":")
+	for i, part := range parts {
 		if strings.TrimSpace(part) == "" {
-			continue
+			// split_parse_ddir stops at the first empty entry
+			if rest := strings.TrimSpace(strings.Join(parts[i+1:], ":")); strings.Trim(rest, ": ") != "" {
+				return fmt.Errorf("empty entry: fio 3.33 stops reading the split there (options.c split_parse_ddir) and ignores %q; remove the extra ':'", rest)
+			}
+			break
 		}
 		if len(out) == 64 {
 			return errors.New("more than 64 entries")
@@ -477,14 +529,23 @@ func setBSSplit(j *jobBuilder, v string) error {
 			return err
 		}
 		e := BSSplit{Size: n, Percent: -1}
-		if hasPct && strings.TrimSpace(pct) != "" {
-			p, err := strconv.ParseFloat(strings.TrimSpace(pct), 64)
+		if pct = strings.TrimSpace(pct); hasPct && pct != "" {
+			p, err := strconv.ParseFloat(pct, 64)
 			if err != nil || p < 0 || p > 100 {
 				return fmt.Errorf("percentage %q out of range [0, 100]", pct)
 			}
-			e.Percent = p
-			total += p
-		} else {
+			if p != math.Trunc(p) {
+				// split_parse_ddir reads it with atoi
+				return fmt.Errorf("fractional percentage %q: fio 3.33 reads it with atoi (options.c split_parse_ddir), so it would use %d; give whole percentages", pct, int(p))
+			}
+			if p > 0 {
+				e.Percent = p
+				total += p
+			}
+		}
+		if e.Percent < 0 {
+			// no share, or /0, which split_parse_ddir reads as none given: the
+			// entry shares what the others leave (bssplit=4k/0 is bs=4k)
 			missing++
 		}
 		out = append(out, e)

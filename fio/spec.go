@@ -195,6 +195,12 @@ type Spec struct {
 	RampTime time.Duration
 	// StartDelay is startdelay=: delay before the job starts.
 	StartDelay time.Duration
+	// StartDelayHigh is the top of a startdelay=LO-HI range (0 = one value): each
+	// job then starts after a delay drawn uniformly from [StartDelay,
+	// StartDelayHigh] at microsecond steps, as fio's fixup_options draws it with
+	// rand_between (init.c); the model draws from its own seeded stream, so the
+	// value is not fio's.
+	StartDelayHigh time.Duration
 
 	// CPUsAllowed is cpus_allowed= as a sorted list of CPU numbers; nil = any.
 	CPUsAllowed []int

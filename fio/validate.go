@@ -68,10 +68,13 @@ func (s *Spec) Validate() error {
 	for _, d := range []struct {
 		field string
 		v     int64
-	}{{"runtime", int64(s.Runtime)}, {"ramp_time", int64(s.RampTime)}, {"startdelay", int64(s.StartDelay)}} {
+	}{{"runtime", int64(s.Runtime)}, {"ramp_time", int64(s.RampTime)}, {"startdelay", int64(s.StartDelay)}, {"startdelay high", int64(s.StartDelayHigh)}} {
 		if d.v < 0 || d.v > int64(maxDuration) {
 			return bad(d.field, d.v, "ns out of range [0, %d]", int64(maxDuration))
 		}
+	}
+	if s.StartDelayHigh != 0 && s.StartDelayHigh < s.StartDelay {
+		return bad("startdelay high", s.StartDelayHigh, "below startdelay %v", s.StartDelay)
 	}
 	for _, d := range []struct {
 		field string

@@ -266,8 +266,8 @@ func (g *guestLog) facts() (*Facts, error) {
 	byName := map[string]*DiskFacts{}
 	for _, line := range g.blocks["disks"] {
 		w := strings.Fields(line)
-		if len(w) == 0 {
-			continue
+		if len(w) < 2 {
+			continue // "kernel" or "disk" without its value: w[1] panicked
 		}
 		var kv map[string]string
 		if len(w) > 2 {

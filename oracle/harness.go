@@ -24,7 +24,15 @@ var ErrNoQEMU = errors.New("qemu-system-x86_64 not found: install it with `apt-g
 
 // ErrNoGuest is returned (wrapped) by Harness.Available when the guest kernel and
 // initramfs have not been built.
-var ErrNoGuest = errors.New("oracle guest not built: run `oracle/scripts/build-guest.sh` (or `blkmq validate --build-guest`); it apt-gets qemu-system-x86, kmod, cpio, fio and downloads linux-image-amd64 and busybox-static")
+var ErrNoGuest = errors.New("oracle guest not built: run `oracle/scripts/build-guest.sh` (or `blkmq validate --build-guest`); it apt-gets qemu-system-x86, kmod, cpio, fio and downloads linux-image-" + GuestKernel + " and busybox-static")
+
+// ErrWrongGuest is returned (wrapped) by Harness.Available and Harness.Run when the
+// built guest's kernel release (the cache's release file, or uname -r in the
+// guest) is not the one the harness wants (Harness.Kernel, default GuestKernel,
+// the release every committed reference was measured on): the model would run
+// GuestKernel's profile against another kernel, and its results would be compared
+// with references from another kernel, without a word.
+var ErrWrongGuest = errors.New("oracle guest runs another kernel than the references")
 
 // DefaultCache returns the guest's cache directory: $BLKMQ_ORACLE_CACHE, else
 // $XDG_CACHE_HOME/blkmq-oracle, else ~/.cache/blkmq-oracle.
@@ -65,6 +73,49 @@ type Harness struct {
 	// Keep, when non-empty, is a directory that receives the run's raw files
 	// (result.log, console.log).
 	Keep string
+	// Kernel is the guest kernel release (uname -r) the harness must boot;
+	// "" = GuestKernel. Available refuses a cache built for another release and Run
+	// a guest whose uname -r differs (ErrWrongGuest).
+	Kernel string
+}
+
+// kernel returns the release the harness must boot.
+func (h *Harness) kernel() string {
+	if h.Kernel != "" {
+		return h.Kernel
+	}
+	return GuestKernel
+}
+
+// Release returns the kernel release of the built guest: the release file that
+// build-guest.sh writes into the cache. It returns an error wrapping ErrNoGuest
+// when the file is missing or empty.
+func (h *Harness) Release() (string, error) {
+	f := filepath.Join(h.cache(), "release")
+	data, err := os.ReadFile(f)
+	if err != nil {
+		return "", fmt.Errorf("oracle: %s missing: %w", f, ErrNoGuest)
+	}
+	rel := strings.TrimSpace(string(data))
+	if rel == "" || strings.ContainsAny(rel, " \t\n") {
+		return "", fmt.Errorf("oracle: %s: %q is not a kernel release: %w", f, clipRelease(rel), ErrNoGuest)
+	}
+	return rel, nil
+}
+
+// clipRelease shortens a release string read from a file for an error message.
+func clipRelease(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "..."
+	}
+	return s
+}
+
+// wrongGuest is the error for a guest that runs release got instead of want.
+func (h *Harness) wrongGuest(where, got string) error {
+	want := h.kernel()
+	return fmt.Errorf("oracle: %s: the guest runs kernel %s, the references were measured on %s: %w; rebuild it with `oracle/scripts/build-guest.sh %s` (or `blkmq validate --build-guest`) into %s, or point BLKMQ_ORACLE_CACHE at a guest of %s",
+		where, got, want, ErrWrongGuest, want, h.cache(), want)
 }
 
 func (h *Harness) cache() string {
@@ -75,7 +126,8 @@ func (h *Harness) cache() string {
 }
 
 // Available reports whether the kernel side can run: QEMU installed and the guest
-// built. The errors wrap ErrNoQEMU or ErrNoGuest and name the command that fixes it.
+// built for the wanted release (Harness.Kernel). The errors wrap ErrNoQEMU,
+// ErrNoGuest or ErrWrongGuest and name the command that fixes it.
 func (h *Harness) Available() error {
 	if _, err := exec.LookPath("qemu-system-x86_64"); err != nil {
 		return fmt.Errorf("oracle: %w", ErrNoQEMU)
@@ -84,6 +136,13 @@ func (h *Harness) Available() error {
 		if _, err := os.Stat(filepath.Join(h.cache(), f)); err != nil {
 			return fmt.Errorf("oracle: %s missing: %w", filepath.Join(h.cache(), f), ErrNoGuest)
 		}
+	}
+	rel, err := h.Release()
+	if err != nil {
+		return err
+	}
+	if rel != h.kernel() {
+		return h.wrongGuest(filepath.Join(h.cache(), "release"), rel)
 	}
 	return nil
 }
@@ -107,8 +166,9 @@ func WriteScripts(dir string) (string, error) {
 	return dir, nil
 }
 
-// BuildGuest runs build-guest.sh (apt-get, downloads; needs root for apt-get install
-// of missing host tools) with output to h.Log.
+// BuildGuest runs build-guest.sh for the wanted release (Harness.Kernel, default
+// GuestKernel; apt-get, downloads; needs root for apt-get install of missing host
+// tools) with output to h.Log.
 func (h *Harness) BuildGuest(ctx context.Context) error {
 	dir, err := os.MkdirTemp("", "blkmq-oracle-scripts")
 	if err != nil {
@@ -118,7 +178,7 @@ func (h *Harness) BuildGuest(ctx context.Context) error {
 	if _, err := WriteScripts(dir); err != nil {
 		return err
 	}
-	cmd := exec.CommandContext(ctx, filepath.Join(dir, "build-guest.sh"))
+	cmd := exec.CommandContext(ctx, filepath.Join(dir, "build-guest.sh"), h.kernel())
 	cmd.Env = append(os.Environ(), "BLKMQ_ORACLE_CACHE="+h.cache())
 	cmd.Stdout, cmd.Stderr = h.logw(), h.logw()
 	if err := cmd.Run(); err != nil {
@@ -224,6 +284,15 @@ func (h *Harness) Run(ctx context.Context, c *Case, jobPath string) (*KernelRun,
 			return nil, fmt.Errorf("%w (run-guest.sh: %v: %s)", perr, runErr, strings.TrimSpace(stderr.String()))
 		}
 		return nil, perr
+	}
+	if facts.Kernel != h.kernel() {
+		// the release file and the kernel image can disagree (a cache copied or
+		// rebuilt by hand): uname -r in the guest is what ran
+		got := facts.Kernel
+		if got == "" {
+			got = "(unknown: the guest log has no kernel line)"
+		}
+		return nil, h.wrongGuest("uname -r in the guest", got)
 	}
 	return &KernelRun{Fio: fj, Facts: facts, Wall: wall}, nil
 }

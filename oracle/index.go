@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -16,7 +17,11 @@ import (
 // file and committed kernel results (NAME.fio.json, NAME.facts.json under
 // results/).
 type Index struct {
-	// Kernel is the guest kernel release the results were measured on.
+	// Kernel is the guest kernel release the results were measured on: uname -r
+	// first, then anything in parentheses ("6.1.0-57-amd64 (Debian 12
+	// linux-image-amd64, 6.1.192-3)"); Release returns the uname -r. Reference and
+	// Reruns refuse a result file that names another kernel, and SaveReferenceRun
+	// a run on another kernel.
 	Kernel string `json:"kernel"`
 	// Harness says how they were measured (QEMU accelerator, vCPUs, fio version).
 	Harness string `json:"harness"`
@@ -86,6 +91,77 @@ func LoadIndex(path string) (*Index, error) {
 		}
 	}
 	return &ix, nil
+}
+
+// Release returns the uname -r of the kernel the index's results were measured on:
+// the first field of Kernel ("" when Kernel is empty).
+func (ix *Index) Release() string {
+	if f := strings.Fields(ix.Kernel); len(f) > 0 {
+		return f[0]
+	}
+	return ""
+}
+
+// checkRunKernel refuses a kernel run on another release than the index's: its
+// results would sit beside references of another kernel, and the model would
+// compare them with the index's kernel profile.
+func (ix *Index) checkRunKernel(c *Case, f *Facts) error {
+	if f == nil {
+		return fmt.Errorf("oracle: case %s: the kernel run has no facts (no kernel release to check)", c.Name)
+	}
+	if want := ix.Release(); want != "" && f.Kernel != want {
+		return fmt.Errorf("oracle: case %s: the kernel run was on %q, the index's results are from %s (%s): %w; build the guest of %s (oracle/scripts/build-guest.sh %s), or re-record every case and update the index's kernel",
+			c.Name, f.Kernel, want, ix.Kernel, ErrWrongGuest, want, want)
+	}
+	if want, got := indexDebianVersion(ix.Kernel), procDebianVersion(f.Version); want != "" && got != "" && want != got {
+		return fmt.Errorf("oracle: case %s: the kernel run was on Debian's %s build of %s, the index's results are from %s (%s): %w; build the guest from that package (oracle/scripts/build-guest.sh), or re-record every case and update the index's kernel",
+			c.Name, got, f.Kernel, want, ix.Kernel, ErrWrongGuest)
+	}
+	return nil
+}
+
+var (
+	indexDebianRE = regexp.MustCompile(`\d+\.\d+\.\d+-[0-9A-Za-z.+~]+`)
+	procDebianRE  = regexp.MustCompile(`Debian (\d+\.\d+\.\d+-[0-9A-Za-z.+~]+)`)
+)
+
+// indexDebianVersion returns the Debian package version an index's Kernel names
+// ("6.1.192-3" of "6.1.0-57-amd64 (Debian 12 linux-image-amd64, 6.1.192-3)"), or
+// "": the last VERSION-REVISION after the release.
+func indexDebianVersion(kernel string) string {
+	_, rest, _ := strings.Cut(kernel, " ")
+	m := indexDebianRE.FindAllString(rest, -1)
+	if len(m) == 0 {
+		return ""
+	}
+	return m[len(m)-1]
+}
+
+// procDebianVersion returns the Debian package version of a /proc/version line
+// ("6.1.192-3" of "... #1 SMP PREEMPT_DYNAMIC Debian 6.1.192-3 (2026-11-26)"), or
+// "": the last "Debian X.Y.Z-R" (the compiler's "(Debian 12.2.0-14...)" comes
+// before it).
+func procDebianVersion(version string) string {
+	m := procDebianRE.FindAllStringSubmatch(version, -1)
+	if len(m) == 0 {
+		return ""
+	}
+	return m[len(m)-1][1]
+}
+
+// checkResultKernel refuses a committed facts file whose kernel is not the index's:
+// a case re-recorded on another guest would be compared, and would calibrate, as if
+// it were the index's kernel.
+func (ix *Index) checkResultKernel(path string, f *Facts) error {
+	if want := ix.Release(); want != "" && f.Kernel != want {
+		return fmt.Errorf("oracle: %s: recorded on kernel %q, the index's results are from %s (%s): %w; re-record the case on %s",
+			path, f.Kernel, want, ix.Kernel, ErrWrongGuest, want)
+	}
+	if want, got := indexDebianVersion(ix.Kernel), procDebianVersion(f.Version); want != "" && got != "" && want != got {
+		return fmt.Errorf("oracle: %s: recorded on Debian's %s build of %s, the index's results are from %s (%s): %w; re-record the case on %s",
+			path, got, f.Kernel, want, ix.Kernel, ErrWrongGuest, want)
+	}
+	return nil
 }
 
 // Slowdown returns the emulation slowdown calibrated from the committed runs of the
@@ -241,12 +317,16 @@ func (ix *Index) Reruns(c *Case) ([]*FioJSON, []*Facts, error) {
 		if err := json.Unmarshal(data, &f); err != nil {
 			return nil, nil, fmt.Errorf("oracle: %s: %w", ix.rerunPath(c, run, "facts"), err)
 		}
+		if err := ix.checkResultKernel(ix.rerunPath(c, run, "facts"), &f); err != nil {
+			return nil, nil, err
+		}
 		fjs, fs = append(fjs, fj), append(fs, &f)
 	}
 }
 
 // Reference reads a case's committed kernel results. It returns an error when a
-// file is missing or malformed.
+// file is missing or malformed, or when its facts name another kernel than the
+// index (wrapping ErrWrongGuest).
 func (ix *Index) Reference(c *Case) (*FioJSON, *Facts, error) {
 	data, err := os.ReadFile(ix.resultPath(c, "fio"))
 	if err != nil {
@@ -264,6 +344,9 @@ func (ix *Index) Reference(c *Case) (*FioJSON, *Facts, error) {
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, nil, fmt.Errorf("oracle: %s: %w", ix.resultPath(c, "facts"), err)
 	}
+	if err := ix.checkResultKernel(ix.resultPath(c, "facts"), &f); err != nil {
+		return nil, nil, err
+	}
 	return fj, &f, nil
 }
 
@@ -275,10 +358,14 @@ func (ix *Index) SaveReference(c *Case, k *KernelRun) error {
 // SaveReferenceRun writes a kernel run as the case's committed run number run:
 // 1 is the reference (NAME.fio.json, NAME.facts.json), 2 and up are repeats
 // (NAME.runK.*.json) that give the run-to-run difference. It returns an error for
-// run < 1 or a failed write.
+// run < 1, a run on another kernel than the index's (Facts.Kernel against Release;
+// wraps ErrWrongGuest), or a failed write.
 func (ix *Index) SaveReferenceRun(c *Case, k *KernelRun, run int) error {
 	if run < 1 {
 		return fmt.Errorf("oracle: run %d out of range [1, ...)", run)
+	}
+	if err := ix.checkRunKernel(c, k.Facts); err != nil {
+		return err
 	}
 	fioPath, factsPath := ix.resultPath(c, "fio"), ix.resultPath(c, "facts")
 	if run > 1 {

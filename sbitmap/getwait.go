@@ -37,7 +37,8 @@ var chanWaiterPool = sync.Pool{New: func() any {
 // directly, without searching the bitmap again; see QueueOptions.HandOff.
 //
 // After warm-up GetWait allocates nothing: waiters and their channels are pooled.
-// It panics if hint is nil.
+// It panics if hint is nil, or on a Queue not made by NewQueue (the zero Queue has no
+// bit to wait for: it slept until ctx was done, for ever with context.Background).
 // Memory ordering: acquire, as Get.
 func (q *Queue) GetWait(ctx context.Context, hint *uint32) (int, error) {
 	if hint == nil {
@@ -53,6 +54,9 @@ func (q *Queue) GetWait(ctx context.Context, hint *uint32) (int, error) {
 	}
 	if nr := q.sb.Get(hint); nr >= 0 {
 		return nr, nil
+	}
+	if q.sb.Capacity() == 0 {
+		panic("sbitmap: GetWait on a Queue not made by NewQueue (no bits: it would sleep for ever)")
 	}
 	return q.getWaitSlow(ctx, hint)
 }

@@ -47,6 +47,12 @@ func TestMisusePanicsAtTheCall(t *testing.T) {
 			q.FinishWait(w)
 		}, "sbitmap: FinishWait of a waiter used as a wait hook (use RemoveWaitHook)"},
 		{"Clear/never-set", func(q *sbitmap.Queue) { q.Clear(3, nil) }, "sbitmap: Clear of bit 3 which is not held (depth 8)"},
+		// the zero Queue slept until its context was done: for ever with Background
+		{"GetWait/zero-queue", func(*sbitmap.Queue) {
+			var z sbitmap.Queue
+			var h uint32
+			z.GetWait(context.Background(), &h)
+		}, "sbitmap: GetWait on a Queue not made by NewQueue (no bits: it would sleep for ever)"},
 		{"Clear/twice", func(q *sbitmap.Queue) {
 			var h uint32
 			b := q.Get(&h)

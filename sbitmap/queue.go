@@ -145,7 +145,8 @@ func (ws *waitState) length() int { return int(ws.lk.Load() >> 1) }
 //
 // All methods are safe for concurrent use; for a single goroutine every result is
 // deterministic. Memory ordering is as for Sbitmap: Clear is a release, Get an acquire.
-// A Queue must not be copied after first use.
+// A Queue must not be copied after first use. Make one with NewQueue: the zero Queue
+// has no bits (Get returns -1), and GetWait on it panics rather than sleep for ever.
 type Queue struct {
 	sb Sbitmap
 

@@ -102,14 +102,31 @@ func ParseConfig(data []byte, name string) (Layer, error) {
 		{"devices", len(d.Devices) == 0, `at least one "KIND key=value ..."`},
 	} {
 		if z.zero && md.IsDefined(z.key) {
-			return Layer{}, fmt.Errorf("setup: config %s:%d: %s: allowed: %s; omit the key for the default", name, lineOf(data, z.key), z.key, z.allowed)
+			return Layer{}, fmt.Errorf("setup: config %s:%d: %s: allowed: %s; omit the key for the default", name, keyLine(data, z.key), z.key, z.allowed)
 		}
 	}
-	l := Layer{Name: "config " + name, Desc: d, Lines: map[string]int{}}
+	l := Layer{Name: "config " + name, Desc: d, Lines: map[string]int{}, KeyLines: map[string]int{}}
 	for _, a := range d.Set {
 		l.Lines[a] = lineOf(data, a)
 	}
+	for _, k := range []string{"kernel", "cpus", "host", "devices"} {
+		if md.IsDefined(k) {
+			l.KeyLines[k] = keyLine(data, k)
+		}
+	}
 	return l, nil
+}
+
+// keyLine returns the 1-based line of the "key = value" line of a top-level key,
+// else of the key's first occurrence (lineOf).
+func keyLine(data []byte, key string) int {
+	for n, l := range strings.Split(string(data), "\n") {
+		k, _, ok := strings.Cut(l, "=")
+		if ok && strings.Trim(strings.TrimSpace(k), `"'`) == key {
+			return n + 1
+		}
+	}
+	return lineOf(data, key)
 }
 
 // typeError explains a value of the wrong TOML type (kernel = 5.17, cpus = "4",

@@ -34,6 +34,18 @@ type Layer struct {
 	// Lines, when non-nil, maps a Set entry (as written) to its line in the layer's
 	// file, for error messages.
 	Lines map[string]int
+	// KeyLines, when non-nil, maps a field's key in the layer's file (kernel, cpus,
+	// host, devices) to its line, for error messages.
+	KeyLines map[string]int
+}
+
+// at returns where the layer gives key: "NAME:LINE" when the line is known, else
+// the layer's name.
+func (l Layer) at(key string) string {
+	if line, ok := l.KeyLines[key]; ok {
+		return fmt.Sprintf("%s:%d", l.Name, line)
+	}
+	return l.Name
 }
 
 // Setting is one resolved value and where it came from.
@@ -111,26 +123,27 @@ func conflictingEarly(d Description, k, v string) error {
 func resolveOne(layers []Layer) (*Resolved, error) {
 	s := newState()
 	var merged Description
-	hostFrom, devFrom := "", ""
+	hostFrom, devFrom, hostAt, devAt := "", "", "", ""
 	type set struct{ k, v, from, at string }
 	var sets []set
 	for _, l := range layers {
 		d := l.Desc
 		if d.Kernel != "" {
 			if err := s.set("kernel", d.Kernel, l.Name); err != nil {
-				return nil, fmt.Errorf("setup: %s: %w", l.Name, err)
+				return nil, fmt.Errorf("setup: %s: %w", l.at("kernel"), err)
 			}
 		}
 		if d.CPUs != 0 {
 			if err := s.set("system/nr_cpus", fmt.Sprint(d.CPUs), l.Name); err != nil {
-				return nil, fmt.Errorf("setup: %s: cpus: %w", l.Name, err)
+				// a config file's "cpus = -1" named the file without its line
+				return nil, fmt.Errorf("setup: %s: cpus: %w", l.at("cpus"), err)
 			}
 		}
 		if d.Host != "" {
-			merged.Host, hostFrom = d.Host, l.Name
+			merged.Host, hostFrom, hostAt = d.Host, l.Name, l.at("host")
 		}
 		if len(d.Devices) > 0 {
-			merged.Devices, devFrom = d.Devices, l.Name
+			merged.Devices, devFrom, devAt = d.Devices, l.Name, l.at("devices")
 		}
 		for _, a := range d.Set {
 			at := l.Name
@@ -156,7 +169,7 @@ func resolveOne(layers []Layer) (*Resolved, error) {
 		}
 	}
 	s.applyEra()
-	if err := s.applyDevices(merged, hostFrom, devFrom); err != nil {
+	if err := s.applyDevices(merged, hostFrom, devFrom, hostAt, devAt); err != nil {
 		return nil, err
 	}
 	for _, st := range sets {
@@ -169,17 +182,19 @@ func resolveOne(layers []Layer) (*Resolved, error) {
 	return s.resolved()
 }
 
-// applyDevices applies the host and device descriptions.
-func (s *state) applyDevices(d Description, hostFrom, devFrom string) error {
+// applyDevices applies the host and device descriptions; hostFrom and devFrom name
+// the layers that gave them (the settings' source), hostAt and devAt where (the
+// layer and line, for errors).
+func (s *state) applyDevices(d Description, hostFrom, devFrom, hostAt, devAt string) error {
 	devs := d.Devices
 	if len(devs) == 0 {
-		devs, devFrom = []string{DefaultDevice}, "default"
+		devs, devFrom, devAt = []string{DefaultDevice}, "default", "default"
 	}
 	var kinds []deviceKind
 	var names []string
 	var pairsOf [][][2]string
 	for _, desc := range devs {
-		where := fmt.Sprintf("%s: --device %q", devFrom, clip(desc))
+		where := fmt.Sprintf("%s: --device %q", devAt, clip(desc))
 		kind, pairs, err := splitDescription(desc, where)
 		if err != nil {
 			return fmt.Errorf("setup: %w", err)
@@ -195,13 +210,14 @@ func (s *state) applyDevices(d Description, hostFrom, devFrom string) error {
 	}
 	host := d.Host
 	if host != "" && kinds[0].driver {
-		return fmt.Errorf("setup: %s: --host %q: %s is its own host; describe it with its module parameters or --set host/...", hostFrom, clip(host), names[0])
+		return fmt.Errorf("setup: %s: --host %q: %s is its own host; describe it with its module parameters or --set host/...", hostAt, clip(host), names[0])
 	}
 	if host == "" && !kinds[0].driver {
 		host, hostFrom = kinds[0].host, "default for "+names[0]
+		hostAt = hostFrom
 	}
 	if host != "" {
-		where := fmt.Sprintf("%s: --host %q", hostFrom, clip(host))
+		where := fmt.Sprintf("%s: --host %q", hostAt, clip(host))
 		kind, pairs, err := splitDescription(host, where)
 		if err != nil {
 			return fmt.Errorf("setup: %w", err)
@@ -215,7 +231,7 @@ func (s *state) applyDevices(d Description, hostFrom, devFrom string) error {
 		}
 	}
 	for i, k := range kinds {
-		where := fmt.Sprintf("%s: --device %q", devFrom, clip(devs[i]))
+		where := fmt.Sprintf("%s: --device %q", devAt, clip(devs[i]))
 		if err := k.parse(s, pairsOf[i], where, "device "+names[i]+" ("+devFrom+")"); err != nil {
 			return fmt.Errorf("setup: %w", err)
 		}

@@ -2,6 +2,7 @@ package stack
 
 import (
 	"math/bits"
+	"time"
 
 	"github.com/blkmq/blkmq/device"
 	"github.com/blkmq/blkmq/dispatch"
@@ -323,9 +324,21 @@ type startEvent struct{ j *job }
 // Fire starts the job's thread.
 func (e *startEvent) Fire(now sim.Time) { e.j.run(now) }
 
+// startDelaySeed separates a job's startdelay=LO-HI draw from its workload stream
+// ("sdly").
+const startDelaySeed = 0x73646c79
+
 func newJob(r *runner, s fio.Spec, q blockQueue, cpu int, allowed []int, region, size int64, salt uint64) *job {
 	j := &job{r: r, spec: s, q: q, cpu: cpu, runCPU: cpu, allowed: allowed, region: region, size: size,
 		rnd: sim.NewRand(workloadSeed(r.cfg.Seed, &s) + salt + 1), coll: fio.NewCollector(&s), nextDir: -1}
+	if s.StartDelayHigh > s.StartDelay {
+		// startdelay=LO-HI: fio's fixup_options draws each job's delay with
+		// rand_between at microsecond steps; this stream is the job's own, apart
+		// from its workload draws, so a range moves nothing else
+		span := int64((s.StartDelayHigh - s.StartDelay) / time.Microsecond)
+		rn := sim.NewRand((workloadSeed(r.cfg.Seed, &s) + salt + 1) ^ startDelaySeed)
+		j.spec.StartDelay = s.StartDelay + time.Duration(rn.Int64N(span+1))*time.Microsecond
+	}
 	j.reapEv.j = j
 	j.switchedEv.j = j
 	j.fillEv.j = j

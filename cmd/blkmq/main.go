@@ -3,6 +3,7 @@
 //	blkmq claims            reproduce the published figures of the source documents
 //	blkmq run JOB.fio       run an fio job file on a described host and disk
 //	blkmq sweep JOB.fio     vary one or two settings and tabulate or plot a metric
+//	blkmq validate JOB.fio  run a job on the model and on Debian's 6.1 kernel in QEMU
 //	blkmq version           print the module version
 //
 // Exit status: 0 on success, 1 when a claim is missed or a scenario fails or the model

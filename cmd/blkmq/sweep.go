@@ -440,7 +440,7 @@ func combine(axes []axis) []*sweepPoint {
 func (m *machineFlags) runtimeOf(specs []fio.Spec) float64 {
 	var r float64
 	for _, s := range specs {
-		r = math.Max(r, (s.Runtime + s.RampTime + s.StartDelay).Seconds())
+		r = math.Max(r, (s.Runtime + s.RampTime + max(s.StartDelay, s.StartDelayHigh)).Seconds())
 	}
 	return r
 }

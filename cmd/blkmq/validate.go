@@ -78,7 +78,10 @@ system call's work is done, instead of leaving that time in the overhead, which 
 calibrated with it (the default, on); off keeps the round-4 model.
 
 --reference testdata/kernel/configs.json compares the model with committed kernel
-results instead (no VM). --build-guest builds the VM image (apt-get; needs root).
+results instead (no VM). --build-guest builds the VM image (apt-get; needs root) of
+the references' kernel, 6.1.0-57-amd64 (Debian 6.1.192-3), refreshing the apt lists
+when they do not have it and failing when the archive does not; a guest built for
+another kernel is refused (exit 2), naming both releases.
 
 Exit status: 0 when every checked row (IOPS ±15 %, mean clat ±25 %, merges ±20 %) is
 within tolerance or a recorded known miss; 1 otherwise (or when the calibration fails

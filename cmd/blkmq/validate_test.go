@@ -167,3 +167,35 @@ func TestValidateReferenceTooLarge(t *testing.T) {
 		t.Errorf("err %v (exit %d), want exit 2 with %q", err, exitCode(err), want)
 	}
 }
+
+// TestValidateWrongGuest: a guest built for another kernel than the references'
+// (stale apt lists once built 6.1.0-48-amd64 against 6.1.0-57-amd64 references) is
+// refused before any VM run, exit 2, naming both releases and the rebuild; it ran,
+// and the model compared 6.1.192's profile with another kernel.
+func TestValidateWrongGuest(t *testing.T) {
+	if _, err := exec.LookPath("qemu-system-x86_64"); err != nil {
+		t.Skip("qemu-system-x86_64 not installed: validate stops at the missing QEMU first")
+	}
+	for _, tt := range []struct{ name, release, want string }{
+		{"stale-apt-6.1.0-48", "6.1.0-48-amd64", "the guest runs kernel 6.1.0-48-amd64, the references were measured on 6.1.0-57-amd64"},
+		{"no-release-file", "", "release missing"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			files := map[string]string{"kernel": "x", "initrd.cpio": "x"}
+			if tt.release != "" {
+				files["release"] = tt.release + "\n"
+			}
+			for f, text := range files {
+				if err := os.WriteFile(filepath.Join(dir, f), []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, err := run("validate", "testdata/null.fio", "--device", "null_blk irqmode=2 completion_nsec=1000000",
+				"--cache", dir, "--runtime", "1s")
+			if exitCode(err) != 2 || err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err %v (exit %d), want exit 2 with %q", err, exitCode(err), tt.want)
+			}
+		})
+	}
+}

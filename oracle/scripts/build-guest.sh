@@ -13,8 +13,25 @@
 #   release     the kernel release string (e.g. 6.1.0-57-amd64)
 # Nothing here belongs in the repository.
 #
-# Usage: build-guest.sh [KERNEL_RELEASE]   (default: what linux-image-amd64 depends on)
+# Usage: build-guest.sh [KERNEL_RELEASE]
+#
+# The default release is the one every committed reference was measured on
+# (testdata/kernel/configs.json "kernel", oracle.GuestKernel), at its Debian
+# version, not whatever linux-image-amd64 depends on in this host's apt lists:
+# stale lists once built 6.1.0-48-amd64 here without a word while the
+# references are 6.1.0-57-amd64. When apt does not know the package (or that
+# version), the lists are refreshed once (apt-get update); a package apt still
+# does not have is an error, never a silent substitute. Another release must be
+# named on purpose, and the harness then refuses the guest for the committed
+# references (oracle.ErrWrongGuest) until they are re-recorded on it.
+# BLKMQ_ORACLE_DRY_RUN=1 prints the release and package version it would build
+# and exits.
 set -euo pipefail
+
+# keep in step with oracle.GuestKernel and testdata/kernel/configs.json (a test
+# checks them against each other)
+default_rel=6.1.0-57-amd64
+default_ver=6.1.192-3
 
 here="$(cd "$(dirname "$0")" && pwd)"
 cache="${BLKMQ_ORACLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/blkmq-oracle}"
@@ -29,25 +46,62 @@ install_missing() {
 		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
 	fi
 }
-install_missing qemu-system-x86 kmod cpio fio
-
-rel="${1:-}"
-if [ -z "$rel" ]; then
-	rel=$(apt-cache depends linux-image-amd64 | sed -n 's/.*Depends: linux-image-\([0-9].*\)/\1/p' | head -n1)
+rel="${1:-$default_rel}"
+case "$rel" in
+*[!0-9A-Za-z.+~-]* | "" | -*) echo "build-guest: $rel: not a kernel release (want uname -r, e.g. $default_rel)" >&2; exit 2 ;;
+esac
+ver=""
+if [ "$rel" = "$default_rel" ]; then
+	ver=$default_ver
+else
+	echo "build-guest: WARNING: kernel $rel is not $default_rel, the kernel of the committed references; validate and the reference tests refuse this guest until the references are re-recorded on it" >&2
 fi
-[ -n "$rel" ] || { echo "build-guest: cannot tell which kernel linux-image-amd64 points at; pass a release" >&2; exit 1; }
-echo "build-guest: kernel $rel" >&2
+pkg="linux-image-$rel"
 
+# apt's candidate versions of $1 ("" when apt does not know it)
+versions() { apt-cache madison "$1" 2>/dev/null | awk -F'|' '{gsub(/ /, "", $2); print $2}'; }
+has_pkg() {
+	local v
+	v=$(versions "$1")
+	[ -n "$v" ] || return 1
+	[ -z "${2:-}" ] || grep -qxF -- "$2" <<<"$v"
+}
+cached_deb() { compgen -G "pkgs/${pkg}_${ver:-*}_amd64.deb" | head -n1; }
+want="$pkg${ver:+ $ver}"
+if [ -z "$(cached_deb)" ] && ! has_pkg "$pkg" "$ver"; then
+	echo "build-guest: apt does not know $want; refreshing the package lists (apt-get update)" >&2
+	apt-get update -q >&2 || true
+	if ! has_pkg "$pkg" "$ver"; then
+		known=$(versions "$pkg" | paste -sd ' ' -)
+		echo "build-guest: $want is not in this host's apt sources${known:+ (apt has: $known)}; refusing to build another kernel in its place." >&2
+		echo "build-guest: the committed references were measured on $default_rel ($default_ver); a guest of another release needs every reference re-recorded on it" >&2
+		exit 1
+	fi
+fi
+echo "build-guest: kernel $rel${ver:+ (Debian $ver)}" >&2
+if [ "${BLKMQ_ORACLE_DRY_RUN:-}" = 1 ]; then
+	echo "$rel${ver:+ $ver}"
+	exit 0
+fi
+
+install_missing qemu-system-x86 kmod cpio fio
 (
 	cd pkgs
-	compgen -G "linux-image-${rel}_*.deb" >/dev/null || apt-get download "linux-image-$rel"
+	[ -n "$(cd .. && cached_deb)" ] || apt-get download "$pkg${ver:+=$ver}"
 	compgen -G "busybox-static_*.deb" >/dev/null || apt-get download busybox-static
 )
+deb=$(cached_deb)
+[ -n "$deb" ] || { echo "build-guest: no ${pkg} package in $cache/pkgs after the download" >&2; exit 1; }
+got=$(dpkg-deb -f "$deb" Version)
+if [ -n "$ver" ] && [ "$got" != "$ver" ]; then
+	echo "build-guest: $deb is version $got, want $ver" >&2
+	exit 1
+fi
 
 work="$cache/work"
 rm -rf "$work"
 mkdir -p "$work/kernel" "$work/bb"
-dpkg-deb -x pkgs/linux-image-"${rel}"_*.deb "$work/kernel"
+dpkg-deb -x "$deb" "$work/kernel"
 dpkg-deb -x pkgs/busybox-static_*.deb "$work/bb"
 depmod -b "$work/kernel" "$rel"
 
