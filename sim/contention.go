@@ -128,10 +128,8 @@ func (o *owned) idleAt(now, at Time) (prev int, ok bool) {
 	if n == 0 {
 		return o.last, true
 	}
-	if x := o.iv[n-1]; x.end <= at {
-		return x.cpu, true
-	}
-	return 0, false
+	x := &o.iv[n-1]
+	return x.cpu, x.end <= at // prev means nothing when !ok
 }
 
 // push records [s, s+d) for cpu after every interval (the uncontended case of reserve).
