@@ -128,10 +128,8 @@ func (o *owned) idleAt(now, at Time) (prev int, ok bool) {
 	if n == 0 {
 		return o.last, true
 	}
-	if x := o.iv[n-1]; x.end <= at {
-		return x.cpu, true
-	}
-	return 0, false
+	x := &o.iv[n-1]
+	return x.cpu, x.end <= at // prev means nothing when !ok
 }
 
 // push records [s, s+d) for cpu after every interval (the uncontended case of reserve).
@@ -140,13 +138,17 @@ func (o *owned) push(s, d Time, cpu int) {
 	o.iv = append(o.iv, interval{start: s, end: s + d, cpu: cpu})
 }
 
-// transfer is t.Transfer(prev, cpu) with the owner's own line short-cut.
+// transfer is Transfer through a pointer (no copy of the Topology), with the owner's
+// own line short-cut (Distance's DistSelf: the same cost).
 func (t *Topology) transfer(prev, cpu int) Time {
 	if prev < 0 || prev == cpu {
 		return t.Costs.Self
 	}
-	return t.Transfer(prev, cpu)
+	return t.far(prev, cpu)
 }
+
+// far is transfer from another CPU (kept out of line so that transfer inlines).
+func (t *Topology) far(prev, cpu int) Time { return t.Costs.At(t.distance(prev, cpu)) }
 
 // minCost returns the least Transfer can cost: a lower bound of every interval's
 // length (hold times only add to it).
@@ -211,7 +213,7 @@ func (l *AtomicLine) RMW(now, at Time, cpu int) Time {
 		l.count(0, d, prev, cpu)
 		return d
 	}
-	s, d, prev := l.o.reserve(now, at, cpu, l.topo.minCost(), func(prev, _ int) Time { return l.topo.Transfer(prev, cpu) })
+	s, d, prev := l.o.reserve(now, at, cpu, l.topo.minCost(), func(prev, _ int) Time { return l.topo.transfer(prev, cpu) })
 	l.readers = l.readers[:0]
 	l.count(s-at, d, prev, cpu)
 	return s - at + d
@@ -227,7 +229,7 @@ func (l *AtomicLine) Load(now, at Time, cpu int) Time {
 		return l.topo.Costs.Self
 	}
 	l.readers = append(l.readers, cpu)
-	return l.topo.Transfer(w, cpu)
+	return l.topo.transfer(w, cpu)
 }
 
 func (l *AtomicLine) count(wait, held Time, prev, cpu int) {
@@ -294,9 +296,10 @@ func (l *SpinLock) LockData(now, at Time, cpu int, hold Time, lines int) Time {
 		panic(fmt.Sprintf("sim: SpinLock.Lock with negative hold %v or lines %d", hold, lines))
 	}
 	if prev, ok := l.o.idleAt(now, at); ok {
-		d := l.topo.transfer(prev, cpu) + hold
+		tr := l.topo.transfer(prev, cpu)
+		d := tr + hold
 		if prev >= 0 && prev != cpu {
-			d += Time(lines) * l.topo.Transfer(prev, cpu)
+			d += Time(lines) * tr
 			l.stats.Transfers++
 		}
 		l.o.push(at, d, cpu)
@@ -305,12 +308,13 @@ func (l *SpinLock) LockData(now, at Time, cpu int, hold Time, lines int) Time {
 		return d
 	}
 	s, d, prev := l.o.reserve(now, at, cpu, l.topo.minCost()+hold, func(prev, ahead int) Time {
-		x := l.topo.Transfer(prev, cpu)
+		tr := l.topo.transfer(prev, cpu)
+		x := tr
 		if l.Kind == Ticket && ahead > 0 {
-			x += Time(ahead) * l.topo.Transfer(prev, cpu) / 2
+			x += Time(ahead) * tr / 2
 		}
 		if prev >= 0 && prev != cpu {
-			x += Time(lines) * l.topo.Transfer(prev, cpu)
+			x += Time(lines) * tr
 		}
 		return x + hold
 	})
@@ -356,7 +360,7 @@ func (m *Mutex) Lock(now, at Time, cpu int, hold Time) (end, cost Time) {
 		panic(fmt.Sprintf("sim: Mutex.Lock with negative hold %v", hold))
 	}
 	var slept bool
-	s, d, _ := m.o.reserve(now, at, cpu, m.topo.minCost()+hold, func(prev, ahead int) Time { return m.topo.Transfer(prev, cpu) + hold })
+	s, d, _ := m.o.reserve(now, at, cpu, m.topo.minCost()+hold, func(prev, ahead int) Time { return m.topo.transfer(prev, cpu) + hold })
 	if s-at > m.SpinLimit {
 		// Asleep: the section starts WakeLatency after the release; move it.
 		slept = true
@@ -367,7 +371,7 @@ func (m *Mutex) Lock(now, at Time, cpu int, hold Time) (end, cost Time) {
 				break
 			}
 		}
-		s, d, _ = m.o.reserve(now, s+m.WakeLatency, cpu, m.topo.minCost()+hold, func(prev, _ int) Time { return m.topo.Transfer(prev, cpu) + hold })
+		s, d, _ = m.o.reserve(now, s+m.WakeLatency, cpu, m.topo.minCost()+hold, func(prev, _ int) Time { return m.topo.transfer(prev, cpu) + hold })
 	}
 	m.stats.Ops++
 	if s > at {

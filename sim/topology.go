@@ -117,12 +117,16 @@ func (t Topology) Node(cpu int) int {
 }
 
 // Distance returns how far apart CPUs a and b are.
-func (t Topology) Distance(a, b int) Distance {
+func (t Topology) Distance(a, b int) Distance { return t.distance(a, b) }
+
+// distance is Distance through a pointer: the contention model calls it on the path of
+// every modelled atomic operation, where the value receiver's copy of the Topology
+// (twelve words) cost as much as the arithmetic.
+func (t *Topology) distance(a, b int) Distance {
 	if a == b {
 		return DistSelf
 	}
-	// Core, then Node, then Socket of both CPUs, with each core computed once: this is
-	// on the path of every modelled atomic operation.
+	// Core, then Node, then Socket of both CPUs, with each core computed once.
 	n := t.Sockets * t.CoresPerSocket
 	ca, cb := a, b
 	if ca >= n || cb >= n {
@@ -145,12 +149,7 @@ func (t Topology) Distance(a, b int) Distance {
 
 // Transfer returns the cost (ns) for cpu to, to obtain a line that cpu from holds
 // modified; from < 0 (nobody holds it) costs Self.
-func (t Topology) Transfer(from, to int) Time {
-	if from < 0 {
-		return t.Costs.Self
-	}
-	return t.Costs.At(t.Distance(from, to))
-}
+func (t Topology) Transfer(from, to int) Time { return t.transfer(from, to) }
 
 // Flat returns a one-socket topology of n single-thread cores where a remote line costs
 // remote and an owned one local (the model of SharedLine).
