@@ -78,7 +78,7 @@ type EmulationOptions struct {
 const NativeLazyTLBSwitch = 500 * sim.Nanosecond
 
 // DefaultMMSwitch is EmulationOptions.MMSwitch's default, 4.3 µs native-equivalent
-// (288 µs of emulated CPU at the oracle's slowdown 67.0), calibrated on one cell
+// (288 µs of emulated CPU at the oracle's round-7 slowdown 67.0), calibrated on one cell
 // only, fam-2q-ph-dl-aio-pin (two libaio readers pinned to CPU 0 with mq-deadline,
 // kernel 960 and 946 IOPS), at the slowdown oracle.FioCPUSlowdown calibrates and with
 // the kworker's switches at NativeLazyTLBSwitch (round 7): its readers get 1081 IOPS

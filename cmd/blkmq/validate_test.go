@@ -52,16 +52,16 @@ func TestValidateBadInput(t *testing.T) {
 		// within the flag's native [1ns, 1ms] but above 1 ms once scaled: refused
 		// before any run (it was exit 1 from inside the overhead calibration)
 		{"wake-switch-scaled-ref", []string{"validate", "--reference", refIndex, "--case", "000-small-none", "--emulation-wake-switch", "500us"},
-			"--emulation-wake-switch: stack: emulation: switch cost 500µs × slowdown 66.993"},
+			"--emulation-wake-switch: stack: emulation: switch cost 500µs × slowdown 22.455"},
 		{"wake-switch-scaled-fixed", []string{"validate", "--reference", refIndex, "--case", "000-small-none", "--emulation-slowdown", "74", "--emulation-wake-switch", "1ms"},
 			"allowed at this slowdown: [0, 13.513µs]"},
 		{"wake-switch-scaled-job", []string{"validate", job, "--device", "null_blk", "--emulation-slowdown", "100", "--emulation-wake-switch", "11us"},
 			"allowed at this slowdown: [0, 10µs]"},
-		// allowed even scaled (19us × 50.1 < 1ms), but the model is then slower than
+		// allowed even scaled (42us × 22.5 < 1ms), but the model is then slower than
 		// the guest at queue depth 1 without any overhead: a choice of the user, so
 		// exit 2 naming the flag (it was exit 1, the status of a model failure)
-		{"wake-switch-calibration-unfit", []string{"validate", "--reference", refIndex, "--case", "000-small-none", "--emulation-wake-switch", "14us"},
-			"--emulation-wake-switch 14us: oracle: calibration case calib-scsi_debug: oracle: calibration: kernel clat mean 4.418 ms below the model's"},
+		{"wake-switch-calibration-unfit", []string{"validate", "--reference", refIndex, "--case", "000-small-none", "--emulation-wake-switch", "42us"},
+			"--emulation-wake-switch 42us: oracle: calibration case calib-scsi_debug: oracle: calibration: kernel clat mean 4.234 ms below the model's"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
