@@ -3,6 +3,7 @@ package oracle
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -71,6 +72,16 @@ type ModelOptions struct {
 	// periodic and newly idle load balance per sched-domain level); false (default)
 	// = the default pull rule. For measuring the opt-in rule.
 	RebalanceDomains bool
+	// IOQueueAsync, when positive, runs the model with stack.SubmitTiming.IOQueueAsync
+	// at this native cost, scaled by EmulationSlowdown (io_uring's -EAGAIN hand-off
+	// to io-wq charged on the submitting CPU); 0 (default) = none. For measuring the
+	// opt-in cost.
+	IOQueueAsync time.Duration
+	// IOPrepAsyncWorkHashAll runs the model with
+	// stack.SubmitTiming.IOPrepAsyncWorkHashAll (an io_uring write job's punted writes
+	// on one io-wq worker whatever the file, the model before round 8); false
+	// (default) = 6.1's io_prep_async_work. For measuring the rule.
+	IOPrepAsyncWorkHashAll bool
 }
 
 // DefaultWake is the wake-up charging Index.CompareReference applies when
@@ -175,6 +186,11 @@ func RunModel(c *Case, jobPath string, o ModelOptions) (*ModelRun, error) {
 	if o.RebalanceDomains {
 		cfg.Placement.RebalanceDomains = true
 	}
+	if o.IOQueueAsync > 0 {
+		scaled := float64(o.IOQueueAsync.Nanoseconds()) * max(o.EmulationSlowdown, 1)
+		cfg.Submit.IOQueueAsync = min(sim.Time(math.Round(scaled)), sim.Millisecond)
+	}
+	cfg.Submit.IOPrepAsyncWorkHashAll = o.IOPrepAsyncWorkHashAll
 	out, err := stack.Run(withOverhead(cfg, o.EmulationOverhead), specs)
 	if err != nil {
 		return nil, err

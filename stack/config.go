@@ -265,6 +265,26 @@ type SubmitTiming struct {
 	// (dispatch.CPUCosts.Switch, MMSwitch between processes; both 0 natively).
 	// Off by default.
 	CheckPreemptTick bool
+	// IOPrepAsyncWorkHashAll serialises an io_uring write-only job's punted writes on
+	// one io-wq worker whatever its file, the model before round 8. 6.1
+	// io_prep_async_work hashes a write by inode only for a regular file
+	// (REQ_F_ISREG); a write to a block device file is not hashed and runs on up to
+	// min(sq_entries, 4 × CPUs) workers at once, which is the default
+	// (stack/job.go ioWQBoundedWorkers). Off by default.
+	IOPrepAsyncWorkHashAll bool
+	// IOQueueAsync is the CPU time (ns, native) an io_uring submission that got
+	// -EAGAIN spends handing its request to io-wq, charged on the submitting CPU
+	// beyond the failed attempt's own submission cost (dispatch.CPUCosts.Submit and
+	// BioAlloc, charged by package dispatch): 6.1 bio_wouldblock_error → bio_endio →
+	// blkdev_bio_end_io_async (bio_release_pages, bio_put) → io_complete_rw
+	// (REQ_F_REISSUE), then in io_read iov_iter_restore and io_setup_async_rw (the
+	// io_async_rw allocation and the iovec copy), io_queue_async →
+	// io_arm_poll_handler (a block device cannot poll: IO_APOLL_ABORTED) →
+	// io_queue_iowq (io_prep_async_link) → io_wq_enqueue (wqe->lock, the work list,
+	// io_wqe_activate_free_worker). Scaled by Config.EmulatedWith's factor. 0 (the
+	// default) charges nothing, the model before round 8; an assumption when set
+	// (stack/iowq.go NativeIOQueueAsync gives a basis), [0, 1 ms].
+	IOQueueAsync sim.Time
 }
 
 func (t SubmitTiming) withDefaults() SubmitTiming {
@@ -348,6 +368,8 @@ func (c *Config) Validate() error {
 		return configErrorf("Submit.ReapMax", "Submit.ReapMax %v out of range [Submit.ReapMin %v, +inf)", t.ReapMax, t.ReapMin)
 	case t.WorkerStep < 0:
 		return configErrorf("Submit.WorkerStep", "Submit.WorkerStep %v out of range [0, +inf)", t.WorkerStep)
+	case t.IOQueueAsync < 0 || t.IOQueueAsync > sim.Millisecond:
+		return configErrorf("Submit.IOQueueAsync", "Submit.IOQueueAsync %v out of range [0, 1ms]", t.IOQueueAsync)
 	}
 	return nil
 }

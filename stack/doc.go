@@ -10,6 +10,8 @@
 // waiter per job); io_uring first submits with REQ_NOWAIT and, on -EAGAIN, punts to the
 // ring's io-wq pool of min(sq_entries, 4 × CPUs) workers, each a blocking tag waiter
 // running on whatever CPU the scheduler gives it (so it allocates from that CPU's hctx).
+// Punted writes to a regular file are hashed by inode and run on one worker at a time;
+// writes to a block device file are not hashed (io_prep_async_work's REQ_F_ISREG test).
 //
 // CPU cost: Config.CPU (dispatch.CPUModel) charges the submission and completion
 // paths, including the ioengine's per-I/O share (CPUCosts.Submit, EndBio), on the

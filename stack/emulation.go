@@ -248,6 +248,8 @@ func (c Config) EmulatedWith(factor float64, o EmulationOptions) (Config, error)
 	t := c.Submit.withDefaults()
 	c.Submit.ReapMin, c.Submit.ReapMax = t.ReapMin, t.ReapMax
 	c.Submit.WorkerStep = sim.Time(math.Round(float64(t.WorkerStep) * factor))
+	// the -EAGAIN hand-off to io-wq is guest code too (SubmitTiming.IOQueueAsync)
+	c.Submit.IOQueueAsync = min(sim.Time(math.Round(float64(c.Submit.IOQueueAsync)*factor)), sim.Millisecond)
 	c.Submit.IssueAtReturn = c.Submit.IssueAtReturn || o.IssueAtReturn
 	c.Submit.MMSwitchAtWake = c.Submit.MMSwitchAtWake || o.WakeSplit && !o.MMSwitchKblockdOnly && c.CPU.Costs.MMSwitch > 0
 	c.Submit.CheckPreemptTick = c.Submit.CheckPreemptTick || o.CheckPreemptTick

@@ -36,6 +36,26 @@ func (j *job) punt(u *ioU) {
 	j.activateWorker()
 }
 
+// NativeIOQueueAsync is a basis for SubmitTiming.IOQueueAsync, 300 ns native
+// (assumed; plausible range 150-600 ns): the unwinding of a REQ_NOWAIT bio that
+// found no tag (bio_endio of the failed bio, unpinning its pages, the REQ_F_REISSUE
+// completion) and io_uring's hand-off (io_setup_async_rw's allocation and copy,
+// io_queue_iowq, io_wq_enqueue under wqe->lock) are a few short kernel functions,
+// each of the order of a slab allocation or a locked list insert (50-100 ns on a
+// current x86 core). Not a default: the model charges nothing unless it is set.
+const NativeIOQueueAsync = 300 * sim.Nanosecond
+
+// chargeIOQueueAsync charges the -EAGAIN hand-off of one io_uring submission to
+// io-wq (SubmitTiming.IOQueueAsync) on the submitting CPU, after the failed
+// attempt's submission cost.
+func (j *job) chargeIOQueueAsync() {
+	if c := j.r.sub.IOQueueAsync; c > 0 {
+		h := j.q.Host()
+		h.OnCPU(j.runCPU)
+		h.Charge(c)
+	}
+}
+
 // activateWorker is io_wqe_activate_free_worker / io_wqe_create_worker.
 func (j *job) activateWorker() {
 	var w *worker

@@ -370,15 +370,28 @@ func newJob(r *runner, s fio.Spec, q blockQueue, cpu int, allowed []int, region,
 	}
 	if s.IOEngine == fio.EngineIOUring {
 		entries := 1 << bits.Len(uint(max(s.EffectiveIODepth, 1)-1))
-		j.maxWorkers = min(entries, 4*r.cfg.NrCPUs)
-		if !s.RW.Reads() {
-			// Writes to a regular file are hashed by inode in io-wq
-			// (io_prep_async_work, hash_reg_file) and run serially: one worker at a
-			// time executes the job's punted writes.
-			j.maxWorkers = 1
-		}
+		j.maxWorkers = ioWQBoundedWorkers(entries, r.cfg.NrCPUs, j.fs, s.RW.Reads(), r.sub.IOPrepAsyncWorkHashAll)
 	}
 	return j
+}
+
+// ioWQBoundedWorkers is the number of io-wq workers that can run a job's punted
+// requests at once. 6.1 io_init_wq_offload (io_uring/tctx.c) bounds the ring's
+// workers at min(sq_entries, 4 × online CPUs) (entries: fio's iodepth rounded up to
+// a power of two by io_uring_setup), and io_prep_async_work (io_uring/io_uring.c)
+// hashes a write by its inode (io_wq_hash_work, def->hash_reg_file) only when the
+// request's file is a regular file (REQ_F_ISREG, io_file_get_flags' S_ISREG): hashed
+// work of one inode runs on one worker at a time (io_get_next_work's hash_map), so
+// a write-only job on a file system has one; a write to a block device file
+// (S_ISBLK, fio's filename=/dev/sda) is not hashed and runs on as many workers as
+// reads do. hashAll (SubmitTiming.IOPrepAsyncWorkHashAll) restores the model before
+// round 8, which serialised a write-only job's writes on a block device too.
+func ioWQBoundedWorkers(entries, nrCPUs int, regularFile, reads, hashAll bool) int {
+	n := min(entries, 4*nrCPUs)
+	if !reads && (regularFile || hashAll) {
+		n = 1
+	}
+	return n
 }
 
 // start schedules the job's first submissions and fixes its window. A job
@@ -614,6 +627,7 @@ func (j *job) submit(u *ioU, now sim.Time) {
 				j.wait.wouldBlock++
 				u.punted = true
 				u.bio.SameCall = false // io-wq's issue is charged whole, as before the split
+				j.chargeIOQueueAsync()
 				j.punt(u)
 			case dispatch.Merged:
 				j.wait.merged++

@@ -261,6 +261,39 @@ func TestIOEngineTagWaiters(t *testing.T) {
 	}
 }
 
+// TestIOWQBlockdevWrites (io_uring/io_uring.c io_prep_async_work): an io_uring
+// write job on a block device file whose depth exceeds its tags punts its writes to
+// io-wq unhashed, so several workers sleep on tags at once; with the pre-round-8 rule
+// (SubmitTiming.IOPrepAsyncWorkHashAll) one worker runs them one at a time.
+func TestIOWQBlockdevWrites(t *testing.T) {
+	tests := []struct {
+		name      string
+		hashAll   bool
+		wantSleep int // lower bound; exact when hashAll
+	}{
+		{"blockdev-writes-unhashed", false, 2},
+		{"hash-all-one-worker", true, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := baseConfig()
+			cfg.LUNs[0].NrRequests = 4
+			cfg.LUNs[0].Scheduler = "none"
+			cfg.LUNs[0].QueueDepth = 8
+			cfg.Submit.IOPrepAsyncWorkHashAll = tt.hashAll
+			job := "[j]\nrw=randwrite\nbs=4k\ndirect=1\nruntime=100ms\ntime_based\nfilesize=1G\ncpus_allowed=0\niodepth=16\nioengine=io_uring\n"
+			res, err := stack.Run(cfg, parse(t, job))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := res.Jobs[0].MaxSleepers
+			if tt.hashAll && got != tt.wantSleep || got < tt.wantSleep {
+				t.Errorf("max sleepers = %d, want %d (hashAll %v)", got, tt.wantSleep, tt.hashAll)
+			}
+		})
+	}
+}
+
 // TestSizeBoundJob: a job without runtime stops after filesize bytes; a watchdog too
 // short for it reports an error instead of waiting.
 func TestSizeBoundJob(t *testing.T) {
