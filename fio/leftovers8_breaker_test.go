@@ -1,7 +1,6 @@
 package fio
 
 import (
-	"strings"
 	"testing"
 	"time"
 
@@ -33,17 +32,11 @@ func TestBSSplitAsFio(t *testing.T) {
 		{"over 100", "bssplit=4k/60:8k/60", nil, "add up to 120"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			specs, err := Parse(strings.NewReader("[a]\nrw=randread\n"+tt.opt+"\n"), "t.fio")
-			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("error %v, want %q", err, tt.err)
-				}
+			s, ok := parseOption(t, tt.opt, tt.err)
+			if !ok {
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tt.want, specs[0].BSSplit); diff != "" {
+			if diff := cmp.Diff(tt.want, s.BSSplit); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
@@ -75,17 +68,11 @@ func TestStartDelayRange(t *testing.T) {
 		{"too wide for fio", "startdelay=0-2h", got{}, "fio's rand_between draws the span as a 32-bit number of microseconds"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			specs, err := Parse(strings.NewReader("[a]\nrw=randread\n"+tt.opt+"\n"), "t.fio")
-			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("error %v, want %q", err, tt.err)
-				}
+			s, ok := parseOption(t, tt.opt, tt.err)
+			if !ok {
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tt.want, got{specs[0].StartDelay, specs[0].StartDelayHigh}); diff != "" {
+			if diff := cmp.Diff(tt.want, got{s.StartDelay, s.StartDelayHigh}); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
