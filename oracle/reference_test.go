@@ -420,7 +420,8 @@ func TestDumpReference(t *testing.T) {
 
 // dumpWake reads $BLKMQ_ORACLE_WAKE for TestDumpReference: "" (DefaultWake), off
 // (the round-4 model), split (EmulationOptions.WakeSplit alone), issue (IssueAtReturn
-// alone), on (both), or a native switch cost such as 1500ns (both, with it).
+// alone), on (both, without ReadEventsAfterWork: DefaultWake before round 9), or a
+// native switch cost such as 1500ns (DefaultWake with it).
 func dumpWake(s string) (stack.EmulationOptions, error) {
 	switch s {
 	case "":
@@ -438,7 +439,9 @@ func dumpWake(s string) (stack.EmulationOptions, error) {
 	if err != nil || d < 0 || d > time.Millisecond {
 		return stack.EmulationOptions{}, fmt.Errorf("BLKMQ_ORACLE_WAKE %q: allowed: off, split, issue, on, or a duration in [0, 1ms]", s)
 	}
-	return stack.EmulationOptions{WakeSplit: true, IssueAtReturn: true, Switch: sim.Time(d.Nanoseconds())}, nil
+	o := DefaultWake
+	o.Switch = sim.Time(d.Nanoseconds())
+	return o, nil
 }
 
 // dumpDataCopy reads $BLKMQ_ORACLE_DATACOPY ("" or off: none, the default; on:

@@ -257,6 +257,22 @@ type SubmitTiming struct {
 	// after a preempting kblockd run; set by Config.EmulatedWith unless
 	// EmulationOptions.MMSwitchKblockdOnly. No effect while MMSwitch is 0 (natively).
 	MMSwitchAtWake bool
+	// ReadEventsAfterWork makes a thread that finds no completion to reap look at
+	// its completion ring again once its CPU has done the work charged before the
+	// wait, and sleep only if none came meanwhile (stack/job.go geteventsLater). The
+	// model's clock stands at the start of the thread's last step (the io_submit
+	// it just made), the CPU at its end; in the kernel the completions that come due
+	// meanwhile interrupt that step (hrtimer / device hardirq) and post their events
+	// (aio_complete) before io_submit returns, and io_getevents → read_events looks
+	// at the ring (aio_read_events) before it waits (wait_event_interruptible_hrtimeout),
+	// so it reaps them without a sleep. Natively a step is about a microsecond and the
+	// difference small; under emulation a step is tens of microseconds, and without
+	// the rule a reaper whose completions arrive one step apart sleeps and is woken
+	// for each (the oracle's calib-cpu-nb-qd32: the guest's reader sleeps 0.12 times
+	// per command, fio ctx). Set by Config.EmulatedWith
+	// (EmulationOptions.ReadEventsAfterWork); off natively. Always on with
+	// CheckPreemptTick, which introduced it (round 7).
+	ReadEventsAfterWork bool
 	// CheckPreemptTick models the CFS time slice between fio threads that share a
 	// CPU (stack/schedtick.go: scheduler_tick → check_preempt_tick, the wake-up
 	// preemption and pick_next_entity's leftmost vruntime): one thread runs until it

@@ -39,6 +39,12 @@ type EmulationOptions struct {
 	// and to the gap between two commands of one io_u, not to clat; natively it is
 	// about a microsecond and the native model keeps the earlier stamp.
 	IssueAtReturn bool
+	// ReadEventsAfterWork sets SubmitTiming.ReadEventsAfterWork: a reaper that finds
+	// no completion looks again when its CPU has done the submission's work charged
+	// before its wait (the kernel's io_getevents runs after io_submit returns, and
+	// read_events looks at the ring before it sleeps), so completions that came due
+	// during that work are reaped without a sleep-and-wake cycle.
+	ReadEventsAfterWork bool
 	// MMSwitch is the native-equivalent extra cost (ns) of a switch between two
 	// processes over a switch that keeps the address space
 	// (dispatch.CPUCosts.MMSwitch), scaled by the factor: charged when a kblockd run
@@ -166,6 +172,11 @@ func (o EmulationOptions) mmSwitch() sim.Time {
 //     task: a switch between two processes, EmulationOptions.MMSwitch more
 //     (DefaultMMSwitch gives the basis; NoMMSwitch leaves it out).
 //
+// With o.ReadEventsAfterWork a reaper that finds its ring empty looks again when its
+// CPU has done the submission it just charged (SubmitTiming.ReadEventsAfterWork), so
+// it sleeps only when no completion came meanwhile, as io_getevents after io_submit's
+// return would find.
+//
 // Without WakeSplit that code stays inside the calibrated per-command overhead.
 // CPU costs off (CPU.Off) leave the costs alone. It models no kernel function; it is
 // the instrument correction for comparing with an emulated kernel, and returns an
@@ -251,6 +262,7 @@ func (c Config) EmulatedWith(factor float64, o EmulationOptions) (Config, error)
 	// the -EAGAIN hand-off to io-wq is guest code too (SubmitTiming.IOQueueAsync)
 	c.Submit.IOQueueAsync = min(sim.Time(math.Round(float64(c.Submit.IOQueueAsync)*factor)), sim.Millisecond)
 	c.Submit.IssueAtReturn = c.Submit.IssueAtReturn || o.IssueAtReturn
+	c.Submit.ReadEventsAfterWork = c.Submit.ReadEventsAfterWork || o.ReadEventsAfterWork
 	c.Submit.MMSwitchAtWake = c.Submit.MMSwitchAtWake || o.WakeSplit && !o.MMSwitchKblockdOnly && c.CPU.Costs.MMSwitch > 0
 	c.Submit.CheckPreemptTick = c.Submit.CheckPreemptTick || o.CheckPreemptTick
 	// fio's parent process is emulated code too (stack/fiothreads.go)

@@ -143,6 +143,7 @@ type job struct {
 	slept, switchedIn bool
 	getevEv           geteventsEvent // geteventsLater
 	getevLate         bool
+	getevHop          bool // ReadEventsAfterWork: the second look at the same instant
 	// files on a file system (onFileSystem) and the switches that apply to them;
 	// dioPlug: the plug is iomap's per-I/O plug of the submission in progress
 	fs      bool
@@ -291,6 +292,14 @@ type geteventsEvent struct{ j *job }
 // Fire looks at the completions again: it reaps, or sleeps.
 func (e *geteventsEvent) Fire(now sim.Time) {
 	j := e.j
+	if j.r.sub.ReadEventsAfterWork && !j.getevHop {
+		// the completions the step held back were queued for this same instant
+		// after this event (completeWhenFree): look once they have run
+		j.getevHop = true
+		j.r.eng.At(now, &j.getevEv)
+		return
+	}
+	j.getevHop = false
 	j.getevLate = true
 	ok := j.getevents(now)
 	j.getevLate = false
@@ -299,16 +308,16 @@ func (e *geteventsEvent) Fire(now sim.Time) {
 	}
 }
 
-// geteventsLater is, under the time slice (SubmitTiming.CheckPreemptTick), the
-// thread finding no completion while its CPU still has work charged before the
-// wait: the model's clock stands at the start of the thread's last step, the CPU at
+// geteventsLater is, under SubmitTiming.ReadEventsAfterWork or the time slice
+// (SubmitTiming.CheckPreemptTick), the thread finding no completion while its CPU
+// still has work charged before the wait: the model's clock stands at the start of the thread's last step, the CPU at
 // the end of that step and of the completions queued behind it, which in the kernel
 // interrupt the step (hardirq) and post their events before the system call
 // returns and the wait begins (read_events looks at the ring first). The wait is
 // then looked at again when the CPU has done that work (once). It reports whether
 // it deferred.
 func (j *job) geteventsLater(now sim.Time) bool {
-	if !j.r.schedTickOn() || j.getevLate {
+	if !(j.r.sub.ReadEventsAfterWork || j.r.schedTickOn()) || j.getevLate {
 		return false
 	}
 	t := j.q.Host().CPUFreeAt(j.runCPU)

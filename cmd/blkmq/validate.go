@@ -276,7 +276,7 @@ func calibrateSlowdown(ctx context.Context, h *oracle.Harness, c *oracle.Case, s
 
 // parseWake reads --emulation-wake-switch: off (the zero options, and off reports
 // true), on (oracle.DefaultWake: dispatch.NativeSwitch, issue_time at the
-// submitting syscall's return) or the native switch cost, a duration in [1ns, 1ms].
+// submitting syscall's return, the reaper's second look after its submission's work) or the native switch cost, a duration in [1ns, 1ms].
 // 0 is refused, not read as on: stack.EmulationOptions.Switch 0 means
 // dispatch.NativeSwitch, so a user asking for a free switch would get 1us.
 func parseWake(s string) (stack.EmulationOptions, bool, error) {
