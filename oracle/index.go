@@ -168,8 +168,11 @@ func (ix *Index) checkResultKernel(path string, f *Facts) error {
 // SlowdownCalibration cases (1 when the index names none): fio's CPU time per command
 // in the CPU-bound case over the model's at native costs (FioCPUSlowdown), or with
 // BLKMQ_ORACLE_SLOWDOWN=marginal the guest's marginal CPU time per command between the
-// two cases over the model's (EmulationSlowdown). It returns an error when the cases'
-// results are missing or unusable, or for another BLKMQ_ORACLE_SLOWDOWN.
+// two cases over the model's (EmulationSlowdown). With the fio-CPU method the factor
+// is then made net of the calibration cell's sleep-and-wake cycles (netSlowdown;
+// BLKMQ_ORACLE_SLOWDOWN_NET=0 keeps the gross one). It returns an error when the
+// cases' results are missing or unusable, or for another BLKMQ_ORACLE_SLOWDOWN or
+// BLKMQ_ORACLE_SLOWDOWN_NET.
 func (ix *Index) Slowdown() (float64, error) {
 	if len(ix.SlowdownCalibration) == 0 {
 		return 1, nil
@@ -209,6 +212,15 @@ func (ix *Index) Slowdown() (float64, error) {
 	}
 	if err != nil {
 		return 0, fmt.Errorf("oracle: slowdown calibration cases %v: %w", ix.SlowdownCalibration, err)
+	}
+	net, err := netCalibration()
+	if err != nil {
+		return 0, err
+	}
+	if fioCPU && net {
+		if f, err = ix.netSlowdown(hi, fios[1], f); err != nil {
+			return 0, fmt.Errorf("oracle: slowdown calibration cases %v: %w", ix.SlowdownCalibration, err)
+		}
 	}
 	ix.slowdown = f
 	return f, nil

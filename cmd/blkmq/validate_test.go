@@ -52,7 +52,7 @@ func TestValidateBadInput(t *testing.T) {
 		// within the flag's native [1ns, 1ms] but above 1 ms once scaled: refused
 		// before any run (it was exit 1 from inside the overhead calibration)
 		{"wake-switch-scaled-ref", []string{"validate", "--reference", refIndex, "--case", "000-small-none", "--emulation-wake-switch", "500us"},
-			"--emulation-wake-switch: stack: emulation: switch cost 500µs × slowdown 22.455"},
+			"--emulation-wake-switch: stack: emulation: switch cost 500µs × slowdown 18.04"},
 		{"wake-switch-scaled-fixed", []string{"validate", "--reference", refIndex, "--case", "000-small-none", "--emulation-slowdown", "74", "--emulation-wake-switch", "1ms"},
 			"allowed at this slowdown: [0, 13.513µs]"},
 		{"wake-switch-scaled-job", []string{"validate", job, "--device", "null_blk", "--emulation-slowdown", "100", "--emulation-wake-switch", "11us"},
