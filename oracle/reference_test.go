@@ -349,6 +349,19 @@ func TestDumpReference(t *testing.T) {
 	if err := dumpDataCopy(os.Getenv("BLKMQ_ORACLE_DATACOPY"), os.Getenv("BLKMQ_ORACLE_MMSWITCH"), &o.Wake); err != nil {
 		t.Fatal(err)
 	}
+	// BLKMQ_ORACLE_DIOPAGE: "" or off (none), on (stack.DefaultDIOPage) or a
+	// native-equivalent duration per page
+	switch v := os.Getenv("BLKMQ_ORACLE_DIOPAGE"); v {
+	case "", "off":
+	case "on":
+		o.Wake.DIOPage = stack.DefaultDIOPage
+	default:
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 || d > time.Millisecond {
+			t.Fatalf("BLKMQ_ORACLE_DIOPAGE %q: allowed: off, on or a duration in (0, 1ms]", v)
+		}
+		o.Wake.DIOPage = sim.Time(d.Nanoseconds())
+	}
 	switch v := os.Getenv("BLKMQ_ORACLE_TTWU"); v {
 	case "", "0":
 	case "1":

@@ -45,6 +45,12 @@ type EmulationOptions struct {
 	// read_events looks at the ring before it sleeps), so completions that came due
 	// during that work are reaped without a sleep-and-wake cycle.
 	ReadEventsAfterWork bool
+	// DIOPage is the native-equivalent cost (ns) per user page beyond the first of a
+	// direct-I/O bio (SubmitTiming.DIOPage: bio_iov_iter_get_pages' page pinning,
+	// bio_set_pages_dirty, the pages' release at completion), scaled by the factor,
+	// [0, 1 ms]; 0 = none (opt-in: DefaultDIOPage gives the derived value and its
+	// basis).
+	DIOPage sim.Time
 	// MMSwitch is the native-equivalent extra cost (ns) of a switch between two
 	// processes over a switch that keeps the address space
 	// (dispatch.CPUCosts.MMSwitch), scaled by the factor: charged when a kblockd run
@@ -201,6 +207,9 @@ func (c Config) EmulatedWith(factor float64, o EmulationOptions) (Config, error)
 	if o.DataCopyCmd < 0 || o.DataCopyCmd > sim.Millisecond {
 		return c, configErrorf("EmulationOptions.DataCopyCmd", "emulation: data-copy command cost %v out of range [0, 1ms]", o.DataCopyCmd)
 	}
+	if o.DIOPage < 0 || o.DIOPage > sim.Millisecond {
+		return c, configErrorf("EmulationOptions.DIOPage", "emulation: direct-I/O page cost %v out of range [0, 1ms]", o.DIOPage)
+	}
 	if o.MMSwitch < 0 || o.MMSwitch > sim.Millisecond {
 		return c, configErrorf("EmulationOptions.MMSwitch", "emulation: process-switch cost %v out of range [0, 1ms]", o.MMSwitch)
 	}
@@ -263,6 +272,9 @@ func (c Config) EmulatedWith(factor float64, o EmulationOptions) (Config, error)
 	c.Submit.IOQueueAsync = min(sim.Time(math.Round(float64(c.Submit.IOQueueAsync)*factor)), sim.Millisecond)
 	c.Submit.IssueAtReturn = c.Submit.IssueAtReturn || o.IssueAtReturn
 	c.Submit.ReadEventsAfterWork = c.Submit.ReadEventsAfterWork || o.ReadEventsAfterWork
+	if o.DIOPage > 0 && !c.CPU.Off {
+		c.Submit.DIOPage = min(sim.Time(math.Round(float64(o.DIOPage)*factor)), sim.Millisecond)
+	}
 	c.Submit.MMSwitchAtWake = c.Submit.MMSwitchAtWake || o.WakeSplit && !o.MMSwitchKblockdOnly && c.CPU.Costs.MMSwitch > 0
 	c.Submit.CheckPreemptTick = c.Submit.CheckPreemptTick || o.CheckPreemptTick
 	// fio's parent process is emulated code too (stack/fiothreads.go)

@@ -622,6 +622,7 @@ func (j *job) submitReturned(now sim.Time) {
 // blocks in blk_mq_get_tag like libaio (FSOptions.BioNowait), unless the file system
 // itself refuses the NOWAIT write (FSOptions.UnwrittenWriteEAGAIN).
 func (j *job) submit(u *ioU, now sim.Time) {
+	j.chargeDIOPages(&u.bio)
 	if j.spec.IOEngine == fio.EngineIOUring {
 		switch {
 		case j.fs && j.fsOpts.UnwrittenWriteEAGAIN && u.bio.Op == device.OpWrite:
@@ -660,6 +661,22 @@ func (j *job) submit(u *ioU, now sim.Time) {
 		j.wait.merged++
 	}
 	j.finishDIOPlug()
+}
+
+// chargeDIOPages charges SubmitTiming.DIOPage for each user page of a direct-I/O
+// bio beyond its first on the submitting CPU (bio_iov_iter_get_pages, the pages'
+// dirtying and release); nothing for buffered I/O or when the cost is 0.
+func (j *job) chargeDIOPages(b *dispatch.Bio) {
+	c := j.r.sub.DIOPage
+	if c <= 0 || !j.spec.Direct {
+		return
+	}
+	const page = 4096
+	if n := (b.Length + page - 1) / page; n > 1 {
+		h := j.q.Host()
+		h.OnCPU(j.runCPU)
+		h.Charge(min(sim.Time(n-1)*c, sim.Millisecond))
+	}
 }
 
 // finishDIOPlug ends iomap's per-I/O plug (blk_finish_plug in __iomap_dio_rw).
