@@ -41,6 +41,10 @@ type Index struct {
 	overhead map[overheadKey]time.Duration
 	slowdown float64 // 0 = not calibrated yet
 	cache    map[string]cachedRun
+	// netWake, when set before the slowdown is calibrated, is the wake-up charging
+	// netSlowdown nets out (default DefaultWake): sensitivity runs of the native
+	// switch cost set it to the comparison's own.
+	netWake *stack.EmulationOptions
 }
 
 // overheadKey is one calibrated overhead: per driver and emulation slowdown.

@@ -231,16 +231,20 @@ func (ix *Index) netSlowdown(hi *Case, fios []*FioJSON, f0 float64) (float64, er
 	if err != nil {
 		return 0, err
 	}
+	wake := DefaultWake
+	if ix.netWake != nil {
+		wake = *ix.netWake
+	}
 	f := f0
 	for range netSlowdownRounds {
-		oh, err := ix.OverheadWith(hi, f, DefaultWake)
+		oh, err := ix.OverheadWith(hi, f, wake)
 		if err != nil {
 			return 0, err
 		}
 		if oh == 0 {
 			oh = -1 // none
 		}
-		m, err := RunModel(hi, ix.JobPath(hi), ModelOptions{Seed: 1, EmulationSlowdown: f, Wake: DefaultWake,
+		m, err := RunModel(hi, ix.JobPath(hi), ModelOptions{Seed: 1, EmulationSlowdown: f, Wake: wake,
 			EmulationOverhead: oh})
 		if err != nil {
 			return 0, err
