@@ -174,6 +174,20 @@ type Options struct {
 	// (false) only a batch of more than two iocbs is plugged. The dispatch layer does
 	// not read it: the submitter (package stack, libaio engine) does.
 	AIOPlugAlways bool
+	// NoBlkdevWriteIterPlug models kernels before v5.16 as the model did before round
+	// 9: no plug around a write to a block device file. Every release holds one
+	// (block/fops.c, fs/block_dev.c before v5.15: blkdev_write_iter's
+	// blk_start_plug/blk_finish_plug), but its effect is that of the plug flush of the
+	// era, and the model's flush is the v5.16+ one (dc5fc361d891, "block: attempt
+	// direct issue of plug list": blk_mq_plug_issue_direct, a refused request to
+	// hctx->dispatch). Before v5.16 blk_mq_submit_bio plugged a multi-queue
+	// non-rotational device's request only one at a time and the flush went through
+	// blk_mq_sched_insert_requests, which inserts into the software queue instead when
+	// the hctx is dispatch_busy; neither is modelled, so those eras keep the unplugged
+	// path (blk_mq_try_issue_directly: a request that finds no budget waits in the
+	// software queue). The dispatch layer does not read it: the submitter (package
+	// stack) does, with stack.SubmitTiming.NoBlkdevWriteIterPlug.
+	NoBlkdevWriteIterPlug bool
 	// RestartSharedTags models v4.12–v4.18: Bart Van Assche's 6d8c6c0f97ad ("blk-mq:
 	// Restart a single queue if tag sets are shared", v4.12) made blk_mq_sched_restart
 	// walk every queue sharing the tag set; Ming Lei's 358a3a6bccb7 ("blk-mq: don't
@@ -246,6 +260,7 @@ func mainlineKernel(version string) (Options, error) {
 	if v < 516 {
 		o.MaxPlugRequests = 16
 		o.NoPlugRequestCache = true
+		o.NoBlkdevWriteIterPlug = true
 	}
 	if v < 513 {
 		o.DefaultElevator = ElevatorSingleQueue

@@ -82,6 +82,25 @@ func (p *Plug) Finish(cpu int) {
 	p.active = false
 }
 
+// FlushFromSchedule is blk_flush_plug(plug, true) as io_schedule_prepare calls it when
+// the plug's task goes to sleep holding the plug (a synchronous direct write to a
+// block device waits for its bio in submit_bio_wait inside blkdev_write_iter's plug):
+// the callbacks run, the requests are inserted into their software queues or
+// elevators and their hctxs run asynchronously (blk_mq_flush_plug_list with
+// from_schedule: no direct issue), and the cached requests are freed
+// (__blk_flush_plug). The plug stays active; cpu is the task's CPU. Nothing happens
+// on an inactive plug.
+func (p *Plug) FlushFromSchedule(cpu int) {
+	if !p.Active() {
+		return
+	}
+	if rq := p.list.head; rq != nil {
+		rq.q.host.onCPU(cpu)
+	}
+	p.flush(cpu, true)
+	p.releaseCached(cpu)
+}
+
 // add is blk_add_rq_to_plug: flush first if the plug is full or its last request is
 // large, then append.
 func (p *Plug) add(rq *Request, cpu int) {

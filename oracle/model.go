@@ -82,6 +82,12 @@ type ModelOptions struct {
 	// on one io-wq worker whatever the file, the model before round 8); false
 	// (default) = 6.1's io_prep_async_work. For measuring the rule.
 	IOPrepAsyncWorkHashAll bool
+	// NoBlkdevWriteIterPlug runs the model with stack.SubmitTiming.NoBlkdevWriteIterPlug
+	// (no plug around a write to a block device file: a write that finds no budget
+	// waits in the software queue, where the next sequential bio merges, the model
+	// before round 9); false (default) = 6.1's blkdev_write_iter plug. For measuring
+	// the rule.
+	NoBlkdevWriteIterPlug bool
 }
 
 // DefaultWake is the wake-up charging Index.CompareReference applies when
@@ -194,6 +200,7 @@ func RunModel(c *Case, jobPath string, o ModelOptions) (*ModelRun, error) {
 		cfg.Submit.IOQueueAsync = min(sim.Time(math.Round(scaled)), sim.Millisecond)
 	}
 	cfg.Submit.IOPrepAsyncWorkHashAll = o.IOPrepAsyncWorkHashAll
+	cfg.Submit.NoBlkdevWriteIterPlug = o.NoBlkdevWriteIterPlug
 	out, err := stack.Run(withOverhead(cfg, o.EmulationOverhead), specs)
 	if err != nil {
 		return nil, err

@@ -332,7 +332,8 @@ func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
 // BLKMQ_ORACLE_TTWU=1 the model runs with dispatch.Timing.KblockdTTWU
 // (ModelOptions.KblockdTTWU), with BLKMQ_ORACLE_PREEMPT=1 with
 // dispatch.Timing.IRQPreempt (ModelOptions.IRQPreempt); BLKMQ_ORACLE_POW=0 turns
-// the ProcessOneWork rule off (dispatch.Timing.NoProcessOneWork), BLKMQ_ORACLE_TICK=1
+// the ProcessOneWork rule off (dispatch.Timing.NoProcessOneWork), BLKMQ_ORACLE_WRITEPLUG=0
+// blkdev_write_iter's plug (ModelOptions.NoBlkdevWriteIterPlug), BLKMQ_ORACLE_TICK=1
 // and BLKMQ_ORACLE_BALANCE=1 switch on CheckPreemptTick and RebalanceDomains.
 func TestDumpReference(t *testing.T) {
 	path := os.Getenv("BLKMQ_ORACLE_DUMP")
@@ -387,6 +388,13 @@ func TestDumpReference(t *testing.T) {
 		o.NoProcessOneWork = true
 	default:
 		t.Fatalf("BLKMQ_ORACLE_POW %q: allowed: 0 or 1", v)
+	}
+	switch v := os.Getenv("BLKMQ_ORACLE_WRITEPLUG"); v {
+	case "", "1":
+	case "0":
+		o.NoBlkdevWriteIterPlug = true
+	default:
+		t.Fatalf("BLKMQ_ORACLE_WRITEPLUG %q: allowed: 0 or 1", v)
 	}
 	for _, sw := range []struct {
 		env string

@@ -288,6 +288,25 @@ type SubmitTiming struct {
 	// min(sq_entries, 4 × CPUs) workers at once, which is the default
 	// (stack/job.go ioWQBoundedWorkers). Off by default.
 	IOPrepAsyncWorkHashAll bool
+	// NoBlkdevWriteIterPlug drops the block plug that 6.1's blkdev_write_iter
+	// (block/fops.c) holds around every write to a block device file, the model before
+	// round 9. With the plug (the default) a direct write's request is added to the
+	// plug and issued when the call returns (blk_finish_plug → blk_mq_flush_plug_list
+	// → blk_mq_plug_issue_direct → blk_mq_request_issue_directly, bypass_insert set):
+	// without an elevator, a request that finds no budget or driver tag goes to the
+	// tail of hctx->dispatch (blk_mq_request_bypass_insert), where no later bio merges
+	// into it, instead of the software queue that blk_mq_try_issue_directly's
+	// unplugged path inserts it into (blk_mq_sched_insert_request), where the next
+	// sequential bio back-merges (blk_mq_sched_bio_merge). The plug is inert when the
+	// submitting call holds one already (io_submit of more than two iocbs, an
+	// io_uring batch of more than two SQEs: blk_start_plug does not nest). Reads are
+	// not plugged (blkdev_read_iter); file-system targets hold iomap's plug instead
+	// (FSOptions.NoDIOPlug). A synchronous write (psync) sleeps in submit_bio_wait
+	// inside the plug, so io_schedule flushes it from schedule (blk_flush_plug(plug,
+	// true)): its request is inserted into the software queue and dispatched by an
+	// asynchronous (kblockd) run. Kernels before v5.16 keep the unplugged path whatever
+	// this says (dispatch.Options.NoBlkdevWriteIterPlug).
+	NoBlkdevWriteIterPlug bool
 	// IOQueueAsync is the CPU time (ns, native) an io_uring submission that got
 	// -EAGAIN spends handing its request to io-wq, charged on the submitting CPU
 	// beyond the failed attempt's own submission cost (dispatch.CPUCosts.Submit and

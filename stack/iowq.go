@@ -12,7 +12,7 @@ type worker struct {
 	j        *job
 	cpu      int
 	tw       dispatch.TagWaiter
-	plug     dispatch.Plug // iomap's per-dio plug (file-system targets)
+	plug     dispatch.Plug // the submitting call's own plug (iomap's per-dio plug, blkdev_write_iter's)
 	busy     bool          // running or sleeping with an item (not on the idle list)
 	placed   bool          // a CPU was drawn (StickyWorkers keeps it)
 	sleeping bool
@@ -108,8 +108,8 @@ func (w *worker) run(now sim.Time) {
 		j.idle = append(j.idle, w)
 		return
 	}
-	if j.fs && !j.fsOpts.NoDIOPlug {
-		w.plug.Start(1) // __iomap_dio_rw holds a plug around the submission
+	if j.callPlug(u) {
+		w.plug.Start(1) // __iomap_dio_rw or blkdev_write_iter holds a plug around the submission
 	}
 	switch j.q.SubmitBioPlug(&u.bio, w.cpu, false, &w.tw, &w.plug) {
 	case dispatch.Sleeping:

@@ -127,6 +127,9 @@ type job struct {
 	// aioPlugAlways: io_submit plugs every batch (before v5.1, see startSubmitPlug)
 	aioPlugAlways bool
 	inSubmit      []*ioU
+	// noWritePlug: no blkdev_write_iter plug around a block-device write (the era's
+	// dispatch.Options.NoBlkdevWriteIterPlug or SubmitTiming.NoBlkdevWriteIterPlug)
+	noWritePlug bool
 	// the thread waits for its CPU to finish earlier work before its next submission;
 	// cpuTurn: that wait is over, the next submission runs even if work charged on
 	// the CPU meanwhile (completions, queue runs) has not finished
@@ -145,7 +148,8 @@ type job struct {
 	getevLate         bool
 	getevHop          bool // ReadEventsAfterWork: the second look at the same instant
 	// files on a file system (onFileSystem) and the switches that apply to them;
-	// dioPlug: the plug is iomap's per-I/O plug of the submission in progress
+	// dioPlug: the plug is the submitting call's own (iomap's per-I/O plug, or
+	// blkdev_write_iter's) of the submission in progress
 	fs      bool
 	fsOpts  FSOptions
 	dioPlug bool
@@ -365,6 +369,7 @@ func newJob(r *runner, s fio.Spec, q blockQueue, cpu int, allowed []int, region,
 	j.tw.S = (*jobSleeper)(j)
 	j.tw.Plug = &j.plug
 	j.aioPlugAlways = q.Host().Config().Options.AIOPlugAlways
+	j.noWritePlug = q.Host().Config().Options.NoBlkdevWriteIterPlug || r.sub.NoBlkdevWriteIterPlug
 	j.initOffsets()
 	j.pace.init(&j.spec)
 	j.pace.wakeEv.j = j
@@ -632,6 +637,8 @@ func (j *job) submit(u *ioU, now sim.Time) {
 			j.punt(u)
 			return
 		case !j.fs || j.fsOpts.BioNowait:
+			j.startCallPlug(u)
+			defer j.finishDIOPlug()
 			switch j.q.SubmitBioPlug(&u.bio, j.runCPU, true, nil, &j.plug) {
 			case dispatch.WouldBlock:
 				j.wait.wouldBlock++
@@ -646,11 +653,9 @@ func (j *job) submit(u *ioU, now sim.Time) {
 		}
 	}
 	// libaio / sync engines, and io_uring on a file system: submitted in the caller's
-	// context, blocking; a file-system direct I/O holds iomap's plug.
-	if j.fs && !j.fsOpts.NoDIOPlug && !j.plug.Active() {
-		j.plug.Start(1)
-		j.dioPlug = true
-	}
+	// context, blocking; a file-system direct I/O holds iomap's plug, a write to a
+	// block device blkdev_write_iter's.
+	j.startCallPlug(u)
 	switch j.q.SubmitBioPlug(&u.bio, j.runCPU, false, &j.tw, &j.plug) {
 	case dispatch.Sleeping:
 		j.blocked = true
@@ -660,6 +665,7 @@ func (j *job) submit(u *ioU, now sim.Time) {
 	case dispatch.Merged:
 		j.wait.merged++
 	}
+	j.syncWriteWait()
 	j.finishDIOPlug()
 }
 
@@ -679,7 +685,40 @@ func (j *job) chargeDIOPages(b *dispatch.Bio) {
 	}
 }
 
-// finishDIOPlug ends iomap's per-I/O plug (blk_finish_plug in __iomap_dio_rw).
+// syncWriteWait: a synchronous engine's write to a block device then sleeps in
+// submit_bio_wait inside blkdev_write_iter's plug, so io_schedule flushes the plug
+// from schedule (its request inserted, the hctx run by kblockd) before
+// blk_finish_plug finds it empty.
+func (j *job) syncWriteWait() {
+	if j.dioPlug && !j.fs && !j.spec.IOEngine.Async() {
+		j.plug.FlushFromSchedule(j.runCPU)
+	}
+}
+
+// callPlug reports whether the kernel call that submits u's bio holds a plug of its
+// own around it: iomap's around a file-system direct I/O (__iomap_dio_rw, reads and
+// writes; FSOptions.NoDIOPlug), blkdev_write_iter's around a write to a block device
+// file (SubmitTiming.NoBlkdevWriteIterPlug; dispatch.Options.NoBlkdevWriteIterPlug
+// before v5.16).
+func (j *job) callPlug(u *ioU) bool {
+	if j.fs {
+		return !j.fsOpts.NoDIOPlug
+	}
+	return u.bio.Op == device.OpWrite && !j.noWritePlug
+}
+
+// startCallPlug starts the submitting call's own plug for u (callPlug) unless the
+// task holds one already: blk_start_plug does not nest, the outer plug (an io_submit
+// or io_uring batch of more than two) then collects the request.
+func (j *job) startCallPlug(u *ioU) {
+	if j.callPlug(u) && !j.plug.Active() {
+		j.plug.Start(1)
+		j.dioPlug = true
+	}
+}
+
+// finishDIOPlug ends the submitting call's own plug (blk_finish_plug in
+// __iomap_dio_rw or blkdev_write_iter), issuing its request.
 func (j *job) finishDIOPlug() {
 	if j.dioPlug {
 		j.dioPlug = false
@@ -735,6 +774,7 @@ func (s *jobSleeper) Unblocked(b *dispatch.Bio, now sim.Time) {
 	j := (*job)(s)
 	j.blocked = false
 	j.sleepers--
+	j.syncWriteWait()
 	j.finishDIOPlug()
 	// The syscall carries on with the rest of its batch and returns (fill stamps
 	// issue_time); the completions that arrived meanwhile wait to be reaped.
@@ -756,6 +796,7 @@ func (j *job) reapReady() bool {
 // reaps it after a wake-up delay.
 func (j *job) EndBio(b *dispatch.Bio, now sim.Time, _ error) {
 	u := b.Priv.(*ioU)
+
 	u.doneAt, u.inFlight = now, false
 	j.cq.push(u)
 	j.cqN++
