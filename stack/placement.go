@@ -143,6 +143,26 @@ type Placement struct {
 	// afterwards; jobs that sleep most of the time (tag sleepers: few running tasks at
 	// each balance) stay.
 	ForkSpread bool
+	// ForkIdlestGroup places each forked fio job as 6.1's find_idlest_cpu does at the
+	// lowest domain (the LLC's, groups of one CPU without SMT) while fio's parent runs
+	// on CPU 0 and forks the jobs one after the other: wake_up_new_task →
+	// select_task_rq_fair(WF_FORK) → find_idlest_group → update_sg_wakeup_stats gives
+	// the forking CPU (the local group, running the parent) no idle CPU, every CPU whose
+	// jobs sleep on startup_sem one idle CPU, and find_idlest_group then pushes the task
+	// off the local group whenever an allowed CPU of the LLC is idle (group_has_spare:
+	// local_sgs.idle_cpus < idlest_sgs.idle_cpus); update_pick_idlest takes, among the
+	// idle single-CPU groups, the one of lowest group_util, the first in the group
+	// order (from the forking CPU's, ascending, wrapping) on a tie. Utilisation is
+	// modelled from the placed jobs: each sleeping child leaves its start-up run as
+	// blocked util on its CPU (cfs_rq->avg.util_avg keeps blocked tasks' util,
+	// decaying), so a CPU with fewer children has less, and of two with as many the one
+	// whose last child was placed earlier has decayed longer. So n jobs on n CPUs (the
+	// source-000 layout: 16 jobs, 16 vCPUs) leave CPU 0 without a job and put the last
+	// job on CPU 1 with the first. Off: the rule above (ForkSpread's or the LLC's least
+	// loaded CPU, the parent counted only with more than one LLC), the model before
+	// round 9. Applies only to a machine with one LLC (CPUsPerLLC 0 or ≥ NrCPUs) and
+	// not with ForkSpread.
+	ForkIdlestGroup bool
 	// FioParent runs fio's parent process as a task (stack/fiothreads.go): its 10 ms
 	// reap loop occupies a CPU for FioParentRun at every pass. With PlaceWhenRun it
 	// still places at the wake-up.

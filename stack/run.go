@@ -123,7 +123,11 @@ type runner struct {
 	parentCPU int
 	// forkParentCounted: pickCPU counted fio's parent on CPU 0 (fork placement in its LLC)
 	forkParentCounted bool
-	queues            []blockQueue // per LUN: *dispatch.Queue, or *legacyLUN on a Legacy host
+	// forkSeq[c] is the fork number (from 1) of the last job placed on CPU c, forkN the
+	// jobs forked so far (Placement.ForkIdlestGroup)
+	forkSeq []int
+	forkN   int
+	queues  []blockQueue // per LUN: *dispatch.Queue, or *legacyLUN on a Legacy host
 	// hasBudgetMap tells, per LUN, whether its driver keeps a budget map.
 	hasBudgetMap []bool
 	jobs         []*job
@@ -331,6 +335,9 @@ func (r *runner) pickCPU(s *fio.Spec, load []int) (int, error) {
 			allowed = local
 		}
 	}
+	if r.forkIdlestGroup() {
+		return r.pickIdlestGroupCPU(allowed, load), nil
+	}
 	cpu := -1
 	for _, c := range allowed {
 		if cpu < 0 || load[c] < load[cpu] {
@@ -339,6 +346,39 @@ func (r *runner) pickCPU(s *fio.Spec, load []int) (int, error) {
 	}
 	load[cpu]++
 	return cpu, nil
+}
+
+// forkIdlestGroup reports whether Placement.ForkIdlestGroup applies (one LLC, no
+// ForkSpread).
+func (r *runner) forkIdlestGroup() bool {
+	n := r.cfg.CPU.Costs.CPUsPerLLC
+	return r.cfg.Placement.ForkIdlestGroup && !r.cfg.Placement.ForkSpread && (n <= 0 || n >= r.cfg.NrCPUs)
+}
+
+// pickIdlestGroupCPU is Placement.ForkIdlestGroup's choice for the next forked job
+// among allowed, given the jobs already placed on each CPU (load): fio's parent runs
+// on CPU 0, which find_idlest_group leaves while another allowed CPU is idle (every
+// CPU but the parent's is: the earlier children sleep); among those, the lowest
+// group_util — fewest children, then the one whose last child was forked first —
+// and the first from CPU 1 upwards on a tie. CPU 0 itself only when it is the only
+// allowed CPU.
+func (r *runner) pickIdlestGroupCPU(allowed []int, load []int) int {
+	if r.forkSeq == nil {
+		r.forkSeq = make([]int, r.cfg.NrCPUs)
+	}
+	r.forkN++
+	cpu := -1
+	for _, c := range allowed {
+		if c == 0 && len(allowed) > 1 {
+			continue // the local group: the parent runs there (no idle CPU)
+		}
+		if cpu < 0 || load[c] < load[cpu] || load[c] == load[cpu] && r.forkSeq[c] < r.forkSeq[cpu] {
+			cpu = c
+		}
+	}
+	load[cpu]++
+	r.forkSeq[cpu] = r.forkN
+	return cpu
 }
 
 // allCPUs returns 0 … NrCPUs−1.
