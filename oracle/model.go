@@ -75,6 +75,8 @@ type ModelOptions struct {
 	// ForkIdlestGroup runs the model with stack.Placement.ForkIdlestGroup (6.1's
 	// find_idlest_group at fork with fio's parent on CPU 0).
 	ForkIdlestGroup bool
+	// NohzKickNrRunning runs the model with stack.Placement.NohzKickNrRunning.
+	NohzKickNrRunning bool
 	// IOQueueAsync, when positive, runs the model with stack.SubmitTiming.IOQueueAsync
 	// at this native cost, scaled by EmulationSlowdown (io_uring's -EAGAIN hand-off
 	// to io-wq charged on the submitting CPU); 0 (default) = none. For measuring the
@@ -191,6 +193,9 @@ func RunModel(c *Case, jobPath string, o ModelOptions) (*ModelRun, error) {
 	}
 	if o.ForkIdlestGroup {
 		cfg.Placement.ForkIdlestGroup = true
+	}
+	if o.NohzKickNrRunning {
+		cfg.Placement.NohzKickNrRunning = true
 	}
 	if o.IOQueueAsync > 0 {
 		scaled := float64(o.IOQueueAsync.Nanoseconds()) * max(o.EmulationSlowdown, 1)

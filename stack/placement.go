@@ -163,6 +163,21 @@ type Placement struct {
 	// round 9. Applies only to a machine with one LLC (CPUsPerLLC 0 or ≥ NrCPUs) and
 	// not with ForkSpread.
 	ForkIdlestGroup bool
+	// NohzKickNrRunning restricts the default idle balance of a waiting thread (not
+	// RebalanceDomains) to 6.1's condition for kicking the idle-load balancer from a
+	// busy CPU's tick without interrupt-time capacity accounting: nohz_balancer_kick
+	// kicks for rq->nr_running >= 2, and then load_balance (calculate_imbalance:
+	// (busiest nr_running − local nr_running) / 2 tasks to move) moves a task only
+	// from a CPU with two or more; a CPU running one task plus hard-interrupt work
+	// (scsi_debug's hrtimer completions, HRTIMER_MODE_REL_PINNED, and
+	// blk_mq_complete_request on a multi-queue device complete in hardirq context, no
+	// ksoftirqd) has nr_running 1 and its task is not pulled (check_cpu_capacity
+	// needs irq time accounting, which the oracle's guest kernel lacks). So the
+	// thread is pulled only while another modelled task (rqTasks: a fio thread or
+	// io-wq worker running, woken or waiting there; a kblockd worker with
+	// KworkerTasks) shares its CPU. Off (the default): the waiting thread is pulled
+	// whatever it waits behind, the model before round 9.
+	NohzKickNrRunning bool
 	// FioParent runs fio's parent process as a task (stack/fiothreads.go): its 10 ms
 	// reap loop occupies a CPU for FioParentRun at every pass. With PlaceWhenRun it
 	// still places at the wake-up.
@@ -642,6 +657,9 @@ func (j *job) balancePull(now sim.Time) int {
 	if now < j.eligibleAt() {
 		return -1
 	}
+	if j.place.NohzKickNrRunning && !j.sharesCPU(now) {
+		return -1
+	}
 	ok := func(c int) bool { return j.r.schedIdle(c, now) && j.r.host.CPUFreeAt(c) <= now }
 	if !j.place.NUMAImbalancePull {
 		return firstAfter(j.runCPU, j.allowed, ok)
@@ -650,6 +668,17 @@ func (j *job) balancePull(now sim.Time) int {
 		return c
 	}
 	return firstAfter(j.runCPU, j.allowed, func(c int) bool { return ok(c) && j.r.numaPullAllowed(j.runCPU, c, now) })
+}
+
+// sharesCPU reports whether another modelled task is on the waiting thread's CPU at
+// now: its run queue holds two or more tasks, counting the thread (rqTasks, nr_running
+// for nohz_balancer_kick and calculate_imbalance).
+func (j *job) sharesCPU(now sim.Time) bool {
+	n := j.r.rqTasks(j.runCPU, now)
+	if !j.runnable(now) {
+		n++ // the thread itself, before waitCPU counts it as waiting
+	}
+	return n >= 2
 }
 
 // numaPullAllowed is the NUMA level of the idle balance (6.1 find_busiest_group →
