@@ -77,6 +77,9 @@ type ModelOptions struct {
 	ForkIdlestGroup bool
 	// NohzKickNrRunning runs the model with stack.Placement.NohzKickNrRunning.
 	NohzKickNrRunning bool
+	// KworkerTasks runs the model with stack.Placement.KworkerTasks (a CPU whose kblockd
+	// worker is runnable or running is not idle for placement).
+	KworkerTasks bool
 	// IOQueueAsync, when positive, runs the model with stack.SubmitTiming.IOQueueAsync
 	// at this native cost, scaled by EmulationSlowdown (io_uring's -EAGAIN hand-off
 	// to io-wq charged on the submitting CPU); 0 (default) = none. For measuring the
@@ -196,6 +199,9 @@ func RunModel(c *Case, jobPath string, o ModelOptions) (*ModelRun, error) {
 	}
 	if o.NohzKickNrRunning {
 		cfg.Placement.NohzKickNrRunning = true
+	}
+	if o.KworkerTasks {
+		cfg.Placement.KworkerTasks = true
 	}
 	if o.IOQueueAsync > 0 {
 		scaled := float64(o.IOQueueAsync.Nanoseconds()) * max(o.EmulationSlowdown, 1)
