@@ -145,7 +145,7 @@ type Placement struct {
 	ForkSpread bool
 	// ForkIdlestGroup places each forked fio job as 6.1's find_idlest_cpu does at the
 	// lowest domain (the LLC's, groups of one CPU without SMT) while fio's parent runs
-	// on CPU 0 and forks the jobs one after the other: wake_up_new_task →
+	// on its CPU and forks the jobs one after the other: wake_up_new_task →
 	// select_task_rq_fair(WF_FORK) → find_idlest_group → update_sg_wakeup_stats gives
 	// the forking CPU (the local group, running the parent) no idle CPU, every CPU whose
 	// jobs sleep on startup_sem one idle CPU, and find_idlest_group then pushes the task
@@ -158,7 +158,8 @@ type Placement struct {
 	// decaying), so a CPU with fewer children has less, and of two with as many the one
 	// whose last child was placed earlier has decayed longer. So n jobs on n CPUs (the
 	// source-000 layout: 16 jobs, 16 vCPUs) leave CPU 0 without a job and put the last
-	// job on CPU 1 with the first. Off: the rule above (ForkSpread's or the LLC's least
+	// job on CPU 1 with the first (the forking CPU is FioParentCPU when set, else CPU
+	// 0, assumed). Off: the rule above (ForkSpread's or the LLC's least
 	// loaded CPU, the parent counted only with more than one LLC), the model before
 	// round 9. Applies only to a machine with one LLC (CPUsPerLLC 0 or ≥ NrCPUs) and
 	// not with ForkSpread.

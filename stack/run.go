@@ -267,6 +267,9 @@ func (r *runner) placeJobs(specs []fio.Spec) error {
 	if r.forkParentCounted {
 		r.parentCPU = 0 // the parent forked the jobs from CPU 0 (pickCPU)
 	}
+	if r.forkIdlestGroup() {
+		r.parentCPU = r.forkCPU() // the parent forked the jobs from there (pickIdlestGroupCPU)
+	}
 	regionStart := map[blockQueue]int64{} // next free byte of each LUN
 	base := map[fileKey]int64{}
 	for _, k := range order {
@@ -357,19 +360,29 @@ func (r *runner) forkIdlestGroup() bool {
 
 // pickIdlestGroupCPU is Placement.ForkIdlestGroup's choice for the next forked job
 // among allowed, given the jobs already placed on each CPU (load): fio's parent runs
-// on CPU 0, which find_idlest_group leaves while another allowed CPU is idle (every
-// CPU but the parent's is: the earlier children sleep); among those, the lowest
-// group_util — fewest children, then the one whose last child was forked first —
-// and the first from CPU 1 upwards on a tie. CPU 0 itself only when it is the only
-// allowed CPU.
+// on the forking CPU (forkCPU), which find_idlest_group leaves while another allowed
+// CPU is idle (every CPU but the parent's is: the earlier children sleep); among
+// those, the lowest group_util — fewest children, then the one whose last child was
+// forked first — and on a tie the first in the domain's group order, which starts at
+// the forking CPU's group and goes up, wrapping. The forking CPU itself only when it
+// is the only allowed CPU.
 func (r *runner) pickIdlestGroupCPU(allowed []int, load []int) int {
 	if r.forkSeq == nil {
 		r.forkSeq = make([]int, r.cfg.NrCPUs)
 	}
 	r.forkN++
+	p := r.forkCPU()
 	cpu := -1
-	for _, c := range allowed {
-		if c == 0 && len(allowed) > 1 {
+	at := 0
+	for i, c := range allowed {
+		if c > p {
+			at = i
+			break
+		}
+	}
+	for k := range allowed {
+		c := allowed[(at+k)%len(allowed)]
+		if c == p && len(allowed) > 1 {
 			continue // the local group: the parent runs there (no idle CPU)
 		}
 		if cpu < 0 || load[c] < load[cpu] || load[c] == load[cpu] && r.forkSeq[c] < r.forkSeq[cpu] {
@@ -380,6 +393,10 @@ func (r *runner) pickIdlestGroupCPU(allowed []int, load []int) int {
 	r.forkSeq[cpu] = r.forkN
 	return cpu
 }
+
+// forkCPU is the CPU fio's parent forks the jobs from under Placement.ForkIdlestGroup:
+// Placement.FioParentCPU if set, else CPU 0 (assumed).
+func (r *runner) forkCPU() int { return r.cfg.Placement.fioParentCPU(r.cfg.NrCPUs, 0) }
 
 // allCPUs returns 0 … NrCPUs−1.
 func (r *runner) allCPUs() []int {
