@@ -72,6 +72,14 @@ type ModelOptions struct {
 	// periodic and newly idle load balance per sched-domain level); false (default)
 	// = the default pull rule. For measuring the opt-in rule.
 	RebalanceDomains bool
+	// ForkIdlestGroup runs the model with stack.Placement.ForkIdlestGroup (6.1's
+	// find_idlest_group at fork with fio's parent on CPU 0).
+	ForkIdlestGroup bool
+	// NohzKickNrRunning runs the model with stack.Placement.NohzKickNrRunning.
+	NohzKickNrRunning bool
+	// KworkerTasks runs the model with stack.Placement.KworkerTasks (a CPU whose kblockd
+	// worker is runnable or running is not idle for placement).
+	KworkerTasks bool
 	// IOQueueAsync, when positive, runs the model with stack.SubmitTiming.IOQueueAsync
 	// at this native cost, scaled by EmulationSlowdown (io_uring's -EAGAIN hand-off
 	// to io-wq charged on the submitting CPU); 0 (default) = none. For measuring the
@@ -194,6 +202,15 @@ func RunModel(c *Case, jobPath string, o ModelOptions) (*ModelRun, error) {
 	}
 	if o.RebalanceDomains {
 		cfg.Placement.RebalanceDomains = true
+	}
+	if o.ForkIdlestGroup {
+		cfg.Placement.ForkIdlestGroup = true
+	}
+	if o.NohzKickNrRunning {
+		cfg.Placement.NohzKickNrRunning = true
+	}
+	if o.KworkerTasks {
+		cfg.Placement.KworkerTasks = true
 	}
 	if o.IOQueueAsync > 0 {
 		scaled := float64(o.IOQueueAsync.Nanoseconds()) * max(o.EmulationSlowdown, 1)

@@ -334,7 +334,9 @@ func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
 // dispatch.Timing.IRQPreempt (ModelOptions.IRQPreempt); BLKMQ_ORACLE_POW=0 turns
 // the ProcessOneWork rule off (dispatch.Timing.NoProcessOneWork), BLKMQ_ORACLE_WRITEPLUG=0
 // blkdev_write_iter's plug (ModelOptions.NoBlkdevWriteIterPlug), BLKMQ_ORACLE_TICK=1
-// and BLKMQ_ORACLE_BALANCE=1 switch on CheckPreemptTick and RebalanceDomains.
+// and BLKMQ_ORACLE_BALANCE=1 switch on CheckPreemptTick and RebalanceDomains,
+// BLKMQ_ORACLE_FORKIDLEST=1 Placement.ForkIdlestGroup, BLKMQ_ORACLE_NOHZKICK=1
+// Placement.NohzKickNrRunning, BLKMQ_ORACLE_KWTASKS=1 Placement.KworkerTasks.
 func TestDumpReference(t *testing.T) {
 	path := os.Getenv("BLKMQ_ORACLE_DUMP")
 	if path == "" {
@@ -399,7 +401,7 @@ func TestDumpReference(t *testing.T) {
 	for _, sw := range []struct {
 		env string
 		on  *bool
-	}{{"BLKMQ_ORACLE_TICK", &o.CheckPreemptTick}, {"BLKMQ_ORACLE_BALANCE", &o.RebalanceDomains}} {
+	}{{"BLKMQ_ORACLE_TICK", &o.CheckPreemptTick}, {"BLKMQ_ORACLE_BALANCE", &o.RebalanceDomains}, {"BLKMQ_ORACLE_FORKIDLEST", &o.ForkIdlestGroup}, {"BLKMQ_ORACLE_NOHZKICK", &o.NohzKickNrRunning}, {"BLKMQ_ORACLE_KWTASKS", &o.KworkerTasks}} {
 		switch v := os.Getenv(sw.env); v {
 		case "", "0":
 		case "1":

@@ -49,6 +49,8 @@ type state struct {
 	placement         stack.PlacementRule    // system/sched_placement (placement.go)
 	placeWhenRun      bool                   // system/sched_wake_placement=run (placement.go)
 	forkSpread        bool                   // system/sched_fork_placement=spread (placement.go)
+	forkIdlestGroup   bool                   // system/sched_fork_idlest_group=on (placement.go)
+	nohzKickNrRunning bool                   // system/sched_nohz_kick=nr_running (placement.go)
 	kworkerTasks      bool                   // system/sched_kworker_tasks=on (placement.go)
 	kblockdTTWU       bool                   // system/kblockd_ttwu=on (placement.go)
 	irqPreempt        bool                   // system/irq_preempt=on (placement.go)

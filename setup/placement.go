@@ -58,6 +58,14 @@ func init() {
 		"where forked fio jobs start: llc = the forking CPU's node and last-level cache within the NUMA imbalance allowance (find_idlest_group, 6.1 adjust_numa_imbalance; the default); "+
 			"spread = the least loaded CPU of the whole machine (stack.Placement.ForkSpread)",
 		"llc", "spread", func(s *state) *bool { return &s.forkSpread }))
+	addKey(choiceKey("system/sched_fork_idlest_group",
+		"off = forked fio jobs go to the least loaded CPU of the LLC, fio's parent not counted on a one-LLC machine (the default); "+
+			"on = fio's parent runs on CPU 0 while it forks, and find_idlest_group (6.1) puts each job on the idle CPU of lowest utilisation other than the parent's (stack.Placement.ForkIdlestGroup; opt-in, one LLC only)",
+		"off", "on", func(s *state) *bool { return &s.forkIdlestGroup }))
+	addKey(choiceKey("system/sched_nohz_kick",
+		"any = a thread waiting for its busy CPU is pulled by an idle CPU at a tick once it is no longer cache-hot, whatever it waits behind (the default); "+
+			"nr_running = only while another modelled task shares its CPU (6.1 nohz_balancer_kick: rq->nr_running >= 2; stack.Placement.NohzKickNrRunning; opt-in)",
+		"any", "nr_running", func(s *state) *bool { return &s.nohzKickNrRunning }))
 	addKey(choiceKey("system/sched_kworker_tasks",
 		"off = a CPU whose kblockd kworker is runnable still counts as idle for placement (the default); on = it does not (idle_cpu: rq->curr, nr_running, ttwu_pending; stack.Placement.KworkerTasks)",
 		"off", "on", func(s *state) *bool { return &s.kworkerTasks }))

@@ -291,6 +291,7 @@ func (s *state) resolved() (*Resolved, error) {
 	s.applyDrivers(&cfg) // drivers and per-device tag sets (setup/devices.go)
 	cfg.Placement.Rule = s.placement
 	cfg.Placement.PlaceWhenRun, cfg.Placement.ForkSpread, cfg.Placement.KworkerTasks = s.placeWhenRun, s.forkSpread, s.kworkerTasks
+	cfg.Placement.ForkIdlestGroup, cfg.Placement.NohzKickNrRunning = s.forkIdlestGroup, s.nohzKickNrRunning
 	cfg.Timing.KblockdTTWU, cfg.Timing.IRQPreempt = s.kblockdTTWU, s.irqPreempt
 	cfg.Timing.NoProcessOneWork = s.noProcessOneWork
 	cfg.Placement.PELTLoad, cfg.Placement.NUMAImbalancePull = s.peltLoad, s.numaPull

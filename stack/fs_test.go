@@ -170,3 +170,30 @@ func TestPlaceFair(t *testing.T) {
 		t.Errorf("Validate(Rule 7) = %v", err)
 	}
 }
+
+// TestForkIdlestGroup: with Placement.ForkIdlestGroup on one LLC, fio's parent keeps
+// CPU 0 while it forks, so four unpinned jobs on four CPUs start on CPUs 1, 2, 3 and
+// (the lowest utilisation of the idle CPUs: the oldest sleeping child) 1 again; a job
+// pinned to CPU 0 alone still starts there. Off, they start on CPUs 0-3. With the
+// parent on CPU 2 (FioParentCPU 3) the group order starts after it: 3, 0, 1, 3.
+func TestForkIdlestGroup(t *testing.T) {
+	cfg := baseConfig()
+	specs := parse(t, "[global]\nioengine=libaio\nrw=randread\nbs=4k\ndirect=1\niodepth=4\ntime_based\nruntime=5ms\nsize=64M\n[j]\nnumjobs=4\n[p]\ncpus_allowed=0\n")
+	for _, tc := range []struct {
+		on     bool
+		parent int
+		want   []int
+	}{{false, 0, []int{0, 1, 2, 3, 0}}, {true, 0, []int{1, 2, 3, 1, 0}}, {true, 3, []int{3, 0, 1, 3, 0}}} {
+		cfg.Placement.ForkIdlestGroup = tc.on
+		cfg.Placement.FioParentCPU = tc.parent
+		res, err := stack.Run(cfg, specs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, j := range res.Jobs {
+			if j.CPU != tc.want[i] {
+				t.Errorf("ForkIdlestGroup %v, FioParentCPU %d: job %d started on CPU %d, want %d", tc.on, tc.parent, i, j.CPU, tc.want[i])
+			}
+		}
+	}
+}

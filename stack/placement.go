@@ -143,6 +143,42 @@ type Placement struct {
 	// afterwards; jobs that sleep most of the time (tag sleepers: few running tasks at
 	// each balance) stay.
 	ForkSpread bool
+	// ForkIdlestGroup places each forked fio job as 6.1's find_idlest_cpu does at the
+	// lowest domain (the LLC's, groups of one CPU without SMT) while fio's parent runs
+	// on its CPU and forks the jobs one after the other: wake_up_new_task →
+	// select_task_rq_fair(WF_FORK) → find_idlest_group → update_sg_wakeup_stats gives
+	// the forking CPU (the local group, running the parent) no idle CPU, every CPU whose
+	// jobs sleep on startup_sem one idle CPU, and find_idlest_group then pushes the task
+	// off the local group whenever an allowed CPU of the LLC is idle (group_has_spare:
+	// local_sgs.idle_cpus < idlest_sgs.idle_cpus); update_pick_idlest takes, among the
+	// idle single-CPU groups, the one of lowest group_util, the first in the group
+	// order (from the forking CPU's, ascending, wrapping) on a tie. Utilisation is
+	// modelled from the placed jobs: each sleeping child leaves its start-up run as
+	// blocked util on its CPU (cfs_rq->avg.util_avg keeps blocked tasks' util,
+	// decaying), so a CPU with fewer children has less, and of two with as many the one
+	// whose last child was placed earlier has decayed longer. So n jobs on n CPUs (the
+	// source-000 layout: 16 jobs, 16 vCPUs) leave CPU 0 without a job and put the last
+	// job on CPU 1 with the first (the forking CPU is FioParentCPU when set, else CPU
+	// 0, assumed). Off: the rule above (ForkSpread's or the LLC's least
+	// loaded CPU, the parent counted only with more than one LLC), the model before
+	// round 9. Applies only to a machine with one LLC (CPUsPerLLC 0 or ≥ NrCPUs) and
+	// not with ForkSpread.
+	ForkIdlestGroup bool
+	// NohzKickNrRunning restricts the default idle balance of a waiting thread (not
+	// RebalanceDomains) to 6.1's condition for kicking the idle-load balancer from a
+	// busy CPU's tick without interrupt-time capacity accounting: nohz_balancer_kick
+	// kicks for rq->nr_running >= 2, and then load_balance (calculate_imbalance:
+	// (busiest nr_running − local nr_running) / 2 tasks to move) moves a task only
+	// from a CPU with two or more; a CPU running one task plus hard-interrupt work
+	// (scsi_debug's hrtimer completions, HRTIMER_MODE_REL_PINNED, and
+	// blk_mq_complete_request on a multi-queue device complete in hardirq context, no
+	// ksoftirqd) has nr_running 1 and its task is not pulled (check_cpu_capacity
+	// needs irq time accounting, which the oracle's guest kernel lacks). So the
+	// thread is pulled only while another modelled task (rqTasks: a fio thread or
+	// io-wq worker running, woken or waiting there; a kblockd worker with
+	// KworkerTasks) shares its CPU. Off (the default): the waiting thread is pulled
+	// whatever it waits behind, the model before round 9.
+	NohzKickNrRunning bool
 	// FioParent runs fio's parent process as a task (stack/fiothreads.go): its 10 ms
 	// reap loop occupies a CPU for FioParentRun at every pass. With PlaceWhenRun it
 	// still places at the wake-up.
@@ -622,6 +658,9 @@ func (j *job) balancePull(now sim.Time) int {
 	if now < j.eligibleAt() {
 		return -1
 	}
+	if j.place.NohzKickNrRunning && !j.sharesCPU(now) {
+		return -1
+	}
 	ok := func(c int) bool { return j.r.schedIdle(c, now) && j.r.host.CPUFreeAt(c) <= now }
 	if !j.place.NUMAImbalancePull {
 		return firstAfter(j.runCPU, j.allowed, ok)
@@ -630,6 +669,17 @@ func (j *job) balancePull(now sim.Time) int {
 		return c
 	}
 	return firstAfter(j.runCPU, j.allowed, func(c int) bool { return ok(c) && j.r.numaPullAllowed(j.runCPU, c, now) })
+}
+
+// sharesCPU reports whether another modelled task is on the waiting thread's CPU at
+// now: its run queue holds two or more tasks, counting the thread (rqTasks, nr_running
+// for nohz_balancer_kick and calculate_imbalance).
+func (j *job) sharesCPU(now sim.Time) bool {
+	n := j.r.rqTasks(j.runCPU, now)
+	if !j.runnable(now) {
+		n++ // the thread itself, before waitCPU counts it as waiting
+	}
+	return n >= 2
 }
 
 // numaPullAllowed is the NUMA level of the idle balance (6.1 find_busiest_group →

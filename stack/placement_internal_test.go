@@ -193,3 +193,36 @@ func TestForkLocalLLC(t *testing.T) {
 		})
 	}
 }
+
+// TestNohzKickNrRunning: with Placement.NohzKickNrRunning a waiting thread counts as
+// sharing its CPU (rq->nr_running >= 2, nohz_balancer_kick) only when another modelled
+// task is running, woken or waiting there; interrupt work alone does not count.
+func TestNohzKickNrRunning(t *testing.T) {
+	const now = sim.Time(100)
+	for _, tt := range []struct {
+		name  string
+		other func(k *job)
+		want  bool
+	}{
+		{"alone", func(k *job) { k.runCPU = 0 }, false},
+		{"other-waiting", func(k *job) { k.cpuWait = true }, true},
+		{"other-woken", func(k *job) { k.woken = true }, true},
+		{"other-running", func(k *job) { k.ranUntil = now + 1 }, true},
+		{"other-done", func(k *job) { k.ranUntil = now }, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &runner{cfg: Config{NrCPUs: 2}}
+			j := &job{r: r, runCPU: 1}
+			k := &job{r: r, runCPU: 1}
+			tt.other(k)
+			r.jobs = []*job{j, k}
+			if got := j.sharesCPU(now); got != tt.want {
+				t.Errorf("sharesCPU = %v, want %v", got, tt.want)
+			}
+			j.cpuWait = true // counted once whether or not waitCPU has counted it yet
+			if got := j.sharesCPU(now); got != tt.want {
+				t.Errorf("waiting: sharesCPU = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

@@ -123,7 +123,11 @@ type runner struct {
 	parentCPU int
 	// forkParentCounted: pickCPU counted fio's parent on CPU 0 (fork placement in its LLC)
 	forkParentCounted bool
-	queues            []blockQueue // per LUN: *dispatch.Queue, or *legacyLUN on a Legacy host
+	// forkSeq[c] is the fork number (from 1) of the last job placed on CPU c, forkN the
+	// jobs forked so far (Placement.ForkIdlestGroup)
+	forkSeq []int
+	forkN   int
+	queues  []blockQueue // per LUN: *dispatch.Queue, or *legacyLUN on a Legacy host
 	// hasBudgetMap tells, per LUN, whether its driver keeps a budget map.
 	hasBudgetMap []bool
 	jobs         []*job
@@ -263,6 +267,9 @@ func (r *runner) placeJobs(specs []fio.Spec) error {
 	if r.forkParentCounted {
 		r.parentCPU = 0 // the parent forked the jobs from CPU 0 (pickCPU)
 	}
+	if r.forkIdlestGroup() {
+		r.parentCPU = r.forkCPU() // the parent forked the jobs from there (pickIdlestGroupCPU)
+	}
 	regionStart := map[blockQueue]int64{} // next free byte of each LUN
 	base := map[fileKey]int64{}
 	for _, k := range order {
@@ -331,6 +338,9 @@ func (r *runner) pickCPU(s *fio.Spec, load []int) (int, error) {
 			allowed = local
 		}
 	}
+	if r.forkIdlestGroup() {
+		return r.pickIdlestGroupCPU(allowed, load), nil
+	}
 	cpu := -1
 	for _, c := range allowed {
 		if cpu < 0 || load[c] < load[cpu] {
@@ -340,6 +350,53 @@ func (r *runner) pickCPU(s *fio.Spec, load []int) (int, error) {
 	load[cpu]++
 	return cpu, nil
 }
+
+// forkIdlestGroup reports whether Placement.ForkIdlestGroup applies (one LLC, no
+// ForkSpread).
+func (r *runner) forkIdlestGroup() bool {
+	n := r.cfg.CPU.Costs.CPUsPerLLC
+	return r.cfg.Placement.ForkIdlestGroup && !r.cfg.Placement.ForkSpread && (n <= 0 || n >= r.cfg.NrCPUs)
+}
+
+// pickIdlestGroupCPU is Placement.ForkIdlestGroup's choice for the next forked job
+// among allowed, given the jobs already placed on each CPU (load): fio's parent runs
+// on the forking CPU (forkCPU), which find_idlest_group leaves while another allowed
+// CPU is idle (every CPU but the parent's is: the earlier children sleep); among
+// those, the lowest group_util — fewest children, then the one whose last child was
+// forked first — and on a tie the first in the domain's group order, which starts at
+// the forking CPU's group and goes up, wrapping. The forking CPU itself only when it
+// is the only allowed CPU.
+func (r *runner) pickIdlestGroupCPU(allowed []int, load []int) int {
+	if r.forkSeq == nil {
+		r.forkSeq = make([]int, r.cfg.NrCPUs)
+	}
+	r.forkN++
+	p := r.forkCPU()
+	cpu := -1
+	at := 0
+	for i, c := range allowed {
+		if c > p {
+			at = i
+			break
+		}
+	}
+	for k := range allowed {
+		c := allowed[(at+k)%len(allowed)]
+		if c == p && len(allowed) > 1 {
+			continue // the local group: the parent runs there (no idle CPU)
+		}
+		if cpu < 0 || load[c] < load[cpu] || load[c] == load[cpu] && r.forkSeq[c] < r.forkSeq[cpu] {
+			cpu = c
+		}
+	}
+	load[cpu]++
+	r.forkSeq[cpu] = r.forkN
+	return cpu
+}
+
+// forkCPU is the CPU fio's parent forks the jobs from under Placement.ForkIdlestGroup:
+// Placement.FioParentCPU if set, else CPU 0 (assumed).
+func (r *runner) forkCPU() int { return r.cfg.Placement.fioParentCPU(r.cfg.NrCPUs, 0) }
 
 // allCPUs returns 0 … NrCPUs−1.
 func (r *runner) allCPUs() []int {
