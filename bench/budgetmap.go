@@ -55,7 +55,42 @@ const (
 	// BudgetMapRuntime is the simulated run (virtual time); the rate is steady after a
 	// few hundred µs.
 	BudgetMapRuntime = 200 * time.Millisecond
+	// BudgetMapIONs is the CPU time of one I/O on one core in this setup (ns), sourced:
+	// 1/(1 M IOPS). Bart Van Assche (the author of seed 003), linux-scsi, 5 Apr 2022,
+	// "Re: [PATCH 00/29] UFS patches for kernel v5.19" (Message-ID
+	// ca7dff5d-ad32-fafe-d522-f455be04e2ef@acm.org): "The scsi_debug driver supports
+	// more than a million IOPS on a single CPU core", with the script attached
+	// (scsi_debug-iops): modprobe scsi_debug max_queue=128 submit_queues=$(nproc)
+	// delay=0 fake_rw=1; fio --numjobs=1 --thread --gtod_reduce=1 --ioscheduler=none
+	// --direct=1 --bs=512 --rw=read, ioengine io_uring with --hipri=1
+	// --iodepth_batch=iodepth/2 (psync at iodepth 1), under numactl -m 0 -N 0. The
+	// CPU is not named, nor the iodepth of the quoted figure; the kernel is v5.18-era.
+	// "More than" makes 1 µs an upper bound on the path. Against seed 003's job the
+	// script skips scsi_debug's data copy (fake_rw=1: no do_device_access), reads
+	// 512 B, and polls its completions (hipri) where 003 reaps them by task work.
+	BudgetMapIONs = 1000
 )
+
+// budgetMapPathFactor scales dispatch.DefaultCPUCosts' per-I/O path (cpuPathNs, split
+// unchanged) so that path plus the costs the model charges separately per I/O — the
+// driver tag and budget get+put (BenchmarkIOPath) and the budget word's two owned-line
+// atomics (Transfer.Self) — make BudgetMapIONs: (1000 − 57) / 1600 = 0.589.
+func budgetMapPathFactor() float64 {
+	c := dispatch.DefaultCPUCosts()
+	sep := c.TagGet + c.TagPut + c.BudgetGet + c.BudgetPut + 2*c.Transfer.Self
+	return float64(BudgetMapIONs-sep) / float64(cpuPathNs(c))
+}
+
+// budgetMapCPUPathParam is the budget-map scenario's ParamCPUPath entry: sourced
+// (BudgetMapIONs), where the other scenarios' is assumed (cpuPathParam).
+func budgetMapCPUPathParam() Param {
+	v := budgetMapPathFactor() * float64(cpuPathNs(dispatch.DefaultCPUCosts())) / 1e3
+	return Param{Name: ParamCPUPath, Value: v, Unit: "us/IO", Basis: BasisSourced, Scalable: true,
+		Ref: "1 us per I/O (Bart Van Assche, linux-scsi, 5 Apr 2022, Message-ID ca7dff5d-ad32-fafe-d522-f455be04e2ef@acm.org: " +
+			"scsi_debug delay=0 'supports more than a million IOPS on a single CPU core', attached script: fio 1 job, thread, " +
+			"io_uring hipri or psync, 512 B reads, fake_rw=1, ioscheduler none; CPU not named) less the tag, budget and " +
+			"owned-line costs charged separately; dispatch.DefaultCPUCosts' split scaled by 0.589; an upper bound ('more than')"}
+}
 
 // BudgetMapSpecs parses BudgetMapJob with the runtime replaced.
 func BudgetMapSpecs(runtime time.Duration) ([]fio.Spec, error) {
@@ -68,7 +103,8 @@ func BudgetMapSpecs(runtime time.Duration) ([]fio.Spec, error) {
 // delay), max_queue 192, host_max_queue 192 (host-wide tags), submit_queues = CPUs, one
 // LUN, scheduler none, the current kernel. skip selects the proposal
 // (budget.Options.BudgetMapSkip, evaluated by budget.Host.NeedsBudgetMap); the CPU cost
-// table is dispatch.DefaultCPUCosts for both.
+// table, for both, is dispatch.DefaultCPUCosts with its per-I/O path scaled to the
+// sourced BudgetMapIONs (budgetMapPathFactor).
 func BudgetMapConfig(skip bool, seed uint64) stack.Config {
 	return budgetMapConfig(skip, seed, nil)
 }
@@ -91,18 +127,15 @@ func budgetMapConfig(skip bool, seed uint64, sc Scale) stack.Config {
 		Seed:       seed,
 		JitterSeed: sc.jitterSeed(), // 0 (default) except in benchmarks
 	}
-	if sc.Of(ParamCPUPath) != 1 || sc.Of(ParamTransferSelf) != 1 || sc.Of(ParamTransfer) != 1 || sc.Of(ParamElevatorLines) != 1 ||
-		sc.Of(paramBudgetGetPut) != 1 || sc.Of(paramSubmitSyscall) != 1 {
-		c := scaleContention(scaleCPUPath(dispatch.DefaultCPUCosts(), sc), sc)
-		if k := sc.Of(paramBudgetGetPut); k != 1 {
-			c.BudgetGet = sim.Time(float64(c.BudgetGet)*k + 0.5)
-			c.BudgetPut = sim.Time(float64(c.BudgetPut)*k + 0.5)
-		}
-		if k := sc.Of(paramSubmitSyscall); k != 1 {
-			c.SubmitSyscall = min(sim.Time(float64(c.SubmitSyscall)*k+0.5), c.Submit)
-		}
-		cfg.CPU = dispatch.CPUModel{Costs: c}
+	c := scaleContention(scaleCPUPathBy(dispatch.DefaultCPUCosts(), budgetMapPathFactor()*sc.Of(ParamCPUPath)), sc)
+	if k := sc.Of(paramBudgetGetPut); k != 1 {
+		c.BudgetGet = sim.Time(float64(c.BudgetGet)*k + 0.5)
+		c.BudgetPut = sim.Time(float64(c.BudgetPut)*k + 0.5)
 	}
+	if k := sc.Of(paramSubmitSyscall); k != 1 {
+		c.SubmitSyscall = min(sim.Time(float64(c.SubmitSyscall)*k+0.5), c.Submit)
+	}
+	cfg.CPU = dispatch.CPUModel{Costs: c}
 	return cfg
 }
 
@@ -174,9 +207,9 @@ func init() {
 			{Name: "fio.iodepth", Value: 192, Unit: "", Basis: BasisSourced, Ref: "seed 003: fio io_uring, 1 job, iodepth 192, iodepth_batch 24"},
 			{Name: paramBudgetCPUs, Value: BudgetMapCPUs, Unit: "CPUs", Basis: BasisAssumed, Scalable: true, Ref: "nproc is not stated; one CPU does all the work, so the count does not change the result"},
 			{Name: paramBudgetGetPut, Value: 24, Unit: "ns", Basis: BasisSourced, Scalable: true, Ref: "this library's budget map get+put, BenchmarkIOPath on one core (BENCHMARKS.md); a proxy for the kernel's two locked bit operations, so scaled in the sensitivity runs"},
-			cpuPathParam(),
-			{Name: paramSubmitSyscall, Value: float64(dispatch.DefaultCPUCosts().SubmitSyscall), Unit: "ns/call", Basis: BasisAssumed, Scalable: true,
-				Ref: "dispatch.DefaultCPUCosts: a null syscall's entry/exit (~100 ns without KPTI) plus io_uring_enter's fixed part; plausible 100-400 ns"},
+			budgetMapCPUPathParam(),
+			{Name: paramSubmitSyscall, Value: float64(scaleCPUPathBy(dispatch.DefaultCPUCosts(), budgetMapPathFactor()).SubmitSyscall), Unit: "ns/call", Basis: BasisAssumed, Scalable: true,
+				Ref: "dispatch.DefaultCPUCosts' 200 ns (a null syscall's entry/exit, ~100 ns without KPTI, plus io_uring_enter's fixed part; plausible 100-400 ns), scaled with the sourced cpu.path"},
 			contentionParams()[0], contentionParams()[1], contentionParams()[2],
 		}})
 }

@@ -91,18 +91,29 @@ func (s Scale) Of(name string) float64 {
 // ~1.6 µs per-I/O kernel path whose total and split are assumptions.
 const ParamCPUPath = "cpu.path"
 
+// cpuPathNs is the per-I/O CPU path of c that ParamCPUPath stands for (ns): the steps
+// one 4 KiB I/O on the none path takes from submission to reaping, excluding the tag
+// and budget costs and the cache-line costs, which are charged separately.
+func cpuPathNs(c dispatch.CPUCosts) sim.Time {
+	return c.Submit + c.BioAlloc + c.HostCheck + c.Insert + c.Dispatch + c.QueueRq + c.Completion + c.EndBio
+}
+
 // cpuPathParam is the ParamCPUPath entry of a scenario's parameter list.
 func cpuPathParam() Param {
-	c := dispatch.DefaultCPUCosts()
-	total := c.Submit + c.BioAlloc + c.HostCheck + c.Insert + c.Dispatch + c.QueueRq + c.Completion + c.EndBio
-	return Param{Name: ParamCPUPath, Value: float64(total) / 1e3, Unit: "us/IO", Basis: BasisAssumed, Scalable: true,
+	return Param{Name: ParamCPUPath, Value: float64(cpuPathNs(dispatch.DefaultCPUCosts())) / 1e3, Unit: "us/IO", Basis: BasisAssumed, Scalable: true,
 		Ref: "dispatch.DefaultCPUCosts: the per-I/O submission + completion path, split by the usual shape of a perf profile; " +
 			"total and split not measured (tag/budget costs are this library's BenchmarkIOPath, sourced)"}
 }
 
 // scaleCPUPath multiplies the assumed steps of c by the ParamCPUPath factor.
 func scaleCPUPath(c dispatch.CPUCosts, sc Scale) dispatch.CPUCosts {
-	f := sc.Of(ParamCPUPath)
+	return scaleCPUPathBy(c, sc.Of(ParamCPUPath))
+}
+
+// scaleCPUPathBy multiplies the steps of c that ParamCPUPath stands for (and the
+// other per-I/O software steps of the same table: Merge, Elevator, IPI, Wakeup,
+// QueueRun, SubmitSyscall) by f, keeping their split.
+func scaleCPUPathBy(c dispatch.CPUCosts, f float64) dispatch.CPUCosts {
 	if f == 1 {
 		return c
 	}
