@@ -209,6 +209,19 @@ type Options struct {
 	// (Hctx.runInsertAsync), one run per submission, instead of waiting for the CPU
 	// and taking several submissions in one run. True is the model before round 6.
 	NoKblockdWakeupPreempt bool
+	// NoPlaceEntityCredit, when true, measures the woken kblockd worker's vruntime
+	// lead over the submitter as the CPU time run on its CPU since the worker last
+	// ran (the rule of rounds 6-8), leaving out the credit 6.1's place_entity gives
+	// a waking entity (kernel/sched/fair.c: vruntime = max(its own, min_vruntime -
+	// sysctl_sched_latency / 2) with GENTLE_FAIR_SLEEPERS). By default (false, from
+	// round 9) the worker's lag behind min_vruntime is carried from run to run: it
+	// grows by the nice-0 time run on the CPU, is capped at that credit at each
+	// wake-up and shrinks by the worker's own run time × 1024 / 88761 (its nice -20
+	// weight), so the worker preempts the submitter at every wake-up
+	// (KblockdPlaceCredit, Hctx.runInsertAsync). Only with NoKblockdWakeupPreempt
+	// false. Both rules are the same in every Kernel era (CFS from 2.6.32 to 6.5;
+	// 6.6's EEVDF placement is not modelled).
+	NoPlaceEntityCredit bool
 }
 
 // Kernel returns the Options of a kernel release: mainline "MAJOR.MINOR" (e.g.

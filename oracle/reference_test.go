@@ -370,6 +370,13 @@ func TestDumpReference(t *testing.T) {
 	default:
 		t.Fatalf("BLKMQ_ORACLE_POW %q: allowed: 0 or 1", v)
 	}
+	switch v := os.Getenv("BLKMQ_ORACLE_PLACE_ENTITY"); v {
+	case "", "1":
+	case "0":
+		o.NoPlaceEntityCredit = true
+	default:
+		t.Fatalf("BLKMQ_ORACLE_PLACE_ENTITY %q: allowed: 0 or 1", v)
+	}
 	for _, sw := range []struct {
 		env string
 		on  *bool
