@@ -203,11 +203,12 @@ type Options struct {
 	// NoKblockdWakeupPreempt, when true, leaves out the CFS wake-up preemption of a
 	// submitting task by the kblockd worker its unplugged submission wakes
 	// (check_preempt_wakeup; kblockd is WQ_HIGHPRI, its workers nice -20; in every
-	// supported release, so false in every Kernel era): when the submitter has run
-	// more than KblockdPreemptGranularity since that worker last ran on its CPU, the
-	// worker runs the submission's hctx run before the task continues
-	// (Hctx.runInsertAsync), one run per submission, instead of waiting for the CPU
-	// and taking several submissions in one run. True is the model before round 6.
+	// supported release, so false in every Kernel era): when the woken worker's
+	// vruntime is more than KblockdPreemptGranularity behind the submitter's (by
+	// default always, NoPlaceEntityCredit gives the rounds 6-8 rule), the worker runs
+	// the submission's hctx run before the task continues (Hctx.runInsertAsync), one
+	// run per submission, instead of waiting for the CPU and taking several
+	// submissions in one run. True is the model before round 6.
 	NoKblockdWakeupPreempt bool
 	// NoPlaceEntityCredit, when true, measures the woken kblockd worker's vruntime
 	// lead over the submitter as the CPU time run on its CPU since the worker last
