@@ -161,6 +161,15 @@ type Options struct {
 	PlugFlushInsert bool
 	// Pre415: the v4.11–v4.14 dispatch switches (era_pre415.go, KernelPre415).
 	Pre415 Pre415Options
+	// DeadlineMoveClearsNextRq models mq-deadline before v5.14 ("block/mq-deadline:
+	// Micro-optimize the batching algorithm", Bart Van Assche, June 2021): every
+	// dispatched request's deadline_move_request cleared next_rq of both data
+	// directions before setting its own, so a batch in the other direction started
+	// again from that direction's FIFO head. false (v5.14+, 6.1): only the
+	// dispatched direction's next_rq is updated and the other keeps its sort-order
+	// position, so a new batch continues the direction's sweep from where its last
+	// batch stopped unless its FIFO head has expired.
+	DeadlineMoveClearsNextRq bool
 	// PerHctxSchedTagsWithHostTags models host-wide tags before v5.14 (d97e594c5166,
 	// "blk-mq: Use request queue-wide tags for tagset-wide sbitmap"): with an elevator
 	// every hctx keeps its own nr_requests scheduler tags in front of the one driver-tag
@@ -290,6 +299,7 @@ func mainlineKernel(version string) (Options, error) {
 	}
 	if v < 514 {
 		o.PerHctxSchedTagsWithHostTags = true
+		o.DeadlineMoveClearsNextRq = true
 	}
 	if v < 501 {
 		o.AIOPlugAlways = true
