@@ -16,9 +16,12 @@ func (d *done) EndBio(_ *dispatch.Bio, _ sim.Time, _ error) { d.n++ }
 
 // Example builds a tag set with host-wide tags (so mq-deadline is the default
 // elevator, v5.13+ rule), puts a SCSI host on it (the driver, package scsi), adds one LUN of queue_depth 2, submits eight sequential 4 KiB
-// writes with REQ_NOWAIT from CPU 0 and runs the engine: the writes after the
-// first request merge into it in mq-deadline before the asynchronous (kblockd) run
-// dispatches it: one 32 KiB command.
+// writes with REQ_NOWAIT from CPU 0 and runs the engine. Each unplugged submission
+// wakes CPU 0's kblockd worker, which preempts the submitter (check_preempt_wakeup:
+// the nice -20 worker is place_entity's credit behind it) and dispatches at once: the
+// first two writes go out as two commands (queue_depth 2), the third waits in
+// mq-deadline for a budget and the five after it merge into it there: three
+// commands.
 func Example() {
 	eng := sim.NewEngine()
 	opts, _ := dispatch.Kernel("5.17")
@@ -53,6 +56,6 @@ func Example() {
 	st := q.Stats()
 	fmt.Printf("\n%s: %d bios completed in %d commands, %d merges\n", q.ElevatorName(), d.n, st.Dispatched, st.Merges)
 	// Output:
-	// queued merged merged merged merged merged merged merged
-	// mq-deadline: 8 bios completed in 1 commands, 7 merges
+	// queued queued queued merged merged merged merged merged
+	// mq-deadline: 8 bios completed in 3 commands, 5 merges
 }

@@ -166,6 +166,7 @@ func (w *runWork) Fire(now sim.Time) {
 	w.pending, w.deferred = false, false
 	w.kwWaitDone()
 	h.q.host.onCPU(cpu)
+	start := h.q.host.busyUntilTime(cpu)
 	switch {
 	case w.switching:
 		w.switching = false
@@ -185,7 +186,7 @@ func (w *runWork) Fire(now sim.Time) {
 	h.q.host.kworkerStart(cpu)
 	h.runHwQueueNow()
 	h.q.host.kworkerRan(cpu)
-	h.q.host.kblockdRan(cpu)
+	h.q.host.kblockdRan(cpu, start, h.q.host.busyUntilTime(cpu))
 	w.kwRan(cpu)
 }
 

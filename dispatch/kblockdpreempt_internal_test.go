@@ -35,15 +35,17 @@ func TestKblockdPreemptGranularity(t *testing.T) {
 }
 
 // TestKblockdWakeupPreempt: n unplugged submissions made back to back by one task on
-// CPU 0 (each charging its Submit cost), with mq-deadline. Without the option the
+// CPU 0 (each charging its Submit cost), with mq-deadline. Without the preemption the
 // kblockd worker waits for the CPU and one run takes the submissions queued
-// meanwhile; with it, a submitter that ran longer than the wake-up granularity
-// (23.1 µs on 2 CPUs) since the worker's last run is preempted after every
-// submission (one run each, two context switches each); a submitter whose first
-// submission stays below the granularity leaves the work pending, and later
-// submissions find it pending (no new wake-up, so no new preemption check) and
-// coalesce as without the option; without an elevator the submission issues
-// directly and wakes no worker.
+// meanwhile; with it (the default), the woken worker is place_entity's credit (6 ms of
+// vruntime on 2 CPUs) behind the submitter, far past the wake-up granularity (23.1 µs),
+// and preempts it after every submission (one run each, two context switches each),
+// however little the submitter ran between two of them. Under NoPlaceEntityCredit (the
+// rule of rounds 6-8: the lead is the CPU time run since the worker's last run) a
+// submitter that ran longer than the granularity is preempted each time, and one whose
+// first submission stays below it leaves the work pending, so later submissions find
+// it pending (no new wake-up, so no new preemption check) and coalesce as without the
+// preemption; without an elevator the submission issues directly and wakes no worker.
 func TestKblockdWakeupPreempt(t *testing.T) {
 	const n = 40
 	type got struct {
@@ -53,6 +55,7 @@ func TestKblockdWakeupPreempt(t *testing.T) {
 	tests := []struct {
 		name      string
 		on        bool
+		noCredit  bool
 		elevator  string
 		submit    sim.Time
 		wantRuns  func(g got) bool
@@ -62,7 +65,11 @@ func TestKblockdWakeupPreempt(t *testing.T) {
 			wantRuns: func(g got) bool { return g.PreemptRuns == 0 && g.Runs < n/4 && g.Dispatched == n }},
 		{name: "on/slow-submitter-run-per-submission", on: true, elevator: "mq-deadline", submit: 100 * sim.Microsecond,
 			wantExact: &got{Runs: n, PreemptRuns: n, Dispatched: n, SwitchTime: n * 2 * sim.Microsecond}},
-		{name: "on/fast-submitter-below-granularity-coalesces", on: true, elevator: "mq-deadline", submit: 5 * sim.Microsecond,
+		{name: "on/fast-submitter-run-per-submission", on: true, elevator: "mq-deadline", submit: 5 * sim.Microsecond,
+			wantExact: &got{Runs: n, PreemptRuns: n, Dispatched: n, SwitchTime: n * 2 * sim.Microsecond}},
+		{name: "no-credit/slow-submitter-run-per-submission", on: true, noCredit: true, elevator: "mq-deadline", submit: 100 * sim.Microsecond,
+			wantExact: &got{Runs: n, PreemptRuns: n, Dispatched: n, SwitchTime: n * 2 * sim.Microsecond}},
+		{name: "no-credit/fast-submitter-below-granularity-coalesces", on: true, noCredit: true, elevator: "mq-deadline", submit: 5 * sim.Microsecond,
 			wantRuns: func(g got) bool { return g.PreemptRuns == 0 && g.Runs < n/4 && g.Dispatched == n }},
 		{name: "on/none-issues-directly", on: true, elevator: "none", submit: 100 * sim.Microsecond,
 			wantExact: &got{Dispatched: n}},
@@ -73,7 +80,7 @@ func TestKblockdWakeupPreempt(t *testing.T) {
 				c := DefaultCPUCosts()
 				c.Submit, c.Switch = tt.submit, sw
 				rig := newRig(t, HostConfig{NrCPUs: 2, NrHwQueues: 2, CanQueue: 256,
-					CPU: CPUModel{Costs: c}, Options: Options{NoKblockdWakeupPreempt: !tt.on}},
+					CPU: CPUModel{Costs: c}, Options: Options{NoKblockdWakeupPreempt: !tt.on, NoPlaceEntityCredit: tt.noCredit}},
 					testLUN{QueueDepth: 64, NrRequests: 64, Elevator: tt.elevator},
 					device.NullParams{Name: "null", CompletionNsec: 10 * sim.Millisecond})
 				var cnt counter
@@ -153,6 +160,90 @@ func TestKblockdPreemptMMSwitch(t *testing.T) {
 			g.Extra = busy - busy0
 			if d := cmp.Diff(tt.want, g); d != "" {
 				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestKblockdPlaceCredit: sysctl_sched_latency (6 ms × (1 + ilog2(min(nr_cpus, 8))))
+// halved by GENTLE_FAIR_SLEEPERS, place_entity's credit to a waking entity.
+func TestKblockdPlaceCredit(t *testing.T) {
+	tests := []struct {
+		name   string
+		nrCPUs int
+		want   sim.Time
+	}{
+		{"0-cpus-as-1", 0, 3 * sim.Millisecond},
+		{"1-cpu", 1, 3 * sim.Millisecond},
+		{"2-cpus", 2, 6 * sim.Millisecond},
+		{"4-cpus", 4, 9 * sim.Millisecond},
+		{"8-cpus", 8, 12 * sim.Millisecond},
+		{"64-cpus-capped-at-8", 64, 12 * sim.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if d := cmp.Diff(tt.want, KblockdPlaceCredit(tt.nrCPUs)); d != "" {
+				t.Errorf("KblockdPlaceCredit(%d) (-want +got):\n%s", tt.nrCPUs, d)
+			}
+		})
+	}
+}
+
+// TestKblockdLag: the woken worker's lag behind min_vruntime on a 2-CPU host. A worker
+// asleep since before the run is the whole credit (6 ms) behind; the nice-0 time run
+// on its CPU adds to the lag, and the cap applies at each wake-up; the worker's own
+// run takes its time × 1024 / 88761 off. Only a worker that ran about 87 times the
+// credit on its CPU with no nice-0 time between (520 ms) comes back within the
+// granularity (23.1 µs), where a 5 µs submission no longer preempts; under
+// NoPlaceEntityCredit the lead is the CPU time since the last run whatever the
+// history.
+func TestKblockdLag(t *testing.T) {
+	type step struct {
+		run    sim.Time // the worker's run on CPU 0 (kblockdRan), then
+		submit sim.Time // nice-0 time before the wake-up
+		want   sim.Time // the lead at that wake-up
+	}
+	credit := 6 * sim.Millisecond
+	long := 520 * sim.Millisecond
+	tests := []struct {
+		name     string
+		noCredit bool
+		steps    []step
+	}{
+		{"asleep-since-before-the-run", false, []step{{0, 5 * sim.Microsecond, credit}}},
+		{"short-runs-keep-the-credit", false, []step{
+			{0, 0, credit},
+			{20 * sim.Microsecond, 5 * sim.Microsecond, credit}, // 20 µs at nice -20: 0.23 µs of vruntime, 5 µs of nice-0 time gives it back
+			{20 * sim.Microsecond, 0, credit - 20*sim.Microsecond*1024/88761},
+		}},
+		{"long-run-drains-the-lag", false, []step{
+			{0, 0, credit},
+			{long, 5 * sim.Microsecond, credit - long*1024/88761 + 5*sim.Microsecond},
+		}},
+		{"no-credit-lead-since-last-run", true, []step{
+			{0, 5 * sim.Microsecond, 5 * sim.Microsecond},
+			{20 * sim.Microsecond, 30 * sim.Microsecond, 30 * sim.Microsecond},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rig := newRig(t, HostConfig{NrCPUs: 2, NrHwQueues: 2, CanQueue: 64,
+				Options: Options{NoPlaceEntityCredit: tt.noCredit}},
+				testLUN{QueueDepth: 64, NrRequests: 64, Elevator: "mq-deadline"},
+				device.NullParams{Name: "null", CompletionNsec: sim.Millisecond})
+			h := rig.host
+			h.onCPU(0)
+			p := h.kbPreemptState()
+			for i, s := range tt.steps {
+				if s.run > 0 {
+					start := h.busyUntilTime(0)
+					h.charge(s.run)
+					h.kblockdRan(0, start, h.busyUntilTime(0))
+				}
+				h.charge(s.submit)
+				if got := p.lead(h, 0); got != s.want {
+					t.Errorf("step %d: lead %v, want %v", i, got, s.want)
+				}
 			}
 		})
 	}

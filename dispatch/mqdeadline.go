@@ -325,7 +325,11 @@ func (dd *MQDeadline) insertMerge(rq *Request) bool {
 	}
 }
 
-// DispatchRequest is dd_dispatch_request / __dd_dispatch_request (§6.2).
+// DispatchRequest is dd_dispatch_request / __dd_dispatch_request (§6.2): continue
+// the current batch with the last direction's next_rq while batching < fifo_batch,
+// else choose a direction and take its FIFO head (expired, or no next_rq) or its
+// next_rq. The other direction's next_rq is kept (v5.14+) or cleared
+// (Options.DeadlineMoveClearsNextRq).
 func (dd *MQDeadline) DispatchRequest(*Hctx) *Request {
 	if rq := dd.dispatch.popFront(); rq != nil {
 		return rq
@@ -342,8 +346,10 @@ func (dd *MQDeadline) DispatchRequest(*Hctx) *Request {
 		dd.batching = 0
 	}
 	dd.lastDir = rq.Op
-	dd.nextRq[0], dd.nextRq[1] = nil, nil
-	dd.nextRq[rq.Op] = dd.successor(rq)
+	if dd.q.opts.DeadlineMoveClearsNextRq {
+		dd.nextRq[0], dd.nextRq[1] = nil, nil // deadline_move_request before v5.14
+	}
+	dd.nextRq[rq.Op] = dd.successor(rq) // deadline_move_request: the sort-order successor
 	dd.remove(rq)
 	dd.batching++
 	return rq

@@ -200,3 +200,49 @@ func TestDeadlineAsyncEras(t *testing.T) {
 		})
 	}
 }
+
+// TestMQDeadlineNextRqKept: with fifo_batch 1 every dispatch chooses a direction
+// again. Reads inserted at sectors 10, 40, 30, 20 (FIFO order) and one write: the
+// FIFO head 10, its sort successor 20, then the write (reads starved twice). In 6.1
+// (v5.14+, "block/mq-deadline: Micro-optimize the batching algorithm") the write's
+// deadline_move_request leaves the reads' next_rq at 30, so reads resume in sort
+// order (30, 40); before v5.14 (DeadlineMoveClearsNextRq) it was cleared and reads
+// restart from their FIFO head (40, then 30).
+func TestMQDeadlineNextRqKept(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		clear bool
+		want  []int64
+	}{
+		{"v6.1-keeps-the-sort-position", false, []int64{10, 20, 100, 30, 40}},
+		{"before-v5.14-restarts-from-fifo-head", true, []int64{10, 20, 100, 40, 30}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rig := newRig(t, HostConfig{NrCPUs: 1, NrHwQueues: 1, CanQueue: 256,
+				Options: Options{DeadlineMoveClearsNextRq: tt.clear}},
+				testLUN{QueueDepth: 1, NrRequests: 256, Elevator: "mq-deadline"},
+				device.NullParams{Name: "null", CompletionNsec: 10 * sim.Microsecond})
+			dd := rig.q.elevator.(*MQDeadline)
+			dd.FifoBatch = 1
+			var c counter
+			q := rig.q
+			h := q.hctxs[0]
+			for _, x := range []struct {
+				op     device.Op
+				sector int64
+			}{{device.OpRead, 10}, {device.OpRead, 40}, {device.OpRead, 30}, {device.OpRead, 20}, {device.OpWrite, 100}} {
+				b := &Bio{Op: x.op, Offset: x.sector * 4096, Length: 4096, Sync: true, End: &c}
+				dd.InsertRequest(q.initRequest(h, 0, h.th.SchedTags().Get(0, false), b), false)
+			}
+			h.runHwQueue(false)
+			rig.eng.Run()
+			var got []int64
+			for _, o := range rig.dev.order {
+				got = append(got, o/4096)
+			}
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("dispatch order (-want +got):\n%s", d)
+			}
+		})
+	}
+}

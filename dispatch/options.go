@@ -161,6 +161,15 @@ type Options struct {
 	PlugFlushInsert bool
 	// Pre415: the v4.11–v4.14 dispatch switches (era_pre415.go, KernelPre415).
 	Pre415 Pre415Options
+	// DeadlineMoveClearsNextRq models mq-deadline before v5.14 ("block/mq-deadline:
+	// Micro-optimize the batching algorithm", Bart Van Assche, June 2021): every
+	// dispatched request's deadline_move_request cleared next_rq of both data
+	// directions before setting its own, so a batch in the other direction started
+	// again from that direction's FIFO head. false (v5.14+, 6.1): only the
+	// dispatched direction's next_rq is updated and the other keeps its sort-order
+	// position, so a new batch continues the direction's sweep from where its last
+	// batch stopped unless its FIFO head has expired.
+	DeadlineMoveClearsNextRq bool
 	// PerHctxSchedTagsWithHostTags models host-wide tags before v5.14 (d97e594c5166,
 	// "blk-mq: Use request queue-wide tags for tagset-wide sbitmap"): with an elevator
 	// every hctx keeps its own nr_requests scheduler tags in front of the one driver-tag
@@ -217,12 +226,26 @@ type Options struct {
 	// NoKblockdWakeupPreempt, when true, leaves out the CFS wake-up preemption of a
 	// submitting task by the kblockd worker its unplugged submission wakes
 	// (check_preempt_wakeup; kblockd is WQ_HIGHPRI, its workers nice -20; in every
-	// supported release, so false in every Kernel era): when the submitter has run
-	// more than KblockdPreemptGranularity since that worker last ran on its CPU, the
-	// worker runs the submission's hctx run before the task continues
-	// (Hctx.runInsertAsync), one run per submission, instead of waiting for the CPU
-	// and taking several submissions in one run. True is the model before round 6.
+	// supported release, so false in every Kernel era): when the woken worker's
+	// vruntime is more than KblockdPreemptGranularity behind the submitter's (by
+	// default always, NoPlaceEntityCredit gives the rounds 6-8 rule), the worker runs
+	// the submission's hctx run before the task continues (Hctx.runInsertAsync), one
+	// run per submission, instead of waiting for the CPU and taking several
+	// submissions in one run. True is the model before round 6.
 	NoKblockdWakeupPreempt bool
+	// NoPlaceEntityCredit, when true, measures the woken kblockd worker's vruntime
+	// lead over the submitter as the CPU time run on its CPU since the worker last
+	// ran (the rule of rounds 6-8), leaving out the credit 6.1's place_entity gives
+	// a waking entity (kernel/sched/fair.c: vruntime = max(its own, min_vruntime -
+	// sysctl_sched_latency / 2) with GENTLE_FAIR_SLEEPERS). By default (false, from
+	// round 9) the worker's lag behind min_vruntime is carried from run to run: it
+	// grows by the nice-0 time run on the CPU, is capped at that credit at each
+	// wake-up and shrinks by the worker's own run time × 1024 / 88761 (its nice -20
+	// weight), so the worker preempts the submitter at every wake-up
+	// (KblockdPlaceCredit, Hctx.runInsertAsync). Only with NoKblockdWakeupPreempt
+	// false. Both rules are the same in every Kernel era (CFS from 2.6.32 to 6.5;
+	// 6.6's EEVDF placement is not modelled).
+	NoPlaceEntityCredit bool
 }
 
 // Kernel returns the Options of a kernel release: mainline "MAJOR.MINOR" (e.g.
@@ -291,6 +314,7 @@ func mainlineKernel(version string) (Options, error) {
 	}
 	if v < 514 {
 		o.PerHctxSchedTagsWithHostTags = true
+		o.DeadlineMoveClearsNextRq = true
 	}
 	if v < 501 {
 		o.AIOPlugAlways = true

@@ -179,9 +179,12 @@ func TestKblockdCPU(t *testing.T) {
 // TestKblockdCPUSingleQueueRequeue: on a single hw queue a run queued from another CPU
 // while the work is pending moves it to that CPU's kblockd worker
 // (mod_delayed_work_on(WORK_CPU_UNBOUND) grabs the pending work and queues it locally).
+// The kblockd wake-up preemption is off: with it the first submission's own worker
+// preempts its submitter and dispatches at once, leaving no pending work to move.
 func TestKblockdCPUSingleQueueRequeue(t *testing.T) {
 	eng := sim.NewEngine()
-	h, err := dispatch.NewHost(eng, dispatch.HostConfig{NrCPUs: 4, NrHwQueues: 1, CanQueue: 8})
+	h, err := dispatch.NewHost(eng, dispatch.HostConfig{NrCPUs: 4, NrHwQueues: 1, CanQueue: 8,
+		Options: dispatch.Options{NoKblockdWakeupPreempt: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,6 +64,16 @@ type ModelOptions struct {
 	// model before round 7); false (default) = the dispatch after the worker's
 	// switch-in, the work pending until then. For measuring the rule.
 	NoProcessOneWork bool
+	// NoPlaceEntityCredit runs the model with dispatch.Options.NoPlaceEntityCredit
+	// (the woken kblockd worker's lead is the CPU time run since its last run, the
+	// rule of rounds 6-8); false (default) = its lag carried from run to run and
+	// capped at place_entity's credit. For measuring the rule.
+	NoPlaceEntityCredit bool
+	// DeadlineMoveClearsNextRq runs the model with
+	// dispatch.Options.DeadlineMoveClearsNextRq (mq-deadline before v5.14: a
+	// dispatch clears the other direction's next_rq); false (default) = 6.1's rule.
+	// For measuring the rule.
+	DeadlineMoveClearsNextRq bool
 	// CheckPreemptTick runs the model with stack.SubmitTiming.CheckPreemptTick (CFS
 	// time slices between threads sharing a CPU, checked at each scheduler tick);
 	// false (default) = no tick preemption. For measuring the opt-in rule.
@@ -196,6 +206,17 @@ func RunModel(c *Case, jobPath string, o ModelOptions) (*ModelRun, error) {
 	}
 	if o.NoProcessOneWork {
 		cfg.Timing.NoProcessOneWork = true
+	}
+	if o.NoPlaceEntityCredit || o.DeadlineMoveClearsNextRq {
+		opts := dispatch.Options{}
+		if cfg.Options != nil {
+			opts = *cfg.Options
+		} else if cfg.Kernel != "" {
+			opts, _ = dispatch.Kernel(cfg.Kernel)
+		}
+		opts.NoPlaceEntityCredit = opts.NoPlaceEntityCredit || o.NoPlaceEntityCredit
+		opts.DeadlineMoveClearsNextRq = opts.DeadlineMoveClearsNextRq || o.DeadlineMoveClearsNextRq
+		cfg.Options = &opts
 	}
 	if o.CheckPreemptTick {
 		cfg.Submit.CheckPreemptTick = true

@@ -398,6 +398,20 @@ func TestDumpReference(t *testing.T) {
 	default:
 		t.Fatalf("BLKMQ_ORACLE_WRITEPLUG %q: allowed: 0 or 1", v)
 	}
+	switch v := os.Getenv("BLKMQ_ORACLE_PLACE_ENTITY"); v {
+	case "", "1":
+	case "0":
+		o.NoPlaceEntityCredit = true
+	default:
+		t.Fatalf("BLKMQ_ORACLE_PLACE_ENTITY %q: allowed: 0 or 1", v)
+	}
+	switch v := os.Getenv("BLKMQ_ORACLE_DD_NEXT_RQ"); v {
+	case "", "keep":
+	case "clear":
+		o.DeadlineMoveClearsNextRq = true
+	default:
+		t.Fatalf("BLKMQ_ORACLE_DD_NEXT_RQ %q: allowed: keep or clear", v)
+	}
 	for _, sw := range []struct {
 		env string
 		on  *bool

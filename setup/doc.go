@@ -113,6 +113,7 @@
 //	era/run_all_hctxs_with_sq_sched 1                 5.12   0 (run only the local hctx)
 //	era/device_busy_counter         1                 5.13   0 (budget map sbitmap)
 //	era/default_elevator            single-queue      5.13   single-queue-or-shared-tags
+//	era/deadline_clear_next_rq      1                 5.14   0 (each direction keeps its sort position)
 //	era/max_plug_requests           16                5.16   32
 //	era/no_plug_request_cache       1                 5.16   0 (batched tags cached in the plug)
 //	sbitmap/wake_scheme             countdown         6.2    global

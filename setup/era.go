@@ -48,6 +48,8 @@ func addEraKeys() {
 		func(o *dispatch.Options) *bool { return &o.NoBudgetRerun }))
 	addEra(optBool("era/no_sched_batch", "one request per elevator dispatch (before v5.10)",
 		func(o *dispatch.Options) *bool { return &o.NoSchedBatch }))
+	addEra(optBool("era/deadline_clear_next_rq", "mq-deadline restarts each batch of the other direction from its FIFO head (before v5.14)",
+		func(o *dispatch.Options) *bool { return &o.DeadlineMoveClearsNextRq }))
 	addEra(optBool("era/run_all_hctxs_with_sq_sched", "run every hctx with mq-deadline (before v5.12)",
 		func(o *dispatch.Options) *bool { return &o.RunAllHctxsWithSQSched }))
 	addEra(optBool("era/no_tag_wait_barrier", "dispatch tag-wait lost wake-up, CVE-2024-26671 (before v6.8)",

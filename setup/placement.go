@@ -79,8 +79,11 @@ func init() {
 		"on = the switch to a woken kblockd worker comes first and the work stays pending until process_one_work calls it, absorbing runs queued meanwhile (kernel/workqueue.c; the default); off = a due run dispatches at once and its worker's context switches are charged after it (dispatch.Timing.NoProcessOneWork, the model before round 7)",
 		"on", "off", func(s *state) *bool { return &s.noProcessOneWork }))
 	addKey(choiceKey("system/kblockd_wakeup_preempt",
-		"on = the kblockd worker an unplugged submission wakes preempts the submitter once it has run past CFS's wake-up granularity (check_preempt_wakeup; the default); off = the run waits for the submitter's CPU (dispatch.Options.NoKblockdWakeupPreempt)",
+		"on = the kblockd worker an unplugged submission wakes preempts the submitter once its vruntime lead passes CFS's wake-up granularity (check_preempt_wakeup; the default; with system/place_entity_credit on, at every wake-up); off = the run waits for the submitter's CPU (dispatch.Options.NoKblockdWakeupPreempt)",
 		"on", "off", func(s *state) *bool { return &s.opts.NoKblockdWakeupPreempt }))
+	addKey(choiceKey("system/place_entity_credit",
+		"on = the woken kblockd worker's vruntime lag is carried from run to run and capped at place_entity's sleeper credit (sysctl_sched_latency / 2), so every wake-up preempts the submitter (the default, from round 9); off = its lead is the CPU time run since it last ran (dispatch.Options.NoPlaceEntityCredit, the rule of rounds 6-8)",
+		"on", "off", func(s *state) *bool { return &s.opts.NoPlaceEntityCredit }))
 	addKey(choiceKey("system/sched_pelt_load",
 		"off = wake_affine_weight compares instantaneous task counts (the default); on = PELT load averages (kernel/sched/pelt.c decay; stack.Placement.PELTLoad)",
 		"off", "on", func(s *state) *bool { return &s.peltLoad }))

@@ -12,7 +12,7 @@ import (
 // the defaults leave them all off, and a bad value names the allowed values.
 func TestPlacementKeys(t *testing.T) {
 	dev := []string{"null_blk irqmode=2 completion_nsec=2000000"}
-	type got struct{ WhenRun, ForkSpread, Kworker, TTWU, IRQ, NoKblockdPreempt, PELT, NUMAPull, NoPlugCache, Tick, NoPOW bool }
+	type got struct{ WhenRun, ForkSpread, Kworker, TTWU, IRQ, NoKblockdPreempt, PELT, NUMAPull, NoPlugCache, Tick, NoPOW, NoCredit bool }
 	for _, tc := range []struct {
 		name string
 		set  []string
@@ -29,6 +29,8 @@ func TestPlacementKeys(t *testing.T) {
 		{"process-one-work-off", []string{"system/process_one_work=off"}, got{NoPOW: true}},
 		{"kblockd-wakeup-preempt-on", []string{"system/kblockd_wakeup_preempt=on"}, got{}},
 		{"kblockd-wakeup-preempt-off", []string{"system/kblockd_wakeup_preempt=off"}, got{NoKblockdPreempt: true}},
+		{"place-entity-credit-on", []string{"system/place_entity_credit=on"}, got{}},
+		{"place-entity-credit-off", []string{"system/place_entity_credit=off"}, got{NoCredit: true}},
 		{"pelt-load", []string{"system/sched_pelt_load=on"}, got{PELT: true}},
 		{"numa-pull", []string{"system/sched_numa_pull=on"}, got{NUMAPull: true}},
 		{"check-preempt-tick", []string{"system/check_preempt_tick=on"}, got{Tick: true}},
@@ -46,7 +48,7 @@ func TestPlacementKeys(t *testing.T) {
 				o = *r.Config.Options
 			}
 			g := got{p.PlaceWhenRun, p.ForkSpread, p.KworkerTasks, r.Config.Timing.KblockdTTWU, r.Config.Timing.IRQPreempt,
-				o.NoKblockdWakeupPreempt, p.PELTLoad, p.NUMAImbalancePull, o.NoPlugRequestCache, r.Config.Submit.CheckPreemptTick, r.Config.Timing.NoProcessOneWork}
+				o.NoKblockdWakeupPreempt, p.PELTLoad, p.NUMAImbalancePull, o.NoPlugRequestCache, r.Config.Submit.CheckPreemptTick, r.Config.Timing.NoProcessOneWork, o.NoPlaceEntityCredit}
 			if d := cmp.Diff(tc.want, g); d != "" {
 				t.Errorf("fields (-want +got):\n%s", d)
 			}
@@ -60,6 +62,7 @@ func TestPlacementKeys(t *testing.T) {
 		{"system/irq_preempt=true", "allowed: off, on"},
 		{"system/process_one_work=1", "allowed: on, off"},
 		{"system/kblockd_wakeup_preempt=1", "allowed: on, off"},
+		{"system/place_entity_credit=1", "allowed: on, off"},
 		{"system/sched_pelt_load=yes", "allowed: off, on"},
 		{"system/sched_numa_pull=2", "allowed: off, on"},
 		{"system/check_preempt_tick=yes", "allowed: off, on"},

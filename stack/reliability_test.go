@@ -60,9 +60,9 @@ func TestWatchdogStuckDevice(t *testing.T) {
 			"(in device, tag 6, driver tags 4/64, budget 4/32, host_busy 4/64, device in flight 4, run pending no) " +
 			"since 950.392µs, no progress for 99.049608ms"},
 		{"mq-deadline", "stack: watchdog: job j.0 did not finish within 100ms of model time (4 I/Os in flight): " +
-			"request read offset 8290304 len 4096 of job j.0 on LUN 0 hctx 0 waiting for device " +
-			"(in device, tag 15, sched tag 15, driver tags 4/64, budget 4/32, host_busy 4/64, device in flight 4, run pending no) " +
-			"since 961.022µs, no progress for 99.038978ms"},
+			"request read offset 11599872 len 4096 of job j.0 on LUN 0 hctx 0 waiting for device " +
+			"(in device, tag 5, sched tag 21, driver tags 4/64, budget 4/32, host_busy 4/64, device in flight 4, run pending no) " +
+			"since 950.26µs, no progress for 99.04974ms"},
 	} {
 		t.Run("stuck-device/"+tt.sched, func(t *testing.T) {
 			cfg := baseConfig()

@@ -62,7 +62,7 @@ time_based
 	fmt.Printf("scheduler at the end %s\n", res.Schedulers[0])
 	// Output:
 	// 10ms: scheduler=mq-deadline returned after 44.882µs (drain 44.882µs)
-	// 20ms: scheduler=none returned after 110.658µs (drain 110.658µs)
-	// freezes 2, requests in flight at them 63, submitters that waited 2
+	// 20ms: scheduler=none returned after 99.156µs (drain 99.156µs)
+	// freezes 2, requests in flight at them 61, submitters that waited 2
 	// scheduler at the end none
 }
