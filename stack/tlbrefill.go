@@ -31,7 +31,14 @@ import "github.com/blkmq/blkmq/sim"
 // TLBWorkingSet − MMSwitch to refill; each later command submitted on the CPU then
 // charges min(MMSwitch, what is left) at its submission. A run of k commands between
 // two switches costs min(k × MMSwitch, max(MMSwitch, TLBWorkingSet)): a switch per
-// command costs MMSwitch, as without the option. The switch a preempting kblockd run
+// command costs MMSwitch, as without the option. The refill left is drawn by any
+// command submitted on the CPU, whichever process submits it: the model lets
+// runnable fio processes on one CPU take turns without a modelled switch (stack/
+// mmswitch.go mmRun counts wake-ups and time-slice preemptions only), and in the
+// kernel each such turn is a CR3 write too; the working set bounds what one flush
+// can cost. Approximate: with twelve qd1 reader processes the readers that run
+// without a modelled switch raise the CPU per command from 148 to 201 µs (the
+// guest's 222) without changing their IOPS. The switch a preempting kblockd run
 // makes (dispatch, Host.SetOtherTasks) keeps its constant MMSwitch and does not start
 // a refill. Not modelled: the flush's own memset (host time proportional to the
 // table's size), the jump cache's refill apart from the code pages' fills, conflict
