@@ -114,12 +114,14 @@ type ModelOptions struct {
 // and fio's issue_time at the submitting syscall's return (IssueAtReturn); since
 // round 9 also a reaper that finds no completion looking again once its CPU has done
 // the submission's work (ReadEventsAfterWork: io_getevents runs after io_submit
-// returns, and read_events looks at the ring before it sleeps). Against
+// returns, and read_events looks at the ring before it sleeps), and the emulated
+// TLB's refill after a process switch charged per command up to a working set
+// (TLBWorkingSet: QEMU's cpu_x86_update_cr3 → tlb_flush, stack/tlbrefill.go). Against
 // the quiet round-5 reference set it moves the checked rows within tolerance from 86
 // to 92 (IOPS) and 123 to 127 (mean clat) of 197, the effect signs from 99 to 100 of
 // 192, and the merge rows from 56 to 50 of 72 (testdata/kernel/README.md, "Wake-ups
 // as CPU time").
-var DefaultWake = stack.EmulationOptions{WakeSplit: true, IssueAtReturn: true, ReadEventsAfterWork: true}
+var DefaultWake = stack.EmulationOptions{WakeSplit: true, IssueAtReturn: true, ReadEventsAfterWork: true, TLBWorkingSet: stack.DefaultTLBWorkingSet}
 
 // ModelRun is the model side of one Case.
 type ModelRun struct {

@@ -370,6 +370,22 @@ func TestDumpReference(t *testing.T) {
 		}
 		o.Wake.DIOPage = sim.Time(d.Nanoseconds())
 	}
+	// BLKMQ_ORACLE_TLBWS: "" (DefaultWake's), off (none: a constant MMSwitch per
+	// process switch, the rule before round 9), on (stack.DefaultTLBWorkingSet) or a
+	// native-equivalent duration (stack.EmulationOptions.TLBWorkingSet)
+	switch v := os.Getenv("BLKMQ_ORACLE_TLBWS"); v {
+	case "":
+	case "off":
+		o.Wake.TLBWorkingSet = 0
+	case "on":
+		o.Wake.TLBWorkingSet = stack.DefaultTLBWorkingSet
+	default:
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 || d > time.Millisecond {
+			t.Fatalf("BLKMQ_ORACLE_TLBWS %q: allowed: off, on or a duration in (0, 1ms]", v)
+		}
+		o.Wake.TLBWorkingSet = sim.Time(d.Nanoseconds())
+	}
 	switch v := os.Getenv("BLKMQ_ORACLE_TTWU"); v {
 	case "", "0":
 	case "1":

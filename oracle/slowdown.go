@@ -5,9 +5,11 @@ import (
 	"math"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/blkmq/blkmq/dispatch"
 	"github.com/blkmq/blkmq/sim"
+	"github.com/blkmq/blkmq/stack"
 )
 
 // Under TCG the guest's CPU runs the kernel's and fio's code tens of times slower
@@ -227,24 +229,44 @@ const netSlowdownRounds = 3
 // cycles per command on the cell are reported by TestSlowdownNet against the guest's
 // fio ctx per command.
 func (ix *Index) netSlowdown(hi *Case, fios []*FioJSON, f0 float64) (float64, error) {
-	k, err := fioCPUPerIO(fios)
-	if err != nil {
-		return 0, err
-	}
 	wake := DefaultWake
 	if ix.netWake != nil {
 		wake = *ix.netWake
 	}
+	return NetSlowdown(hi, ix.JobPath(hi), fios, f0, wake, func(f float64) (time.Duration, error) {
+		return ix.OverheadWith(hi, f, wake)
+	})
+}
+
+// NetSlowdown is the net emulation slowdown (ns per ns, in [1,
+// dispatch.MaxEmulationSlowdown]) of the CPU-bound calibration case cal (job file
+// job; SlowdownJob on SlowdownDevice for blkmq validate, calib-cpu-nb-qd32 for the
+// reference set): the factor at which the model, charging the emulated guest with
+// wake (the comparison's wake-up charging, stack.EmulationOptions) and the
+// per-command overhead overhead(f) (nil or 0 = none), spends on SlowdownCPU what fio
+// spends there per command in the guest runs fios (usr + sys over its I/Os). It
+// iterates f <- f x guest / model(f) netSlowdownRounds times from f0 (normally
+// FioCPUSlowdown's gross factor; see Index.netSlowdown for why the gross factor
+// charges the cell's own sleep-and-wake cycles twice). It returns an error when the
+// guest runs have no CPU time or I/O, the model run fails, or a factor falls
+// outside [1, dispatch.MaxEmulationSlowdown].
+func NetSlowdown(cal *Case, job string, fios []*FioJSON, f0 float64, wake stack.EmulationOptions, overhead func(f float64) (time.Duration, error)) (float64, error) {
+	k, err := fioCPUPerIO(fios)
+	if err != nil {
+		return 0, err
+	}
 	f := f0
 	for range netSlowdownRounds {
-		oh, err := ix.OverheadWith(hi, f, wake)
-		if err != nil {
-			return 0, err
+		var oh time.Duration
+		if overhead != nil {
+			if oh, err = overhead(f); err != nil {
+				return 0, err
+			}
 		}
 		if oh == 0 {
 			oh = -1 // none
 		}
-		m, err := RunModel(hi, ix.JobPath(hi), ModelOptions{Seed: 1, EmulationSlowdown: f, Wake: wake,
+		m, err := RunModel(cal, job, ModelOptions{Seed: 1, EmulationSlowdown: f, Wake: wake,
 			EmulationOverhead: oh})
 		if err != nil {
 			return 0, err

@@ -48,7 +48,7 @@ func init() {
 			return strconv.FormatFloat(s.emulationSlowdown, 'g', -1, 64)
 		}})
 	addKey(&key{name: "system/emulation_wake_switch",
-		doc:     "with system/emulation_slowdown above 1, charge the guest code of every task sleep and wake-up as scaled CPU time on the CPUs that run it (each context switch, the waker's try_to_wake_up, the kblockd kworker's two switches), stamp fio's issue_time at the submitting syscall's return and let a reaper look at its completions again once its CPU has done its submission (io_getevents after io_submit returns), as blkmq validate does by default; the value is the native cost of one context switch",
+		doc:     "with system/emulation_slowdown above 1, charge the guest code of every task sleep and wake-up as scaled CPU time on the CPUs that run it (each context switch, the waker's try_to_wake_up, the kblockd kworker's two switches), stamp fio's issue_time at the submitting syscall's return let a reaper look at its completions again once its CPU has done its submission (io_getevents after io_submit returns) and charge the emulated TLB's refill after a process switch up to a working set (stack.DefaultTLBWorkingSet), as blkmq validate does by default; the value is the native cost of one context switch",
 		allowed: wakeSwitchAllowed,
 		set: func(s *state, v string) error {
 			switch v {
@@ -56,14 +56,14 @@ func init() {
 				s.emulationWake = stack.EmulationOptions{}
 				return nil
 			case "on":
-				s.emulationWake = stack.EmulationOptions{WakeSplit: true, IssueAtReturn: true, ReadEventsAfterWork: true}
+				s.emulationWake = stack.EmulationOptions{WakeSplit: true, IssueAtReturn: true, ReadEventsAfterWork: true, TLBWorkingSet: stack.DefaultTLBWorkingSet}
 				return nil
 			}
 			d, err := time.ParseDuration(v)
 			if err != nil || d < 1 || d > time.Millisecond {
 				return errRange{wakeSwitchAllowed}
 			}
-			s.emulationWake = stack.EmulationOptions{WakeSplit: true, IssueAtReturn: true, ReadEventsAfterWork: true, Switch: sim.Time(d.Nanoseconds())}
+			s.emulationWake = stack.EmulationOptions{WakeSplit: true, IssueAtReturn: true, ReadEventsAfterWork: true, TLBWorkingSet: stack.DefaultTLBWorkingSet, Switch: sim.Time(d.Nanoseconds())}
 			return nil
 		},
 		get: func(s *state) string {

@@ -333,6 +333,15 @@ type SubmitTiming struct {
 	// Config.EmulatedWith (EmulationOptions.DIOPage); 0 (the default, natively)
 	// charges nothing, [0, 1 ms].
 	DIOPage sim.Time
+	// TLBWorkingSet is the CPU time (ns, already scaled) of refilling a process's
+	// whole working set in the emulated TLB after a CR3 write: a process switch
+	// charged at a wake-up or a time-slice preemption (stack/mmswitch.go) costs
+	// dispatch.CPUCosts.MMSwitch (one command's pages) at once, and each later
+	// command submitted on that CPU charges it again until the refills since the
+	// switch reach TLBWorkingSet (stack/tlbrefill.go). Set by
+	// Config.EmulatedWith (EmulationOptions.TLBWorkingSet); 0 (the default, natively)
+	// = the constant MMSwitch per switch, [0, 1 ms].
+	TLBWorkingSet sim.Time
 }
 
 func (t SubmitTiming) withDefaults() SubmitTiming {
@@ -418,6 +427,8 @@ func (c *Config) Validate() error {
 		return configErrorf("Submit.WorkerStep", "Submit.WorkerStep %v out of range [0, +inf)", t.WorkerStep)
 	case t.IOQueueAsync < 0 || t.IOQueueAsync > sim.Millisecond:
 		return configErrorf("Submit.IOQueueAsync", "Submit.IOQueueAsync %v out of range [0, 1ms]", t.IOQueueAsync)
+	case t.TLBWorkingSet < 0 || t.TLBWorkingSet > sim.Millisecond:
+		return configErrorf("Submit.TLBWorkingSet", "Submit.TLBWorkingSet %v out of range [0, 1ms]", t.TLBWorkingSet)
 	case t.DIOPage < 0 || t.DIOPage > sim.Millisecond:
 		return configErrorf("Submit.DIOPage", "Submit.DIOPage %v out of range [0, 1ms]", t.DIOPage)
 	}

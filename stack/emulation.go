@@ -63,6 +63,17 @@ type EmulationOptions struct {
 	MMSwitch sim.Time
 	// NoMMSwitch charges no MMSwitch (the model before round 6).
 	NoMMSwitch bool
+	// TLBWorkingSet is the native-equivalent cost (ns) of refilling QEMU's softmmu
+	// TLB for a process's whole working set after a CR3 write
+	// (SubmitTiming.TLBWorkingSet, stack/tlbrefill.go), scaled by the factor,
+	// [0, 1 ms]. When set, MMSwitch is the refill of one command's pages: a process
+	// switch at a wake-up or a time-slice preemption (stack/mmswitch.go mmRun) still
+	// charges it at once, and each later command the CPU submits charges it again
+	// until the refills since the switch reach TLBWorkingSet. 0 = off, the constant
+	// per-switch MMSwitch (the rule before round 9). oracle.DefaultWake sets
+	// DefaultTLBWorkingSet (its basis). Used with WakeSplit only (MMSwitch is 0
+	// otherwise); no effect with NoMMSwitch.
+	TLBWorkingSet sim.Time
 	// CheckPreemptTick turns on the CFS time slice between fio threads that share a
 	// CPU (SubmitTiming.CheckPreemptTick, stack/schedtick.go), whose tick preemptions
 	// charge the scaled Switch and MMSwitch.
@@ -210,6 +221,9 @@ func (c Config) EmulatedWith(factor float64, o EmulationOptions) (Config, error)
 	if o.DIOPage < 0 || o.DIOPage > sim.Millisecond {
 		return c, configErrorf("EmulationOptions.DIOPage", "emulation: direct-I/O page cost %v out of range [0, 1ms]", o.DIOPage)
 	}
+	if o.TLBWorkingSet < 0 || o.TLBWorkingSet > sim.Millisecond {
+		return c, configErrorf("EmulationOptions.TLBWorkingSet", "emulation: TLB working-set refill cost %v out of range [0, 1ms]", o.TLBWorkingSet)
+	}
 	if o.MMSwitch < 0 || o.MMSwitch > sim.Millisecond {
 		return c, configErrorf("EmulationOptions.MMSwitch", "emulation: process-switch cost %v out of range [0, 1ms]", o.MMSwitch)
 	}
@@ -276,6 +290,9 @@ func (c Config) EmulatedWith(factor float64, o EmulationOptions) (Config, error)
 		c.Submit.DIOPage = min(sim.Time(math.Round(float64(o.DIOPage)*factor)), sim.Millisecond)
 	}
 	c.Submit.MMSwitchAtWake = c.Submit.MMSwitchAtWake || o.WakeSplit && !o.MMSwitchKblockdOnly && c.CPU.Costs.MMSwitch > 0
+	if o.TLBWorkingSet > 0 && c.CPU.Costs.MMSwitch > 0 && !c.CPU.Off {
+		c.Submit.TLBWorkingSet = min(sim.Time(math.Round(float64(o.TLBWorkingSet)*factor)), sim.Millisecond)
+	}
 	c.Submit.CheckPreemptTick = c.Submit.CheckPreemptTick || o.CheckPreemptTick
 	// fio's parent process is emulated code too (stack/fiothreads.go)
 	c.Placement.FioParentSlowdown = factor

@@ -52,7 +52,10 @@ func (r *runner) oneMM() bool {
 // TLB (DefaultMMSwitch gives the basis of the cost).
 type mmState struct {
 	loaded []int // the address space loaded on each CPU (job.mm); 0 = none known
-	one    int8  // oneMM's answer: 0 not known yet, 1 one address space, 2 several
+	// refill is, per CPU, the TLB refill still to be charged before the working set
+	// is back (SubmitTiming.TLBWorkingSet, stack/tlbrefill.go); nil until a switch
+	refill []tlbRefill
+	one    int8 // oneMM's answer: 0 not known yet, 1 one address space, 2 several
 }
 
 // mmLoaded returns the per-CPU loaded address spaces, nil when wake-up switches are not
@@ -92,6 +95,7 @@ func (r *runner) mmRun(q blockQueue, cpu, mm int) {
 	if prev := m[cpu]; prev != 0 && prev != mm {
 		h.OnCPU(cpu)
 		h.Charge(t.MMSwitch)
+		r.tlbFlushed(cpu, t.MMSwitch) // the rest of the working set (stack/tlbrefill.go)
 	}
 	m[cpu] = mm
 }

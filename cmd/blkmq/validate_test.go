@@ -26,7 +26,9 @@ func TestValidateBadInput(t *testing.T) {
 		{"format", []string{"validate", job, "--device", "null_blk", "--output-format", "xml"}, `--output-format "xml"`},
 		{"runtime", []string{"validate", job, "--device", "null_blk", "--runtime", "1500ms"}, "whole seconds"},
 		{"overhead", []string{"validate", job, "--device", "null_blk", "--emulation-overhead", "soon"}, "--emulation-overhead \"soon\""},
-		{"slowdown", []string{"validate", job, "--device", "null_blk", "--emulation-slowdown", "0.5"}, "--emulation-slowdown \"0.5\": allowed: auto, or a number in [1, 1000]"},
+		{"slowdown", []string{"validate", job, "--device", "null_blk", "--emulation-slowdown", "0.5"}, "--emulation-slowdown \"0.5\": allowed: auto, auto-gross, or a number in [1, 1000]"},
+		// the gross factor is a VM calibration rule; the committed one is selected by BLKMQ_ORACLE_SLOWDOWN_NET
+		{"slowdown-gross-reference", []string{"validate", "--reference", refIndex, "--case", "000-small-none", "--emulation-slowdown", "auto-gross"}, "--emulation-slowdown auto-gross applies to a job run in the VM"},
 		// a negative or zero timeout was silently 300s, a fraction was cut to whole seconds
 		{"timeout-negative", []string{"validate", job, "--device", "null_blk", "--timeout", "-1s"}, "--timeout -1s: allowed: whole seconds in [1s, 24h]"},
 		{"timeout-zero", []string{"validate", job, "--device", "null_blk", "--timeout", "0s"}, "--timeout 0s: allowed"},

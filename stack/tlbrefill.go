@@ -1,0 +1,110 @@
+package stack
+
+import "github.com/blkmq/blkmq/sim"
+
+// The emulated TLB's refill after a process switch (SubmitTiming.TLBWorkingSet).
+//
+// Basis (QEMU 7.2, the oracle's emulator; not the kernel's): with TCG every guest
+// write to CR3 while paging is on goes to target/i386 cpu_x86_update_cr3, which calls
+// tlb_flush on the vCPU: accel/tcg/cputlb.c flushes every MMU index's table
+// (tlb_flush_by_mmuidx_async_work → tlb_flush_one_mmuidx_locked: the fast table is
+// memset, the victim TLB cleared) and the vCPU's jump cache. Nothing survives: QEMU's
+// softmmu keeps no PCID tags (the oracle's guest CPU, -cpu Nehalem, has no PCID
+// anyway, so 6.1's switch_mm_irqs_off → load_new_mm_cr3 writes CR3 without NOFLUSH)
+// and does not keep global (kernel) pages across the flush. After it, every 4 KiB page
+// the incoming task touches, kernel or user, code or data, misses once: the
+// softmmu slow path (load_helper / tlb_fill → x86_cpu_tlb_fill → get_physical_address,
+// a four-level guest page walk, then tlb_set_page_full). The refill a switch costs
+// is therefore the number of distinct pages touched until the next switch, times a
+// fill's cost, and it saturates once the process's working set is back: a switch per
+// command (twelve qd1 reader processes) costs about one command's footprint, two
+// CPU-bound processes that alternate every few milliseconds each refill their whole
+// working set. tlb_mmu_resize_locked sizes the table from the largest use seen in a
+// 100 ms window, so the table holds a working set that large without conflict misses
+// (not modelled: the table is assumed large enough).
+//
+// The model: dispatch.CPUCosts.MMSwitch is one command's refill (the pages one
+// command's cycle touches: reap, submission, completion interrupt), TLBWorkingSet the
+// whole working set's. A switch at a wake-up or time-slice preemption (mmRun) charges
+// MMSwitch at once, as before (the first command's pages are touched by the reap
+// right after it, ahead of that command's submission), and leaves the CPU
+// TLBWorkingSet − MMSwitch to refill; each later command submitted on the CPU then
+// charges min(MMSwitch, what is left) at its submission. A run of k commands between
+// two switches costs min(k × MMSwitch, max(MMSwitch, TLBWorkingSet)): a switch per
+// command costs MMSwitch, as without the option. The refill left is drawn by any
+// command submitted on the CPU, whichever process submits it: the model lets
+// runnable fio processes on one CPU take turns without a modelled switch (stack/
+// mmswitch.go mmRun counts wake-ups and time-slice preemptions only), and in the
+// kernel each such turn is a CR3 write too; the working set bounds what one flush
+// can cost. Approximate: with twelve qd1 reader processes the readers that run
+// without a modelled switch raise the CPU per command from 148 to 201 µs (the
+// guest's 222) without changing their IOPS. The switch a preempting kblockd run
+// makes (dispatch, Host.SetOtherTasks) keeps its constant MMSwitch and does not start
+// a refill. Not modelled: the flush's own memset (host time proportional to the
+// table's size), the jump cache's refill apart from the code pages' fills, conflict
+// misses of a table smaller than the working set.
+
+// tlbRefill is one CPU's refill state since its last CR3 write.
+type tlbRefill struct {
+	left  sim.Time // refill still to charge before the working set is back
+	first bool     // the next command's pages were charged with the switch
+}
+
+// tlbFlushed records a CR3 write on cpu whose first command's refill (charged,
+// dispatch.CPUCosts.MMSwitch) was charged with the switch: the rest of the working
+// set (SubmitTiming.TLBWorkingSet) is charged by the commands that follow.
+func (r *runner) tlbFlushed(cpu int, charged sim.Time) {
+	if r.sub.TLBWorkingSet <= 0 || cpu < 0 || cpu >= r.cfg.NrCPUs {
+		return
+	}
+	if r.mm.refill == nil {
+		r.mm.refill = make([]tlbRefill, r.cfg.NrCPUs)
+	}
+	r.mm.refill[cpu] = tlbRefill{left: max(r.sub.TLBWorkingSet-charged, 0), first: true}
+}
+
+// chargeTLBRefill charges on cpu the refill of one command's pages
+// (dispatch.CPUCosts.MMSwitch, at most what is left of the working set) for a command
+// submitted there since the CPU's last CR3 write (tlbFlushed), except the first one,
+// whose pages the switch charged; nothing when SubmitTiming.TLBWorkingSet is 0.
+func (r *runner) chargeTLBRefill(q blockQueue, cpu int) {
+	if r.mm.refill == nil || cpu < 0 || cpu >= len(r.mm.refill) {
+		return
+	}
+	s := &r.mm.refill[cpu]
+	if s.first {
+		s.first = false
+		return
+	}
+	if s.left <= 0 {
+		return
+	}
+	h := q.Host()
+	t := h.CostTable()
+	if t == nil || t.MMSwitch <= 0 {
+		return
+	}
+	c := min(t.MMSwitch, s.left)
+	s.left -= c
+	h.OnCPU(cpu)
+	h.Charge(c)
+}
+
+// DefaultTLBWorkingSet is EmulationOptions.TLBWorkingSet's derived value, 35 µs
+// native-equivalent (636 µs of emulated CPU at the oracle's slowdown 18.04): the
+// refill of a process's whole working set after a CR3 write. Calibrated on the guest
+// facts (not the IOPS rows) of one pair of cells: two CPU-bound 4k reader processes
+// at iodepth 32 pinned to one CPU (hold-2r-nb-none-pin: fio usr+sys 49.4 µs per
+// command, fio ctx 0.038 per command, the mean of its two runs) against one such
+// reader at iodepth 128 (hold-1r-nb-none-pin: 23.45 µs, 0.003): (49.4 − 23.45 −
+// 0.038 × 49.5 µs per sleep-and-wake cycle) / 0.038 switches = 636 µs per switch
+// (37 µs if each ctx is charged one context switch, 18 µs, instead of a whole
+// cycle). hold-2r's two runs alone give 28 and 43 µs (±20 %); three readers
+// (hold-3r-nb-none-pin, 44.0 µs, 0.033) give 32 µs independently (a check: both
+// cells switch every 26-30 commands, so both refill the whole set). Twelve qd1 reader processes against
+// their thread twin (hold-wake-nb-12x1-pin: 151 µs more per switch, 8.4 µs
+// native-equivalent) measure one command's footprint, about a quarter of the set.
+// hold-2r-nb-none-pin's rows therefore follow from the value and are not
+// reproductions. Sensitivity on the reference set (case rows / effect signs):
+// ×0.5 537 / 110, ×1 542 / 108, ×2 545 / 107 (without the option 537 / 104).
+const DefaultTLBWorkingSet = 35 * sim.Microsecond
