@@ -1,11 +1,15 @@
 package setup
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestCopiesData: scsi_debug copies each command's data with the CPU in
 // queuecommand (do_device_access → sg_copy_buffer), so its host is marked for the
 // emulated copy cost (stack.Host.CopiesData); null_blk (memory_backed=0) and the
-// HBA presets move data by DMA or not at all.
+// HBA presets move data by DMA or not at all; nor does scsi_debug with fake_rw=1
+// (scsi_debug_queuecommand skips the response function of its READs and WRITEs).
 func TestCopiesData(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -13,6 +17,8 @@ func TestCopiesData(t *testing.T) {
 		want   bool
 	}{
 		{"scsi_debug", "scsi_debug delay=0 ndelay=2000000 submit_queues=2", true},
+		{"scsi_debug fake_rw=1", "scsi_debug delay=0 ndelay=2000000 submit_queues=2 fake_rw=1", false},
+		{"scsi_debug fake_rw=0", "scsi_debug delay=0 fake_rw=0", true},
 		{"null_blk", "null_blk irqmode=2 completion_nsec=2000000", false},
 		{"nvme", "nvme", false},
 	} {
@@ -31,5 +37,13 @@ func TestCopiesData(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFakeRWRange: fake_rw is a flag; anything but 0 or 1 is refused with the range.
+func TestFakeRWRange(t *testing.T) {
+	_, err := Description{Devices: []string{"scsi_debug fake_rw=2"}}.Resolve()
+	if err == nil || !strings.Contains(err.Error(), "fake_rw") {
+		t.Fatalf("fake_rw=2: err %v, want an error naming fake_rw", err)
 	}
 }

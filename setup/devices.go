@@ -98,7 +98,7 @@ func (s *state) setDerived(name string, v int, source string) {
 // scsiDebugInert are scsi_debug module parameters (modinfo, Debian 6.1) that do not
 // change what the model simulates.
 var scsiDebugInert = []string{"ato", "cdb_len", "clustering", "dif", "dix", "dsense",
-	"fake_rw", "guard", "host_lock", "inq_product", "inq_rev", "inq_vendor", "lbprz", "lbpu", "lbpws",
+	"guard", "host_lock", "inq_product", "inq_rev", "inq_vendor", "lbprz", "lbpu", "lbpws",
 	"lbpws10", "lowest_aligned", "lun_format", "no_lun_0", "no_rwlock", "no_uld", "num_parts",
 	"opt_xferlen_exp", "per_host_store", "physblk_exp", "ptype", "removable", "scsi_level",
 	"statistics", "strict", "tur_ms_to_ready", "unmap_alignment", "unmap_granularity",
@@ -126,6 +126,7 @@ const sdebugCanQueue = scsi.SdebugCanQueue
 func parseScsiDebug(s *state, pairs [][2]string, where, source string) error {
 	delay, ndelay, maxQueue, hostMax, subQ, maxLuns, numTgts, addHost := 1, 0, sdebugCanQueue, 0, 1, 1, 1, 1
 	random, every, devSizeMB, virtualGB := false, 0, 8, 0
+	fakeRW := 0
 	optBlks, sectorSize := 1024, 512
 	ps := &paramSet{kind: "scsi_debug", inert: scsiDebugInert}
 	ps.intP("dev_size_mb", 1, 1<<20, &devSizeMB)
@@ -142,6 +143,9 @@ func parseScsiDebug(s *state, pairs [][2]string, where, source string) error {
 	ps.intP("every_nth", 0, 0, &every)
 	ps.intP("opt_blks", 0, 1<<20, &optBlks)
 	ps.intP("sector_size", 512, 4096, &sectorSize)
+	// fake_rw: scsi_debug_queuecommand skips the READ/WRITE response function of an
+	// F_FAKE_RW command, so no data is copied (copiesData false)
+	ps.intP("fake_rw", 0, 1, &fakeRW)
 	// opts= injects errors and timeouts (SDEBUG_OPT_*), poll_queues= adds polled
 	// hctxs, zbc= makes a zoned disk: none is modelled beyond its default
 	onlyZero := func(name, what string) {
@@ -206,7 +210,7 @@ func parseScsiDebug(s *state, pairs [][2]string, where, source string) error {
 	for range numTgts * maxLuns {
 		q := p
 		q.Name = sdName(len(s.luns))
-		s.luns = append(s.luns, lun{name: q.Name, kind: "scsi_debug", capacity: capacity, capacityNote: capNote, completion: scsi.CompleteOnIssueCPU, copiesData: true,
+		s.luns = append(s.luns, lun{name: q.Name, kind: "scsi_debug", capacity: capacity, capacityNote: capNote, completion: scsi.CompleteOnIssueCPU, copiesData: fakeRW == 0,
 			build: func(eng *sim.Engine) (device.Device, error) { return device.NewNull(eng, q) }})
 	}
 	return nil

@@ -109,7 +109,7 @@ func TestResolveBad(t *testing.T) {
 		{"device-kind", Description{Devices: []string{"virtio queues=4"}},
 			`setup: flags: --device "virtio queues=4": unknown device kind "virtio"; allowed: cloud, hdd, null_blk, nvme, scsi_debug, ssd`},
 		{"scsi_debug-unknown", Description{Devices: []string{"scsi_debug maxqueue=64"}},
-			`setup: flags: --device "scsi_debug maxqueue=64": unknown scsi_debug parameter "maxqueue"; allowed: dev_size_mb, virtual_gb, delay, ndelay, max_queue, host_max_queue, submit_queues, max_luns, num_tgts, add_host, random, every_nth, opt_blks, sector_size, opts, poll_queues, zbc`},
+			`setup: flags: --device "scsi_debug maxqueue=64": unknown scsi_debug parameter "maxqueue"; allowed: dev_size_mb, virtual_gb, delay, ndelay, max_queue, host_max_queue, submit_queues, max_luns, num_tgts, add_host, random, every_nth, opt_blks, sector_size, fake_rw, opts, poll_queues, zbc`},
 		{"scsi_debug-range", Description{Devices: []string{"scsi_debug max_queue=500"}},
 			`setup: flags: --device "scsi_debug max_queue=500": scsi_debug parameter max_queue=500: allowed: an integer in [1, 192]`},
 		{"null_blk-unknown", Description{Devices: []string{"null_blk completion=5"}},
