@@ -156,6 +156,9 @@ func (e *Engine) push(x entry) {
 // insertFront puts x (x.at <= base, the largest key queued) into the front run after
 // every entry at or before its time.
 func (e *Engine) insertFront(x entry) {
+	if len(e.front) == cap(e.front) && 2*e.head >= len(e.front) && e.head > 0 {
+		e.slideFront()
+	}
 	f := e.front
 	n := len(f)
 	if n == e.head || f[n-1].at <= x.at {
@@ -179,6 +182,16 @@ func (e *Engine) insertFront(x entry) {
 		return
 	}
 	e.front = slices.Insert(f, lo, x)
+}
+
+// slideFront moves the unread part of a full front run to the start of its array
+// (insertFront calls it when that frees at least half of the array), so that a front
+// run that keeps receiving events before it drains (its read part is otherwise
+// reclaimed only when it empties) reuses its array instead of growing it, copying the
+// read part along. The order of the entries is kept.
+func (e *Engine) slideFront() {
+	n := copy(e.front, e.front[e.head:])
+	e.front, e.head = e.front[:n], 0
 }
 
 // rebase re-files every queued entry and x (the newest, with x.at <= base) around the
