@@ -250,6 +250,12 @@ func (e *Engine) Step() bool {
 	if !ok {
 		return false
 	}
+	e.fire(top)
+	return true
+}
+
+// fire fires top, the entry peek returned (the first of the front run).
+func (e *Engine) fire(top entry) {
 	e.popFront()
 	s := uint32(top.key & slotMask)
 	h := e.slots[s].h
@@ -258,7 +264,6 @@ func (e *Engine) Step() bool {
 	e.now = top.at
 	e.fired++
 	h.Fire(top.at)
-	return true
 }
 
 // Run fires events until none is pending or Stop is called.
@@ -281,7 +286,7 @@ func (e *Engine) RunUntil(t Time) {
 		if !ok || top.at > t {
 			break
 		}
-		e.Step()
+		e.fire(top)
 	}
 	if !e.stopped {
 		e.now = t
