@@ -128,14 +128,8 @@ func (e *Engine) Fired() uint64 { return e.fired }
 // At panics if t < Now() ("sim: At in the past") or h is nil: both are programming
 // errors.
 func (e *Engine) At(t Time, h Handler) EventID {
-	if t < e.now {
-		panic(fmt.Sprintf("sim: At in the past: t=%v < now=%v", t, e.now))
-	}
-	if h == nil {
-		panic("sim: At with nil Handler")
-	}
-	if e.seq == maxSeq {
-		panic("sim: event sequence exhausted (2^40 events scheduled)")
+	if t < e.now || h == nil || e.seq == maxSeq {
+		e.badAt(t, h)
 	}
 	e.seq++
 	s := e.allocSlot()
@@ -149,6 +143,17 @@ func (e *Engine) At(t Time, h Handler) EventID {
 		e.insertFront(entry{at: t, key: key})
 	}
 	return EventID(key)
+}
+
+// badAt panics with the reason At refuses (t, h).
+func (e *Engine) badAt(t Time, h Handler) {
+	if t < e.now {
+		panic(fmt.Sprintf("sim: At in the past: t=%v < now=%v", t, e.now))
+	}
+	if h == nil {
+		panic("sim: At with nil Handler")
+	}
+	panic("sim: event sequence exhausted (2^40 events scheduled)")
 }
 
 // push files x into its bucket (x.at > base).
