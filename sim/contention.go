@@ -308,8 +308,8 @@ func (l *SpinLock) Lock(now, at Time, cpu int, hold Time) Time {
 // transferred from it (and counts in the hold); when it was this CPU they are already
 // local and hold covers them.
 func (l *SpinLock) LockData(now, at Time, cpu int, hold Time, lines int) Time {
-	checkAt("SpinLock.Lock", now, at, cpu)
-	if hold < 0 || lines < 0 {
+	if at < now || cpu < 0 || hold < 0 || lines < 0 { // one branch for the refusals
+		checkAt("SpinLock.Lock", now, at, cpu)
 		panic(fmt.Sprintf("sim: SpinLock.Lock with negative hold %v or lines %d", hold, lines))
 	}
 	if prev, ok := l.o.idleAt(now, at); ok {
