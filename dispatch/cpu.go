@@ -411,6 +411,29 @@ func (h *Host) cpuAt() sim.Time {
 	return max(h.eng.Now(), c.FreeAt())
 }
 
+// curCPU returns the current CPU, whether its current path is an interrupt
+// (Timing.IRQPreempt), and cpuAt, for a caller that charges a cost computed from that
+// time with chargeCur (the CPU and its context looked up once for both).
+func (h *Host) curCPU() (c *sim.CPU, irq bool, at sim.Time) {
+	c, now := h.cpu.cpus[h.cpu.cur], h.eng.Now()
+	if h.cpu.irq == h.cpu.cur+1 {
+		return c, true, max(now, c.IRQFreeAt())
+	}
+	return c, false, max(now, c.FreeAt())
+}
+
+// chargeCur is charge on c and irq as curCPU returned them (CPU costs on).
+func (h *Host) chargeCur(c *sim.CPU, irq bool, cost sim.Time) {
+	if cost <= 0 {
+		return
+	}
+	if irq {
+		c.Interrupt(h.eng.Now(), cost)
+		return
+	}
+	c.Exec(h.eng.Now(), cost)
+}
+
 // pathAt returns when cpu reaches the current point of the path it runs: cpuAt for
 // the current CPU in interrupt context (Timing.IRQPreempt), else now or the end of the
 // work already charged to cpu.
@@ -433,7 +456,8 @@ func (h *Host) rmw(name string, obj any, word int) {
 		return
 	}
 	l := h.atomLine(name, obj, word)
-	h.charge(l.RMW(h.eng.Now(), h.cpuAt(), h.cpu.cur))
+	c, irq, at := h.curCPU()
+	h.chargeCur(c, irq, l.RMW(h.eng.Now(), at, h.cpu.cur))
 }
 
 // atomLine returns the modelled cache line of word of obj, named name, creating it on
@@ -495,7 +519,9 @@ func (h *Host) spinLock(name string, obj any, hold sim.Time, lines int) {
 		h.charge(hold)
 		return
 	}
-	h.charge(h.lockFor(name, obj).LockData(h.eng.Now(), h.cpuAt(), h.cpu.cur, hold, lines))
+	l := h.lockFor(name, obj)
+	c, irq, at := h.curCPU()
+	h.chargeCur(c, irq, l.LockData(h.eng.Now(), at, h.cpu.cur, hold, lines))
 }
 
 // lockFor returns obj's spinlock, created (and named name) on first use.
@@ -544,7 +570,8 @@ func (h *Host) listLockAt(name string, obj any, slot **sim.SpinLock, hold sim.Ti
 		l = h.lockFor(name, obj)
 		*slot = l
 	}
-	h.charge(l.LockData(h.eng.Now(), h.cpuAt(), h.cpu.cur, hold, 0))
+	c, irq, at := h.curCPU()
+	h.chargeCur(c, irq, l.LockData(h.eng.Now(), at, h.cpu.cur, hold, 0))
 }
 
 // ctxLock charges one critical section under the software queue's ctx->lock on the
@@ -793,7 +820,8 @@ func (h *Host) BudgetLine(obj any, word int) *sim.AtomicLine {
 
 // BudgetRMWLine is BudgetRMW on a line BudgetLine returned (not nil).
 func (h *Host) BudgetRMWLine(l *sim.AtomicLine) {
-	h.charge(l.RMW(h.eng.Now(), h.cpuAt(), h.cpu.cur))
+	c, irq, at := h.curCPU()
+	h.chargeCur(c, irq, l.RMW(h.eng.Now(), at, h.cpu.cur))
 }
 
 // elevatorLock charges one elevator operation under its lock (dd->lock): a critical
@@ -815,5 +843,6 @@ func (h *Host) load(name string, obj any, word int) {
 		return
 	}
 	l := h.atomLine(name, obj, word)
-	h.charge(l.Load(h.eng.Now(), h.cpuAt(), h.cpu.cur))
+	c, irq, at := h.curCPU()
+	h.chargeCur(c, irq, l.Load(h.eng.Now(), at, h.cpu.cur))
 }

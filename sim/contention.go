@@ -25,7 +25,8 @@ type interval struct {
 
 // owned is a resource's sorted, non-overlapping ownership intervals.
 //
-// iv is a window of buf: forget drops ended intervals by moving iv's start, and room
+// iv is a window of buf: forget drops ended intervals by moving iv's start (back to
+// buf's start once every interval has ended), and room
 // moves the window back to buf's start (or grows buf) only when an append finds no
 // space, so forgetting costs no copy of the intervals still owned.
 type owned struct {
@@ -36,16 +37,25 @@ type owned struct {
 
 func newOwned() owned { return owned{last: -1} }
 
-// forget drops the intervals that ended at or before now.
+// forget drops the intervals that ended at or before now. The ends are sorted, so when
+// the last one has ended (the usual case on an object nobody contends) every one has,
+// and the window restarts at buf's start, where the next append has room without a copy.
 func (o *owned) forget(now Time) {
-	n := 0
-	for n < len(o.iv) && o.iv[n].end <= now {
-		o.last = o.iv[n].cpu
-		n++
+	n := len(o.iv)
+	if n == 0 {
+		return
 	}
-	if n > 0 {
-		o.iv = o.iv[n:]
+	if o.iv[n-1].end <= now {
+		o.last = o.iv[n-1].cpu
+		o.iv = o.buf[:0]
+		return
 	}
+	i := 0
+	for o.iv[i].end <= now { // stops at the last interval at the latest
+		o.last = o.iv[i].cpu
+		i++
+	}
+	o.iv = o.iv[i:]
 }
 
 // room makes space for one more interval at the end of iv: in place when the window
@@ -118,17 +128,24 @@ func (o *owned) reserve(now, at Time, cpu int, lo Time, dur func(prev, ahead int
 	return s, d, prev
 }
 
-// idleAt forgets the intervals that ended by now and reports whether nothing is owned
-// after at — the uncontended case, where reserve would start at at — with the owner
-// before at. It lets the callers skip reserve's scan and its duration callback: an
-// object nobody contends costs about what a single line touch does.
+// idleAt reports whether nothing is owned after at — the uncontended case, where
+// reserve would start at at — with the owner before at. It lets the callers skip
+// reserve's scan and its duration callback: an object nobody contends costs about what
+// a single line touch does. When every interval ended by now it forgets them (as forget
+// does); intervals that ended by now before a later one are left for the next reserve
+// or forget, which drops them with the same result (forgetting is dropping the prefix
+// that ended by a clock that only moves forward, whether in one step or in several).
 func (o *owned) idleAt(now, at Time) (prev int, ok bool) {
-	o.forget(now)
 	n := len(o.iv)
 	if n == 0 {
 		return o.last, true
 	}
 	x := &o.iv[n-1]
+	if x.end <= now {
+		o.last = x.cpu
+		o.iv = o.buf[:0]
+		return x.cpu, true
+	}
 	return x.cpu, x.end <= at // prev means nothing when !ok
 }
 
@@ -291,8 +308,8 @@ func (l *SpinLock) Lock(now, at Time, cpu int, hold Time) Time {
 // transferred from it (and counts in the hold); when it was this CPU they are already
 // local and hold covers them.
 func (l *SpinLock) LockData(now, at Time, cpu int, hold Time, lines int) Time {
-	checkAt("SpinLock.Lock", now, at, cpu)
-	if hold < 0 || lines < 0 {
+	if at < now || cpu < 0 || hold < 0 || lines < 0 { // one branch for the refusals
+		checkAt("SpinLock.Lock", now, at, cpu)
 		panic(fmt.Sprintf("sim: SpinLock.Lock with negative hold %v or lines %d", hold, lines))
 	}
 	if prev, ok := l.o.idleAt(now, at); ok {

@@ -235,3 +235,58 @@ func TestEngineAgainstHeap(t *testing.T) {
 		})
 	})
 }
+
+// TestEngineAgainstHeapLarge drives both engines with one long seeded run of the
+// shapes the radix queue's digit levels meet: 10^5 pending events at delays of every
+// scale (1 ns to 2^36 ns), ties, bursts at one time, cancels of pending and fired events
+// and events scheduled from handlers, and requires the same firing log.
+func TestEngineAgainstHeapLarge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long run")
+	}
+	r := sim.NewRand(9)
+	a := &side{eng: sim.NewEngine()}
+	b := &side{eng: newHeapEngine()}
+	delay := func() sim.Time { return sim.Time(r.Int64N(1 << r.IntN(37))) }
+	for i := 0; i < 400000; i++ {
+		switch op := r.IntN(10); {
+		case op < 5 || a.eng.Pending() < 1000:
+			d, child, kill := delay(), sim.Time(-1), -1
+			if r.IntN(3) == 0 {
+				child = delay()
+			}
+			if r.IntN(8) == 0 {
+				kill = r.IntN(len(a.ids) + 1)
+			}
+			a.at(a.eng.Now()+d, child, kill)
+			b.at(b.eng.Now()+d, child, kill)
+		case op == 5:
+			n := 1 + r.IntN(40)
+			for range n {
+				a.at(a.eng.Now(), -1, -1)
+				b.at(b.eng.Now(), -1, -1)
+			}
+		case op == 6:
+			j := r.IntN(len(a.ids))
+			if ga, gb := a.eng.Cancel(a.ids[j]), b.eng.Cancel(b.ids[j]); ga != gb {
+				t.Fatalf("op %d: Cancel(%d) = %v, heap %v", i, j, ga, gb)
+			}
+		default:
+			a.eng.Step()
+			b.eng.Step()
+		}
+		if a.eng.Now() != b.eng.Now() || a.eng.Pending() != b.eng.Pending() || len(a.log) != len(b.log) {
+			t.Fatalf("op %d: now %v / %v, pending %d / %d, fired %d / %d (engine / heap)", i,
+				a.eng.Now(), b.eng.Now(), a.eng.Pending(), b.eng.Pending(), len(a.log), len(b.log))
+		}
+	}
+	for a.eng.Step() {
+		b.eng.Step()
+	}
+	if b.eng.Step() {
+		t.Fatal("the heap has events left after the engine ran dry")
+	}
+	if diff := cmp.Diff(b.log, a.log); diff != "" {
+		t.Fatalf("fired (-heap +engine):\n%s", diff)
+	}
+}

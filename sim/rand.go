@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 )
 
@@ -30,10 +31,40 @@ func NewRand(seed uint64) *Rand {
 func (r *Rand) Uint64() uint64 { return r.pcg.Uint64() }
 
 // IntN returns a uniform int in [0, n). It panics if n <= 0.
-func (r *Rand) IntN(n int) int { return r.r.IntN(n) }
+func (r *Rand) IntN(n int) int {
+	if n <= 0 {
+		panic("sim: IntN with n <= 0")
+	}
+	return int(r.below(uint64(n)))
+}
 
 // Int64N returns a uniform int64 in [0, n). It panics if n <= 0.
-func (r *Rand) Int64N(n int64) int64 { return r.r.Int64N(n) }
+func (r *Rand) Int64N(n int64) int64 {
+	if n <= 0 {
+		panic("sim: Int64N with n <= 0")
+	}
+	return int64(r.below(uint64(n)))
+}
+
+// below returns a uniform value in [0, n), n > 0, drawn from the PCG state directly
+// rather than through rand.Rand's Source interface. It is the reduction math/rand/v2's
+// Rand.Uint64N makes (a mask for a power of two, else the high word of the 128-bit
+// product of a draw and n, drawing again while the low word falls in the 2^64 mod n
+// values that would bias it: Lemire's method), so the values are the ones Uint64N
+// returned from the same state (TestBelowSameAsUint64N).
+func (r *Rand) below(n uint64) uint64 {
+	if n&(n-1) == 0 {
+		return r.pcg.Uint64() & (n - 1)
+	}
+	hi, lo := bits.Mul64(r.pcg.Uint64(), n)
+	if lo < n {
+		reject := -n % n // 2^64 mod n
+		for lo < reject {
+			hi, lo = bits.Mul64(r.pcg.Uint64(), n)
+		}
+	}
+	return hi
+}
 
 // Float64 returns a uniform float64 in [0, 1).
 func (r *Rand) Float64() float64 { return r.r.Float64() }
@@ -45,9 +76,9 @@ func (r *Rand) Uniform(lo, hi Time) Time {
 	}
 	span := uint64(hi-lo) + 1 // in uint64: [MinInt64, MaxInt64] spans 2^64 values
 	if span == 0 {
-		return Time(r.r.Uint64())
+		return Time(r.pcg.Uint64())
 	}
-	return lo + Time(r.r.Uint64N(span))
+	return lo + Time(r.below(span))
 }
 
 // Exp returns an exponentially distributed Time with the given mean (ns), rounded to the

@@ -373,8 +373,11 @@ func newJob(r *runner, s fio.Spec, q blockQueue, cpu int, allowed []int, region,
 	j.initOffsets()
 	j.pace.init(&j.spec)
 	j.pace.wakeEv.j = j
-	for i := 0; i < s.EffectiveIODepth; i++ {
-		u := &ioU{job: j}
+	us := make([]ioU, s.EffectiveIODepth) // one allocation for the job's io_us
+	j.ious = make([]*ioU, 0, len(us))
+	for i := range us {
+		u := &us[i]
+		u.job = j
 		u.bio.End = j
 		u.bio.Priv = u
 		u.next = j.free
