@@ -527,11 +527,17 @@ func (r *Resolved) CheckFit(specs []fio.Spec) error {
 // adjusts (fixup_options, init.c), one per job section: a synchronous engine with
 // iodepth > 1 runs at queue depth 1. The other adjustments fio makes silently
 // (iodepth_batch_submit, iodepth_low and iodepth_batch_complete_* above iodepth are
-// capped at iodepth) are not reported, as fio does not report them.
+// capped at iodepth) are not reported, as fio does not report them. Two notes are the
+// model's own: a thinktime cut at the runtime, and a job that sets neither direct= nor
+// buffered=, which fio runs buffered (direct=0 is its default) and the model runs as
+// direct I/O (an explicit direct=0 is an Unmodelled warning instead).
 func JobNotes(specs []fio.Spec) []string {
 	var out []string
 	for i := range specs {
 		s := &specs[i]
+		if s.Index == 0 && !s.DirectSet {
+			out = append(out, fmt.Sprintf("job %s: neither direct= nor buffered= is set, so fio does buffered I/O (its default, direct=0); %s", s.Name, noteDefaultBuffered))
+		}
 		if s.Index == 0 && !s.IOEngine.Async() && s.IODepth > 1 {
 			out = append(out, fmt.Sprintf("job %s: both iodepth >= 1 and synchronous I/O engine %s are selected, queue depth will be capped at 1 (fio's note)", s.Name, s.IOEngine))
 		}
@@ -547,6 +553,10 @@ func JobNotes(specs []fio.Spec) []string {
 	}
 	return out
 }
+
+// noteDefaultBuffered says what the model does with a job left at fio's default
+// buffered I/O.
+const noteDefaultBuffered = "the model has no page cache and runs it as direct=1 (reads are not cached, writes are not deferred to writeback): set direct=1 to run what is modelled"
 
 // lunIndex is the LUN a job targets (the only one, or the one named), -1 if none.
 func (r *Resolved) lunIndex(target string) int {
