@@ -2,6 +2,7 @@ package setup
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/blkmq/blkmq/dispatch"
@@ -210,7 +211,20 @@ func (s *state) applyDevices(d Description, hostFrom, devFrom, hostAt, devAt str
 	}
 	host := d.Host
 	if host != "" && kinds[0].driver {
-		return fmt.Errorf("setup: %s: --host %q: %s is its own host; describe it with its module parameters or --set host/...", hostAt, clip(host), names[0])
+		dev := names[0]
+		if devFrom == "default" {
+			dev += ", the default device,"
+		}
+		msg := fmt.Sprintf("%s is its own host; describe it with its module parameters or --set host/...", dev)
+		if kind, _, err := splitDescription(host, ""); err == nil {
+			if _, ok := hostKinds[kind]; !ok {
+				msg = fmt.Sprintf("unknown host kind %q; allowed: %s; %s", clip(kind), kindNames(hostKinds), msg)
+			}
+		}
+		if devFrom == "default" {
+			msg += "; a --host takes --device " + hostedKinds()
+		}
+		return fmt.Errorf("setup: %s: --host %q: %s", hostAt, clip(host), msg)
 	}
 	if host == "" && !kinds[0].driver {
 		host, hostFrom = kinds[0].host, "default for "+names[0]
@@ -552,6 +566,22 @@ func JobNotes(specs []fio.Spec) []string {
 		}
 	}
 	return out
+}
+
+// hostedKinds lists the device kinds that sit behind a --host (the kinds that are not
+// their own host driver), "a, b or c".
+func hostedKinds() string {
+	var out []string
+	for k, d := range deviceKinds {
+		if !d.driver {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	if len(out) < 2 {
+		return strings.Join(out, "")
+	}
+	return strings.Join(out[:len(out)-1], ", ") + " or " + out[len(out)-1]
 }
 
 // noteDefaultBuffered says what the model does with a job left at fio's default
