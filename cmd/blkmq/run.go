@@ -232,6 +232,11 @@ finished and, under "blkmq", which were interrupted or not started; exit status 
 				m.jobArgs = jobArgs
 			case len(pos) == 0:
 				return usageError(fmt.Errorf("run: give a job file, or fio options (--name=JOB --rw=... ...)"))
+			case len(jobArgs) == 0:
+				// fio runs several job files in turn (init.c parse_jobs_ini's
+				// stonewall_flag stonewalls the first job of every file after the
+				// first); blkmq runs one parse.
+				return usageError(fmt.Errorf("run: give one job file, not %d (%s): fio runs several in turn, blkmq one; pull the others in with `include FILE` and put stonewall in the first job of each, as fio does", len(pos), strings.Join(pos, " ")))
 			default:
 				hint := ""
 				if len(jobArgs) > 0 {
