@@ -29,6 +29,8 @@ type machineFlags struct {
 	strict   bool
 	sections []string
 	jobArgs  []string
+	// stdin is where a job file named "-" is read from (the command's input)
+	stdin io.Reader
 	// changed reports whether a flag was given (the command's FlagSet.Changed), to
 	// tell a given --cpus 0 from an absent one.
 	changed func(name string) bool
@@ -92,9 +94,14 @@ func (m *machineFlags) loadJobs(path string) ([]fio.Spec, error) {
 	}
 	var specs []fio.Spec
 	var err error
-	if path == "" {
+	switch {
+	case path == "":
 		specs, err = m.parseConfig().ParseArgs(m.jobArgs)
-	} else {
+	case path == "-" && m.stdin != nil:
+		// fio reads a job file named "-" from stdin (init.c __parse_jobs_ini);
+		// relative includes are then taken from the current directory, as there
+		specs, err = m.parseConfig().Parse(m.stdin, "<stdin>")
+	default:
 		specs, err = m.parseConfig().ParseFile(path)
 	}
 	if err != nil {
@@ -251,6 +258,7 @@ finished and, under "blkmq", which were interrupted or not started; exit status 
 			if err != nil {
 				return usageError(err)
 			}
+			m.stdin = cmd.InOrStdin()
 			specs, err := m.loadJobs(path)
 			if err != nil {
 				return usageError(err)

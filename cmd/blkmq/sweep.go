@@ -280,6 +280,7 @@ status is 128 (fio's after a signal); a second signal exits at once.`,
 			if len(axes) == 2 && axes[0].key == axes[1].key {
 				return usageError(fmt.Errorf("--vary %s given twice", axes[0].key))
 			}
+			m.stdin = cmd.InOrStdin()
 			specs, err := m.loadJobs(args[0])
 			if err != nil {
 				return usageError(err)
