@@ -22,6 +22,9 @@ const maxReplicas = 1000
 // most GOMAXPROCS at a time, and returns the results in seed order. The workload seed
 // (cfg.Seed) is the same for all: the spread is the model's timing jitter only.
 //
+// Fewer run at once when GOMAXPROCS of them would together pass the memory limit,
+// which holds for each run alone (memoryBoundParallel).
+//
 // first runs replica 1 (runStack, so that it shows progress); the others run with
 // stack.Run. When stop is closed (nil: never) no further replica starts — its result
 // is nil — and the running ones end at the model time reached (Result.Interrupted).
@@ -29,7 +32,8 @@ func runReplicas(cfg stack.Config, specs []fio.Spec, n int, stop <-chan struct{}
 	first func(stack.Config, []fio.Spec) (*stack.Result, error)) ([]*stack.Result, error) {
 	out := make([]*stack.Result, n)
 	errs := make([]error, n)
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	// as many at once as fit under the memory limit together (memoryBoundParallel)
+	sem := make(chan struct{}, memoryBoundParallel(min(runtime.GOMAXPROCS(0), n), []stack.Config{cfg}, [][]fio.Spec{specs}))
 	cfg.Limits.Interrupt = stop
 	var wg sync.WaitGroup
 launch:

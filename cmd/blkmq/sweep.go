@@ -468,6 +468,9 @@ func runPoints(stderr io.Writer, points []*sweepPoint, cfgs []stack.Config, spec
 	if parallel == 0 {
 		parallel = runtime.NumCPU()
 	}
+	// no more at once than fit under the memory limit together; the results do not
+	// depend on how many run at once
+	parallel = memoryBoundParallel(min(parallel, len(points)*max(replicas, 1)), cfgs, specs)
 	var bar *progressbar.ProgressBar
 	tty := false
 	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
