@@ -38,6 +38,9 @@ type Layer struct {
 	// KeyLines, when non-nil, maps a field's key in the layer's file (kernel, cpus,
 	// host, devices) to its line, for error messages.
 	KeyLines map[string]int
+	// DeviceLines, when non-nil, is the line of each Devices entry in the layer's
+	// file (a devices array may span lines), for error messages.
+	DeviceLines []int
 }
 
 // at returns where the layer gives key: "NAME:LINE" when the line is known, else
@@ -125,6 +128,7 @@ func resolveOne(layers []Layer) (*Resolved, error) {
 	s := newState()
 	var merged Description
 	hostFrom, devFrom, hostAt, devAt := "", "", "", ""
+	var devLines []int // the file line of each device entry, nil if unknown
 	type set struct{ k, v, from, at string }
 	var sets []set
 	for _, l := range layers {
@@ -145,6 +149,10 @@ func resolveOne(layers []Layer) (*Resolved, error) {
 		}
 		if len(d.Devices) > 0 {
 			merged.Devices, devFrom, devAt = d.Devices, l.Name, l.at("devices")
+			devLines = nil
+			if len(l.DeviceLines) == len(d.Devices) {
+				devLines = l.DeviceLines
+			}
 		}
 		for _, a := range d.Set {
 			at := l.Name
@@ -170,7 +178,7 @@ func resolveOne(layers []Layer) (*Resolved, error) {
 		}
 	}
 	s.applyEra()
-	if err := s.applyDevices(merged, hostFrom, devFrom, hostAt, devAt); err != nil {
+	if err := s.applyDevices(merged, hostFrom, devFrom, hostAt, devAt, devLines); err != nil {
 		return nil, err
 	}
 	for _, st := range sets {
@@ -185,17 +193,25 @@ func resolveOne(layers []Layer) (*Resolved, error) {
 
 // applyDevices applies the host and device descriptions; hostFrom and devFrom name
 // the layers that gave them (the settings' source), hostAt and devAt where (the
-// layer and line, for errors).
-func (s *state) applyDevices(d Description, hostFrom, devFrom, hostAt, devAt string) error {
+// layer and line, for errors; devLines, when non-nil, the line of each device entry
+// in devFrom's file).
+func (s *state) applyDevices(d Description, hostFrom, devFrom, hostAt, devAt string, devLines []int) error {
 	devs := d.Devices
 	if len(devs) == 0 {
-		devs, devFrom, devAt = []string{DefaultDevice}, "default", "default"
+		devs, devFrom, devAt, devLines = []string{DefaultDevice}, "default", "default", nil
+	}
+	devWhere := func(i int) string {
+		at := devAt
+		if devLines != nil {
+			at = fmt.Sprintf("%s:%d", devFrom, devLines[i])
+		}
+		return fmt.Sprintf("%s: --device %q", at, clip(devs[i]))
 	}
 	var kinds []deviceKind
 	var names []string
 	var pairsOf [][][2]string
-	for _, desc := range devs {
-		where := fmt.Sprintf("%s: --device %q", devAt, clip(desc))
+	for i, desc := range devs {
+		where := devWhere(i)
 		kind, pairs, err := splitDescription(desc, where)
 		if err != nil {
 			return fmt.Errorf("setup: %w", err)
@@ -245,7 +261,7 @@ func (s *state) applyDevices(d Description, hostFrom, devFrom, hostAt, devAt str
 		}
 	}
 	for i, k := range kinds {
-		where := fmt.Sprintf("%s: --device %q", devAt, clip(devs[i]))
+		where := devWhere(i)
 		if err := k.parse(s, pairsOf[i], where, "device "+names[i]+" ("+devFrom+")"); err != nil {
 			return fmt.Errorf("setup: %w", err)
 		}
