@@ -299,7 +299,8 @@ finished and, under "blkmq", which were interrupted or not started; exit status 
 				fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: warning:", w)
 				warnings = append(warnings, w)
 			}
-			for _, n := range setup.JobNotes(specs) {
+			notes := setup.JobNotes(specs)
+			for _, n := range notes {
 				fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: note:", n)
 			}
 			if err := res.CheckTargets(specs); err != nil {
@@ -311,6 +312,7 @@ finished and, under "blkmq", which were interrupted or not started; exit status 
 			}
 			for _, n := range setup.WholeDeviceNotes(specs, sized) {
 				fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: note:", n)
+				notes = append(notes, n)
 			}
 			if replicas < 1 || replicas > maxReplicas {
 				return usageError(fmt.Errorf("--replicas %d: allowed: [1, %d]", replicas, maxReplicas))
@@ -349,7 +351,7 @@ finished and, under "blkmq", which were interrupted or not started; exit status 
 				fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: warning:", l)
 				warnings = append(warnings, l)
 			}
-			bk := &fio.BlkmqOutput{Warnings: warnings}
+			bk := &fio.BlkmqOutput{Warnings: warnings, Notes: notes}
 			for _, j := range out.Jobs {
 				if j.Stopped != "" {
 					l := fmt.Sprintf("job %s stopped early: %s", j.Spec.Instance(), j.Stopped)
@@ -360,7 +362,7 @@ finished and, under "blkmq", which were interrupted or not started; exit status 
 					bk.Stopped[j.Spec.Instance()] = j.Stopped
 				}
 			}
-			if len(bk.Warnings) == 0 && bk.Stopped == nil {
+			if len(bk.Warnings) == 0 && len(bk.Notes) == 0 && bk.Stopped == nil {
 				bk = nil
 			}
 			rep := reportOf(out)
