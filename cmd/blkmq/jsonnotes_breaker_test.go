@@ -41,3 +41,35 @@ func TestRunJSONCarriesNotes(t *testing.T) {
 		t.Errorf("blkmq.notes = %q, want the buffered-default note", doc.Blkmq.Notes)
 	}
 }
+
+// TestReplicaJSONCarriesWarnings: README says an option accepted but not modelled is
+// a warning "on stderr and in the JSON under blkmq"; with --replicas the "blkmq"
+// object held the spread only, no warnings (nor notes). Now both are there.
+func TestReplicaJSONCarriesWarnings(t *testing.T) {
+	dir := t.TempDir()
+	job := filepath.Join(dir, "j.fio")
+	if err := os.WriteFile(job, []byte("[j]\nioengine=libaio\nrw=randread\nsize=1m\ndisable_slat=1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	outPath := filepath.Join(dir, "o.json")
+	if out, err := run("run", job, "--replicas", "2", "--output-format", "json", "--output", outPath); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	data, err := os.ReadFile(outPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Blkmq struct {
+			Replicas int      `json:"replicas"`
+			Warnings []string `json:"warnings"`
+			Notes    []string `json:"notes"`
+		} `json:"blkmq"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Blkmq.Replicas != 2 || len(doc.Blkmq.Warnings) == 0 || !strings.Contains(strings.Join(doc.Blkmq.Warnings, "\n"), "disable_slat=1") || len(doc.Blkmq.Notes) == 0 {
+		t.Errorf("blkmq = %+v, want 2 replicas, the disable_slat warning and the buffered-default note", doc.Blkmq)
+	}
+}

@@ -186,6 +186,10 @@ type ReplicaSummary struct {
 	Requested   int      `json:"replicas_requested,omitempty"`
 	Interrupted []uint64 `json:"interrupted_seeds,omitempty"`
 	NotStarted  []uint64 `json:"not_started_seeds,omitempty"`
+	// Warnings and Notes are the run's warning and note lines, as printed on
+	// stderr (fio.BlkmqOutput's, which a run without --replicas writes).
+	Warnings []string `json:"warnings,omitempty"`
+	Notes    []string `json:"notes,omitempty"`
 }
 
 // summarise collects each reported job's figures over the replicas reps, whose
@@ -317,7 +321,10 @@ func writeReplicaText(w io.Writer, s ReplicaSummary) error {
 // the running ones at the model time reached, as plain run does: the output is
 // replica 1's results so far and the spread over the replicas that had finished,
 // and the exit status is 128; a second signal exits at once.
-func runReplicated(cmd *cobra.Command, cfg stack.Config, specs []fio.Spec, n int, formats []string, path, eta string) error {
+//
+// warnings and notes are the lines already printed for the run; they go into the
+// JSON's "blkmq" object with the ones the replicas add.
+func runReplicated(cmd *cobra.Command, cfg stack.Config, specs []fio.Spec, n int, formats []string, path, eta string, warnings, notes []string) error {
 	if slices.Contains(formats, "terse") {
 		return usageError(fmt.Errorf("--replicas %d: the terse (--minimal) format has no field for the spread: use normal, json or json+", n))
 	}
@@ -334,6 +341,7 @@ func runReplicated(cmd *cobra.Command, cfg stack.Config, specs []fio.Spec, n int
 	}
 	for _, l := range idleJobLines(results[0]) {
 		fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: warning:", l)
+		warnings = append(warnings, l)
 	}
 	outs := replicaOutputs(results, specs, slices.Contains(formats, "json+"))
 	tally := tallyReplicas(results)
@@ -342,6 +350,7 @@ func runReplicated(cmd *cobra.Command, cfg stack.Config, specs []fio.Spec, n int
 		done = append(done, outs[seed-1])
 	}
 	sum := summarise(done, tally.finished)
+	sum.Warnings, sum.Notes = warnings, notes
 	stopped := len(tally.finished) < n
 	if stopped {
 		sum.Requested, sum.Interrupted, sum.NotStarted = n, tally.interrupted, tally.notStarted

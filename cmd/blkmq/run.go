@@ -324,7 +324,7 @@ finished and, under "blkmq", which were interrupted or not started; exit status 
 				if anyLogs(specs) {
 					fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: warning: write_bw_log/write_lat_log/write_iops_log: no log files are written with --replicas")
 				}
-				return runReplicated(cmd, withLimits(cmd, res.WithSeed(m.seed, 0)), specs, replicas, formats, outPath, eta)
+				return runReplicated(cmd, withLimits(cmd, res.WithSeed(m.seed, 0)), specs, replicas, formats, outPath, eta, warnings, notes)
 			}
 			logs, err := openRunLogs(specs)
 			if err != nil {
