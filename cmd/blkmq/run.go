@@ -152,6 +152,34 @@ func (m *machineFlags) inertParams(cmd *cobra.Command, res *setup.Resolved) ([]s
 	return ws, nil
 }
 
+// stoppedJob is a job instance that stopped early and why (stack.JobResult.Stopped).
+type stoppedJob struct {
+	name   string
+	index  int
+	reason string
+}
+
+// stoppedLines gives the "stopped early" warning lines: one per instance, except that
+// consecutive clones of one job (index i, i+1, ...) with the same reason share one
+// line naming the range ("jobs a.0-a.63 stopped early: ..."); the JSON keeps every
+// instance (fio.BlkmqOutput.Stopped).
+func stoppedLines(js []stoppedJob) []string {
+	var out []string
+	for i := 0; i < len(js); {
+		j := i + 1
+		for j < len(js) && js[j].name == js[i].name && js[j].reason == js[i].reason && js[j].index == js[j-1].index+1 {
+			j++
+		}
+		if j-i == 1 {
+			out = append(out, fmt.Sprintf("job %s.%d stopped early: %s", js[i].name, js[i].index, js[i].reason))
+		} else {
+			out = append(out, fmt.Sprintf("jobs %s.%d-%s.%d stopped early: %s", js[i].name, js[i].index, js[j-1].name, js[j-1].index, js[i].reason))
+		}
+		i = j
+	}
+	return out
+}
+
 // usageError wraps err as an exit-status-2 error.
 func usageError(err error) error { return &exitError{2, err} }
 
@@ -352,15 +380,18 @@ finished and, under "blkmq", which were interrupted or not started; exit status 
 				warnings = append(warnings, l)
 			}
 			bk := &fio.BlkmqOutput{Warnings: warnings, Notes: notes}
+			var stopped []stoppedJob
 			for _, j := range out.Jobs {
 				if j.Stopped != "" {
-					l := fmt.Sprintf("job %s stopped early: %s", j.Spec.Instance(), j.Stopped)
-					fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: warning:", l)
+					stopped = append(stopped, stoppedJob{j.Spec.Name, j.Spec.Index, j.Stopped})
 					if bk.Stopped == nil {
 						bk.Stopped = map[string]string{}
 					}
 					bk.Stopped[j.Spec.Instance()] = j.Stopped
 				}
+			}
+			for _, l := range stoppedLines(stopped) {
+				fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: warning:", l)
 			}
 			if len(bk.Warnings) == 0 && len(bk.Notes) == 0 && bk.Stopped == nil {
 				bk = nil
