@@ -74,7 +74,15 @@ type Profile struct {
 	// Note explains the mapping ("Debian ABI 57 = 6.1.192", "no backport table
 	// for 5.15.y: mainline 5.15 rules"); "" when there is nothing to say.
 	Note string
+	// PastTable reports a 6.1 stable release newer than Table61Release, the newest
+	// one the backport table was read from: backports after it, if any moved a
+	// modelled switch, are not in the profile (setup warns).
+	PastTable bool
 }
+
+// Table61Release is the newest 6.1 stable release (6.1.N) whose backports the 6.1.y
+// table covers: the table was read from Debian's 6.1.192-3 changelog.
+const Table61Release = 192
 
 // Backport is one mainline commit carried by a stable release line.
 type Backport struct {
@@ -168,6 +176,7 @@ func KernelProfile(release string) (Profile, error) {
 		p.Note = fmt.Sprintf("no stable backport table for %s.y: mainline %s rules", base, base)
 		return p, nil
 	}
+	p.PastTable = patch > Table61Release
 	for _, b := range backports61 {
 		if patch < b.patch {
 			break

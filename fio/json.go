@@ -41,6 +41,9 @@ type Output struct {
 type BlkmqOutput struct {
 	// Warnings are the run's warning lines, as printed on stderr.
 	Warnings []string `json:"warnings,omitempty"`
+	// Notes are the run's note lines (fio's own remarks on values it adjusts, and
+	// the model's on what it runs differently), as printed on stderr.
+	Notes []string `json:"notes,omitempty"`
 	// Stopped maps a job instance ("name.index") to why it stopped early.
 	Stopped map[string]string `json:"stopped,omitempty"`
 }

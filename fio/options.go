@@ -880,7 +880,7 @@ func setSteadyState(j *jobBuilder, v string) error {
 func setDirect(j *jobBuilder, v string) error {
 	b, err := parseBool(v)
 	if err == nil {
-		j.spec.Direct = b
+		j.spec.Direct, j.spec.DirectSet = b, true
 		if !b {
 			j.pending = noteBuffered
 		}
@@ -894,7 +894,7 @@ const noteBuffered = "buffered I/O is not modelled: there is no page cache, so e
 func setBuffered(j *jobBuilder, v string) error {
 	b, err := parseBool(v)
 	if err == nil {
-		j.spec.Direct = !b
+		j.spec.Direct, j.spec.DirectSet = !b, true
 		if b {
 			j.pending = noteBuffered
 		}

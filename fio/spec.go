@@ -186,6 +186,9 @@ type Spec struct {
 	IODepthBatchCompleteMax int
 	// Direct is direct= (or the inverse of buffered=): O_DIRECT I/O.
 	Direct bool
+	// DirectSet reports that direct= or buffered= was given (in the job or a
+	// [global] section above it); false means fio's default, buffered I/O.
+	DirectSet bool
 
 	// Runtime is runtime= (default unit seconds); 0 = until Size is done.
 	Runtime time.Duration

@@ -179,9 +179,21 @@ func (c *Comparison) WriteText(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	// one line per mechanism text, after the keys of the rows it explains (a case's
+	// missed rows often share one), in the order the texts first appear
+	var texts []string
+	keys := map[string][]string{}
 	for _, r := range c.Rows {
 		if !r.Pass && r.KnownMiss != "" {
-			fmt.Fprintf(w, "known miss %s: %s\n", r.Key, r.KnownMiss)
+			if keys[r.KnownMiss] == nil {
+				texts = append(texts, r.KnownMiss)
+			}
+			keys[r.KnownMiss] = append(keys[r.KnownMiss], r.Key)
+		}
+	}
+	for _, t := range texts {
+		if _, err := fmt.Fprintf(w, "known miss %s: %s\n", strings.Join(keys[t], ", "), t); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -31,11 +31,16 @@ const (
 	linResize
 	linWeight
 	linGetWait
+	linShallow
+	linClearBatch
 )
 
 type linInput struct {
 	kind linKind
-	arg  int // Clear: the bit; Resize: the depth; GetBatch: n
+	arg  int // Clear: the bit; Resize: the depth; GetBatch: n; GetShallow: the shallow depth
+	// word is GetShallow's word size (1 << Shift()); mask is ClearBatch's bits.
+	word int
+	mask uint64
 }
 
 // linOutput is a Get's or GetWait's bit (-1: none), a GetBatch's bits (absolute
@@ -53,14 +58,16 @@ type linOutput struct {
 // and a failure is not linearizable (see Sbitmap.Get). GetWait is a Get that may
 // block: its bit (a hand-over included, which takes the bit the Clear frees at the
 // same linearization point) obeys the same rule, and its failure (-1, the context
-// being done) is accepted in any state.
+// being done) is accepted in any state. GetShallow is a Get whose bit also lies among
+// the first arg bits of its word (the per-word shallow depth of sbitmap_get_shallow);
+// ClearBatch of bits of one word frees them all at one instant.
 var linModel = porcupine.Model{
 	Init: func() any { return linState{held: 0, depth: linCapacity} },
 	Step: func(st, in, out any) (bool, any) {
 		s, i, o := st.(linState), in.(linInput), out.(linOutput)
 		below := uint64(1)<<s.depth - 1
 		switch i.kind {
-		case linGet, linGetWait:
+		case linGet, linGetWait, linShallow:
 			if o.bit < 0 {
 				return true, s
 			}
@@ -68,7 +75,15 @@ var linModel = porcupine.Model{
 			if o.bit >= s.depth || s.held&m != 0 {
 				return false, s
 			}
+			if i.kind == linShallow && o.bit%i.word >= i.arg {
+				return false, s
+			}
 			s.held |= m
+		case linClearBatch:
+			if s.held&i.mask != i.mask {
+				return false, s
+			}
+			s.held &^= i.mask
 		case linBatch:
 			if o.mask&^below != 0 || s.held&o.mask != 0 {
 				return false, s
@@ -102,6 +117,10 @@ var linModel = porcupine.Model{
 			return fmt.Sprintf("Resize(%d)", i.arg)
 		case linGetWait:
 			return fmt.Sprintf("GetWait() = %d", o.bit)
+		case linShallow:
+			return fmt.Sprintf("GetShallow(%d) = %d", i.arg, o.bit)
+		case linClearBatch:
+			return fmt.Sprintf("ClearBatch(%#x)", i.mask)
 		}
 		return fmt.Sprintf("Weight() = %d", o.n)
 	},
@@ -123,7 +142,8 @@ const linCapacity = 16
 // them receives it, Weight counts it as held, and the one that receives it may be a
 // call that registered after Weight returned (a history of that kind failed 1 run in
 // 13 when Weight was recorded here); a Clear that feeds a late registrant also holds
-// a free bit for an instant (feedHandOff).
+// a free bit for an instant (feedHandOff). The shallow-batch rows add GetShallow and
+// one-word ClearBatch, which the package documents as linearizable too.
 func TestLinearizable(t *testing.T) {
 	rounds := 80
 	if testing.Short() {
@@ -134,11 +154,16 @@ func TestLinearizable(t *testing.T) {
 		shift   int
 		weight  bool
 		handOff bool
+		shallow bool // GetShallow and ClearBatch too
 	}{
-		{"one-word", sbitmap.MaxShift, true, false},
-		{"four-words", 0, false, false}, // the kernel rule: shift 2
-		{"hand-off/one-word", sbitmap.MaxShift, false, true},
-		{"hand-off/four-words", 0, false, true},
+		{"one-word", sbitmap.MaxShift, true, false, false},
+		{"four-words", 0, false, false, false}, // the kernel rule: shift 2
+		{"hand-off/one-word", sbitmap.MaxShift, false, true, false},
+		{"hand-off/four-words", 0, false, true, false},
+		{"shallow-batch/one-word", sbitmap.MaxShift, true, false, true},
+		{"shallow-batch/four-words", 0, false, false, true},
+		{"shallow-batch/hand-off/one-word", sbitmap.MaxShift, false, true, true},
+		{"shallow-batch/hand-off/four-words", 0, false, true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n := rounds
@@ -150,7 +175,7 @@ func TestLinearizable(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				hist := recordHistory(q, uint64(r), tc.weight, tc.handOff)
+				hist := recordHistory(q, uint64(r), tc.weight, tc.handOff, tc.shallow)
 				res, info := porcupine.CheckOperationsVerbose(linModel, hist, 0)
 				if res != porcupine.Ok {
 					t.Fatalf("round %d: history of %d operations is not linearizable (%v):\n%s",
@@ -168,7 +193,12 @@ func TestLinearizable(t *testing.T) {
 // other), half of the calls with a context that client 0 cancels after its twelfth
 // operation; every client frees what it still holds at the end (recorded), so that
 // no GetWait is left waiting.
-func recordHistory(q *sbitmap.Queue, seed uint64, weight, getWait bool) []porcupine.Operation {
+//
+// With shallow (the shallow-batch rows), a third of the Gets are GetShallow with a
+// shallow depth of 1 to 3 bits per word, and half of the Clears of a client holding
+// two or more bits are one ClearBatch of every bit it holds in one word (the
+// documented linearizable case).
+func recordHistory(q *sbitmap.Queue, seed uint64, weight, getWait, shallow bool) []porcupine.Operation {
 	const clients, ops = 4, 24
 	var clock atomic.Int64
 	hist := make([][]porcupine.Operation, clients)
@@ -180,7 +210,7 @@ func recordHistory(q *sbitmap.Queue, seed uint64, weight, getWait bool) []porcup
 		wg.Go(func() {
 			rng := rand.New(rand.NewPCG(seed, uint64(c)))
 			hint := q.Sbitmap().InitHint(uint64(c))
-			var held []int
+			var held, batchBits []int
 			start.Wait()
 			for o := 0; o < ops || len(held) > 0; o++ {
 				var in linInput
@@ -215,10 +245,39 @@ func recordHistory(q *sbitmap.Queue, seed uint64, weight, getWait bool) []porcup
 				default:
 					in.kind = linGet
 				}
+				if shallow && in.kind == linGet && rng.IntN(3) == 0 {
+					in.kind = linShallow
+					in.arg = 1 + rng.IntN(3)
+					in.word = 1 << q.Sbitmap().Shift()
+				}
+				if shallow && in.kind == linClear && o < ops && rng.IntN(2) == 0 {
+					// Put the chosen bit back and free, in one ClearBatch, every
+					// held bit of its word (one word: linearizable).
+					held = append(held, in.arg)
+					w := in.arg >> q.Sbitmap().Shift()
+					var batch []int
+					keep := held[:0]
+					for _, b := range held {
+						if b>>q.Sbitmap().Shift() == w {
+							batch = append(batch, b)
+							in.mask |= uint64(1) << b
+						} else {
+							keep = append(keep, b)
+						}
+					}
+					held = keep
+					in.kind = linClearBatch
+					in.arg = 0
+					batchBits = batch
+				}
 				call := clock.Add(1)
 				switch in.kind {
 				case linGet:
 					out.bit = q.Get(&hint)
+				case linShallow:
+					out.bit = q.GetShallow(&hint, in.arg)
+				case linClearBatch:
+					q.ClearBatch(batchBits, &hint)
 				case linGetWait:
 					wctx := context.Background()
 					if rng.IntN(2) == 0 {
@@ -239,7 +298,7 @@ func recordHistory(q *sbitmap.Queue, seed uint64, weight, getWait bool) []porcup
 				}
 				ret := clock.Add(1)
 				switch {
-				case (in.kind == linGet || in.kind == linGetWait) && out.bit >= 0:
+				case (in.kind == linGet || in.kind == linGetWait || in.kind == linShallow) && out.bit >= 0:
 					held = append(held, out.bit)
 				case in.kind == linBatch:
 					for m := out.mask; m != 0; m &= m - 1 {

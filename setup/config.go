@@ -114,7 +114,35 @@ func ParseConfig(data []byte, name string) (Layer, error) {
 			l.KeyLines[k] = keyLine(data, k)
 		}
 	}
+	if len(d.Devices) > 0 {
+		l.DeviceLines = entryLines(data, keyLine(data, "devices"), d.Devices)
+	}
 	return l, nil
+}
+
+// entryLines returns the 1-based line of each of the array entries, searched in order
+// from the start of line from (the array's key line): each entry is looked for after
+// the previous one, so equal entries get their own lines. An entry not found (an
+// escape the text spells differently) gets the line of the one before it.
+func entryLines(data []byte, from int, entries []string) []int {
+	off := 0
+	for n := 1; n < from && off < len(data); n++ {
+		i := bytes.IndexByte(data[off:], '\n')
+		if i < 0 {
+			break
+		}
+		off += i + 1
+	}
+	lines := make([]int, len(entries))
+	line := from
+	for i, e := range entries {
+		if j := bytes.Index(data[off:], []byte(e)); j >= 0 && e != "" {
+			line = bytes.Count(data[:off+j], []byte("\n")) + 1
+			off += j + len(e)
+		}
+		lines[i] = line
+	}
+	return lines
 }
 
 // keyLine returns the 1-based line of the "key = value" line of a top-level key,

@@ -90,7 +90,7 @@ func TestConfigErrorLines(t *testing.T) {
 		{"cpus-after-set-mentioning-it", "set = [\"system/nr_cpus=2\"]\ncpus = -1\n", "setup: config m.toml:2: cpus: "},
 		{"kernel-unknown", "\n\nkernel = \"9.9\"\n", "setup: config m.toml:3: kernel=9.9"},
 		{"device-kind", "cpus = 2\ndevices = [\"floppy\"]\n", `setup: config m.toml:2: --device "floppy": unknown device kind "floppy"`},
-		{"device-param", "cpus = 2\ndevices = [\n  \"null_blk hw_queue_depth=0\",\n]\n", `setup: config m.toml:2: --device "null_blk hw_queue_depth=0"`},
+		{"device-param", "cpus = 2\ndevices = [\n  \"null_blk hw_queue_depth=0\",\n]\n", `setup: config m.toml:3: --device "null_blk hw_queue_depth=0"`}, // the entry's line (breaker9; was the key's, 2)
 		{"host-kind", "cpus = 2\nhost = \"sata\"\ndevices = [\"ssd\"]\n", `setup: config m.toml:2: --host "sata": unknown host kind "sata"`},
 	}
 	for _, tc := range tests {

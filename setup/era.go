@@ -149,6 +149,10 @@ func profileSettings(kernel string) ([]Setting, []string) {
 			Source: "stable " + b.Stable, Note: fmt.Sprintf("%s; mainline %s", b.Title, b.Mainline)})
 	}
 	var warn []string
+	if p.PastTable {
+		warn = append(warn, fmt.Sprintf("kernel %s is past 6.1.%d, the newest release the 6.1.y backport table was read from (Debian's 6.1.192-3 changelog): the profile has that table's %d backports; any later one that moves a modelled switch is missing",
+			p.Release, dispatch.Table61Release, len(p.Backports)))
+	}
 	for _, b := range p.Unmodelled {
 		warn = append(warn, fmt.Sprintf("kernel %s carries %s %q (stable %s), which the model does not express: %s stays at the mainline %s rule",
 			p.Release, b.Commit, b.Title, b.Stable, b.Switch, p.Base))

@@ -56,6 +56,25 @@ func driverGroups(layers []Layer) (groups [][]string, at int) {
 	return groups, at
 }
 
+// groupLines returns the file lines (Layer.DeviceLines) of a group's entries: each
+// entry is matched to the first position of l's device list holding it that used
+// does not mark yet, which it then marks. nil when l has no lines.
+func groupLines(l Layer, g []string, used []bool) []int {
+	if len(l.DeviceLines) != len(l.Desc.Devices) {
+		return nil
+	}
+	lines := make([]int, len(g))
+	for i, e := range g {
+		for j, d := range l.Desc.Devices {
+			if !used[j] && d == e {
+				used[j], lines[i] = true, l.DeviceLines[j]
+				break
+			}
+		}
+	}
+	return lines
+}
+
 // resolveGroups resolves each group alone and merges them into one machine.
 func resolveGroups(layers []Layer, groups [][]string, at int) (*Resolved, error) {
 	models := false
@@ -68,13 +87,19 @@ func resolveGroups(layers []Layer, groups [][]string, at int) (*Resolved, error)
 		}
 	}
 	seen := map[string]bool{}
+	used := make([]bool, len(layers[at].Desc.Devices))
 	var out *Resolved
 	sdIndex := 0
 	for gi, g := range groups {
 		kind := groupKind(g)
 		driver := deviceKinds[kind].driver
+		lines := groupLines(layers[at], g, used)
 		if driver && seen[kind] {
-			return nil, fmt.Errorf("setup: %s: --device %q: %s is one module, loaded once: give it once (more LUNs: scsi_debug max_luns= or num_tgts=, null_blk nr_devices=, nvme namespaces=)", layers[at].Name, clip(g[0]), kind)
+			where := layers[at].Name
+			if lines != nil {
+				where = fmt.Sprintf("%s:%d", where, lines[0])
+			}
+			return nil, fmt.Errorf("setup: %s: --device %q: %s is one module, loaded once: give it once (more LUNs: scsi_debug max_luns= or num_tgts=, null_blk nr_devices=, nvme namespaces=)", where, clip(g[0]), kind)
 		}
 		seen[kind] = true
 		ls := append([]Layer(nil), layers...)
@@ -84,7 +109,7 @@ func resolveGroups(layers []Layer, groups [][]string, at int) (*Resolved, error)
 				ls[i].Desc.Host = "" // --host describes the disk models' host
 			}
 		}
-		ls[at].Desc.Devices = g
+		ls[at].Desc.Devices, ls[at].DeviceLines = g, lines
 		r, err := resolveOne(ls)
 		if err != nil {
 			return nil, err

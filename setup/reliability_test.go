@@ -115,7 +115,7 @@ func TestClampsWarn(t *testing.T) {
 
 // TestJobNotes: fio's note for a synchronous engine with iodepth > 1, once per section.
 func TestJobNotes(t *testing.T) {
-	specs, err := fio.Parse(strings.NewReader("[a]\nioengine=psync\niodepth=8\nnumjobs=3\n[b]\nioengine=libaio\niodepth=8\n[c]\nioengine=sync\n"), "j.fio")
+	specs, err := fio.Parse(strings.NewReader("[global]\ndirect=1\n[a]\nioengine=psync\niodepth=8\nnumjobs=3\n[b]\nioengine=libaio\niodepth=8\n[c]\nioengine=sync\n"), "j.fio")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,10 +133,10 @@ func TestJobNotesThinktimeCut(t *testing.T) {
 		name, job string
 		want      []string
 	}{
-		{"thinktime-1h-runtime-3s", "[a]\nthinktime=1h\nruntime=3s\nnumjobs=2\n",
+		{"thinktime-1h-runtime-3s", "[a]\ndirect=1\nthinktime=1h\nruntime=3s\nnumjobs=2\n",
 			[]string{"job a: thinktime 1h0m0s is at least a tenth of runtime 3s: a think that would run past the runtime ends at the runtime, as fio 3.34+ does; fio 3.33 sleeps the whole thinktime and reports a longer run"}},
-		{"short-thinktime", "[a]\nthinktime=10ms\nruntime=3s\n", nil},
-		{"no-runtime", "[a]\nthinktime=1h\n", nil},
+		{"short-thinktime", "[a]\ndirect=1\nthinktime=10ms\nruntime=3s\n", nil},
+		{"no-runtime", "[a]\ndirect=1\nthinktime=1h\n", nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			specs, err := fio.Parse(strings.NewReader(tt.job), "j.fio")

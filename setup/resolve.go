@@ -2,6 +2,7 @@ package setup
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/blkmq/blkmq/dispatch"
@@ -37,6 +38,9 @@ type Layer struct {
 	// KeyLines, when non-nil, maps a field's key in the layer's file (kernel, cpus,
 	// host, devices) to its line, for error messages.
 	KeyLines map[string]int
+	// DeviceLines, when non-nil, is the line of each Devices entry in the layer's
+	// file (a devices array may span lines), for error messages.
+	DeviceLines []int
 }
 
 // at returns where the layer gives key: "NAME:LINE" when the line is known, else
@@ -124,6 +128,7 @@ func resolveOne(layers []Layer) (*Resolved, error) {
 	s := newState()
 	var merged Description
 	hostFrom, devFrom, hostAt, devAt := "", "", "", ""
+	var devLines []int // the file line of each device entry, nil if unknown
 	type set struct{ k, v, from, at string }
 	var sets []set
 	for _, l := range layers {
@@ -144,6 +149,10 @@ func resolveOne(layers []Layer) (*Resolved, error) {
 		}
 		if len(d.Devices) > 0 {
 			merged.Devices, devFrom, devAt = d.Devices, l.Name, l.at("devices")
+			devLines = nil
+			if len(l.DeviceLines) == len(d.Devices) {
+				devLines = l.DeviceLines
+			}
 		}
 		for _, a := range d.Set {
 			at := l.Name
@@ -169,7 +178,7 @@ func resolveOne(layers []Layer) (*Resolved, error) {
 		}
 	}
 	s.applyEra()
-	if err := s.applyDevices(merged, hostFrom, devFrom, hostAt, devAt); err != nil {
+	if err := s.applyDevices(merged, hostFrom, devFrom, hostAt, devAt, devLines); err != nil {
 		return nil, err
 	}
 	for _, st := range sets {
@@ -184,17 +193,25 @@ func resolveOne(layers []Layer) (*Resolved, error) {
 
 // applyDevices applies the host and device descriptions; hostFrom and devFrom name
 // the layers that gave them (the settings' source), hostAt and devAt where (the
-// layer and line, for errors).
-func (s *state) applyDevices(d Description, hostFrom, devFrom, hostAt, devAt string) error {
+// layer and line, for errors; devLines, when non-nil, the line of each device entry
+// in devFrom's file).
+func (s *state) applyDevices(d Description, hostFrom, devFrom, hostAt, devAt string, devLines []int) error {
 	devs := d.Devices
 	if len(devs) == 0 {
-		devs, devFrom, devAt = []string{DefaultDevice}, "default", "default"
+		devs, devFrom, devAt, devLines = []string{DefaultDevice}, "default", "default", nil
+	}
+	devWhere := func(i int) string {
+		at := devAt
+		if devLines != nil {
+			at = fmt.Sprintf("%s:%d", devFrom, devLines[i])
+		}
+		return fmt.Sprintf("%s: --device %q", at, clip(devs[i]))
 	}
 	var kinds []deviceKind
 	var names []string
 	var pairsOf [][][2]string
-	for _, desc := range devs {
-		where := fmt.Sprintf("%s: --device %q", devAt, clip(desc))
+	for i, desc := range devs {
+		where := devWhere(i)
 		kind, pairs, err := splitDescription(desc, where)
 		if err != nil {
 			return fmt.Errorf("setup: %w", err)
@@ -210,7 +227,20 @@ func (s *state) applyDevices(d Description, hostFrom, devFrom, hostAt, devAt str
 	}
 	host := d.Host
 	if host != "" && kinds[0].driver {
-		return fmt.Errorf("setup: %s: --host %q: %s is its own host; describe it with its module parameters or --set host/...", hostAt, clip(host), names[0])
+		dev := names[0]
+		if devFrom == "default" {
+			dev += ", the default device,"
+		}
+		msg := fmt.Sprintf("%s is its own host; describe it with its module parameters or --set host/...", dev)
+		if kind, _, err := splitDescription(host, ""); err == nil {
+			if _, ok := hostKinds[kind]; !ok {
+				msg = fmt.Sprintf("unknown host kind %q; allowed: %s; %s", clip(kind), kindNames(hostKinds), msg)
+			}
+		}
+		if devFrom == "default" {
+			msg += "; a --host takes --device " + hostedKinds()
+		}
+		return fmt.Errorf("setup: %s: --host %q: %s", hostAt, clip(host), msg)
 	}
 	if host == "" && !kinds[0].driver {
 		host, hostFrom = kinds[0].host, "default for "+names[0]
@@ -231,7 +261,7 @@ func (s *state) applyDevices(d Description, hostFrom, devFrom, hostAt, devAt str
 		}
 	}
 	for i, k := range kinds {
-		where := fmt.Sprintf("%s: --device %q", devAt, clip(devs[i]))
+		where := devWhere(i)
 		if err := k.parse(s, pairsOf[i], where, "device "+names[i]+" ("+devFrom+")"); err != nil {
 			return fmt.Errorf("setup: %w", err)
 		}
@@ -528,11 +558,17 @@ func (r *Resolved) CheckFit(specs []fio.Spec) error {
 // adjusts (fixup_options, init.c), one per job section: a synchronous engine with
 // iodepth > 1 runs at queue depth 1. The other adjustments fio makes silently
 // (iodepth_batch_submit, iodepth_low and iodepth_batch_complete_* above iodepth are
-// capped at iodepth) are not reported, as fio does not report them.
+// capped at iodepth) are not reported, as fio does not report them. Two notes are the
+// model's own: a thinktime cut at the runtime, and a job that sets neither direct= nor
+// buffered=, which fio runs buffered (direct=0 is its default) and the model runs as
+// direct I/O (an explicit direct=0 is an Unmodelled warning instead).
 func JobNotes(specs []fio.Spec) []string {
 	var out []string
 	for i := range specs {
 		s := &specs[i]
+		if s.Index == 0 && !s.DirectSet {
+			out = append(out, fmt.Sprintf("job %s: neither direct= nor buffered= is set, so fio does buffered I/O (its default, direct=0); %s", s.Name, noteDefaultBuffered))
+		}
 		if s.Index == 0 && !s.IOEngine.Async() && s.IODepth > 1 {
 			out = append(out, fmt.Sprintf("job %s: both iodepth >= 1 and synchronous I/O engine %s are selected, queue depth will be capped at 1 (fio's note)", s.Name, s.IOEngine))
 		}
@@ -548,6 +584,26 @@ func JobNotes(specs []fio.Spec) []string {
 	}
 	return out
 }
+
+// hostedKinds lists the device kinds that sit behind a --host (the kinds that are not
+// their own host driver), "a, b or c".
+func hostedKinds() string {
+	var out []string
+	for k, d := range deviceKinds {
+		if !d.driver {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	if len(out) < 2 {
+		return strings.Join(out, "")
+	}
+	return strings.Join(out[:len(out)-1], ", ") + " or " + out[len(out)-1]
+}
+
+// noteDefaultBuffered says what the model does with a job left at fio's default
+// buffered I/O.
+const noteDefaultBuffered = "the model has no page cache and runs it as direct=1 (reads are not cached, writes are not deferred to writeback): set direct=1 to run what is modelled"
 
 // lunIndex is the LUN a job targets (the only one, or the one named), -1 if none.
 func (r *Resolved) lunIndex(target string) int {

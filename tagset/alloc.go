@@ -69,8 +69,10 @@ func (h *Hctx) GetDriverTag(cpu int, reserved bool) int {
 
 // PutDriverTag models __blk_mq_put_driver_tag: the active-request count drops
 // and the tag is freed (waking waiters, possibly synchronously). cpu is the CPU
-// that allocated it, or −1 (see Tags.Put). Panics if the tag is not held.
+// that allocated it, or −1 (see Tags.Put). Panics if the tag is not held; a tag
+// outside the set is refused before the count drops.
 func (h *Hctx) PutDriverTag(tag, cpu int) {
+	h.tags.checkTag(tag)
 	h.decActive()
 	h.tags.Put(tag, cpu)
 }

@@ -109,9 +109,15 @@ func (s *TagSet) checkNrRequests(nr int, elevator bool) error {
 }
 
 // RemoveQueue detaches q (blk_mq_exit_queue): its hctxs go idle, and the set
-// stops being TAG_QUEUE_SHARED when one queue is left. Removing a queue twice
-// is a no-op.
+// stops being TAG_QUEUE_SHARED when one queue is left. Removing a queue twice,
+// or nil, is a no-op; removing a queue of another tag set panics.
 func (s *TagSet) RemoveQueue(q *RequestQueue) {
+	if q == nil {
+		return
+	}
+	if q.set != s {
+		panic("tagset: RemoveQueue of a queue of another tag set")
+	}
 	for _, h := range q.hctxs {
 		h.tagIdle()
 	}

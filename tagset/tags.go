@@ -134,9 +134,7 @@ func (t *Tags) IsReserved(tag int) bool { return tag < t.nrReserved }
 // which skips the hint update (the kernel's remote write is a benign race Go
 // does not allow). It panics if tag is out of range or not held.
 func (t *Tags) Put(tag, cpu int) {
-	if tag < 0 || tag >= t.nrReserved+t.bitmap.Sbitmap().Capacity() {
-		panic(fmt.Sprintf("tagset: Put of tag %d out of range [0, %d)", tag, t.NrTags()))
-	}
+	t.checkTag(tag)
 	reserved := tag < t.nrReserved
 	var hint *uint32
 	if cpu >= 0 {
@@ -147,6 +145,14 @@ func (t *Tags) Put(tag, cpu int) {
 		return
 	}
 	t.bitmap.Clear(tag-t.nrReserved, hint)
+}
+
+// checkTag panics if tag is outside [0, NrTags()) (the Put of a tag that cannot be
+// held).
+func (t *Tags) checkTag(tag int) {
+	if tag < 0 || tag >= t.nrReserved+t.bitmap.Sbitmap().Capacity() {
+		panic(fmt.Sprintf("tagset: Put of tag %d out of range [0, %d)", tag, t.NrTags()))
+	}
 }
 
 // Busy returns the number of tags held (normal and reserved), counting bits

@@ -119,7 +119,8 @@ func TestRunBadInputTable(t *testing.T) {
 }
 
 // TestRunPrintsClamps: a value the model caps is run, not rejected, and run prints a
-// warning (resolver caps) or fio's note (sync engine depth) before the results.
+// warning (resolver caps) or fio's note (sync engine depth) before the results; so is
+// the note on a job left at fio's default buffered I/O.
 func TestRunPrintsClamps(t *testing.T) {
 	dir := t.TempDir()
 	tests := []struct {
@@ -130,10 +131,12 @@ func TestRunPrintsClamps(t *testing.T) {
 	}{
 		{"storvsc_max_hw_queues", "[j]\nioengine=libaio\niodepth=8\nruntime=50ms\ntime_based\n", []string{"--cpus", "2", "--host", "storvsc storvsc_max_hw_queues=64", "--device", "cloud"},
 			"blkmq: warning: storvsc: storvsc_max_hw_queues 64 > 2 CPUs: capped, as the driver does\n"},
-		{"sync-engine-iodepth", "[j]\nioengine=psync\niodepth=16\nruntime=1ms\ntime_based\n", nil,
+		{"sync-engine-iodepth", "[j]\nioengine=psync\ndirect=1\niodepth=16\nruntime=1ms\ntime_based\n", nil,
 			"blkmq: note: job j: both iodepth >= 1 and synchronous I/O engine psync are selected, queue depth will be capped at 1 (fio's note)\n"},
-		{"steadystate-without-ss-dur", "[j]\nioengine=libaio\nsteadystate=iops:0%\nruntime=1ms\ntime_based\n", nil,
+		{"steadystate-without-ss-dur", "[j]\nioengine=libaio\ndirect=1\nsteadystate=iops:0%\nruntime=1ms\ntime_based\n", nil,
 			"blkmq: note: job j: steadystate= is set but ss_dur is 0 (fio's default): steady state detection is off, as in fio; set ss_dur (>= 2 s) to detect it\n"},
+		{"buffered-default", "[j]\nioengine=libaio\nruntime=1ms\ntime_based\n", nil,
+			"blkmq: note: job j: neither direct= nor buffered= is set, so fio does buffered I/O (its default, direct=0); the model has no page cache and runs it as direct=1"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // interruptStatus is the exit status of a run, sweep or claims stopped by SIGINT
@@ -19,6 +20,12 @@ const interruptStatus = 128
 // first one's results are out: the shell's 128 + SIGINT.
 const secondSignalStatus = 130
 
+// duplicateSignalWindow is how soon after the first signal the same signal counts as
+// its duplicate delivery, not a second request: coreutils timeout sends its signal to
+// the command and again to the command's process group (timeout.c cleanup), so both
+// arrive within microseconds; a person pressing Ctrl-C twice takes longer.
+const duplicateSignalWindow = 250 * time.Millisecond
+
 // exitNow ends the process at a second signal (a variable so that a test can
 // see the call).
 var exitNow = os.Exit
@@ -26,7 +33,8 @@ var exitNow = os.Exit
 // interrupt catches SIGINT and SIGTERM while a model runs. The first signal
 // prints fio's "fio: terminating on signal N" on stderr and closes C, which
 // the runs watch (stack.Limits.Interrupt) to end at the model time reached and
-// report; a second one exits at once with secondSignalStatus. Stop restores the
+// report; a second one exits at once with secondSignalStatus, unless it is the same
+// signal within duplicateSignalWindow (its duplicate delivery). Stop restores the
 // default handling.
 type interrupt struct {
 	c      chan struct{}
@@ -42,6 +50,7 @@ func catchInterrupt(stderr io.Writer) *interrupt {
 	in := &interrupt{c: make(chan struct{}), sigs: make(chan os.Signal, 2), done: make(chan struct{})}
 	signal.Notify(in.sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
+		var first time.Time
 		for n := 0; ; n++ {
 			select {
 			case <-in.done:
@@ -51,6 +60,10 @@ func catchInterrupt(stderr io.Writer) *interrupt {
 				if s == syscall.SIGTERM {
 					num = 15
 				}
+				if n > 0 && num == in.Signal() && time.Since(first) < duplicateSignalWindow {
+					n-- // the first signal's duplicate delivery (timeout's group kill)
+					continue
+				}
 				if n > 0 {
 					fmt.Fprintf(stderr, "\nblkmq: signal %d again: exiting without results\n", num)
 					exitNow(secondSignalStatus)
@@ -59,6 +72,7 @@ func catchInterrupt(stderr io.Writer) *interrupt {
 				// fio prints this on its output (log_info); blkmq on stderr, so that
 				// JSON on stdout stays parseable
 				fmt.Fprintf(stderr, "\nfio: terminating on signal %d\n", num)
+				first = time.Now()
 				in.mu.Lock()
 				in.signal = num
 				in.mu.Unlock()

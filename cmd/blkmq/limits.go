@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -175,4 +176,36 @@ func (p *runProgress) finish() {
 		_ = p.bar.Finish()
 		_ = p.bar.Clear()
 	}
+}
+
+// memoryBoundParallel caps want, the number of model runs to start at once (replicas,
+// sweep points), so that their estimated memory together stays within the memory
+// limit, which stack.Run applies to each run alone (cfgs[i].Limits.MaxMemory: 0 =
+// stack.DefaultMaxMemory, negative = none). The estimate of each run is
+// stack.Check's, read from the *stack.ResourceLimitError it returns when the limit is
+// 1 byte; the largest one decides. The result is at least 1: a run over the limit
+// alone is refused by Run itself, naming the flag.
+func memoryBoundParallel(want int, cfgs []stack.Config, specs [][]fio.Spec) int {
+	if want <= 1 || len(cfgs) == 0 {
+		return max(want, 1)
+	}
+	limit := cfgs[0].Limits.MaxMemory
+	if limit == 0 {
+		limit = stack.DefaultMaxMemory()
+	}
+	if limit < 0 {
+		return want
+	}
+	var most float64
+	for i, c := range cfgs {
+		c.Limits.MaxMemory, c.Limits.MaxEvents = 1, -1
+		var rl *stack.ResourceLimitError
+		if err := stack.Check(c, specs[i]); errors.As(err, &rl) && rl.Resource == "memory" {
+			most = max(most, rl.Estimate)
+		}
+	}
+	if most <= 0 {
+		return want
+	}
+	return max(1, min(want, int(float64(limit)/most)))
 }

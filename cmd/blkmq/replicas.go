@@ -22,6 +22,9 @@ const maxReplicas = 1000
 // most GOMAXPROCS at a time, and returns the results in seed order. The workload seed
 // (cfg.Seed) is the same for all: the spread is the model's timing jitter only.
 //
+// Fewer run at once when GOMAXPROCS of them would together pass the memory limit,
+// which holds for each run alone (memoryBoundParallel).
+//
 // first runs replica 1 (runStack, so that it shows progress); the others run with
 // stack.Run. When stop is closed (nil: never) no further replica starts — its result
 // is nil — and the running ones end at the model time reached (Result.Interrupted).
@@ -29,7 +32,8 @@ func runReplicas(cfg stack.Config, specs []fio.Spec, n int, stop <-chan struct{}
 	first func(stack.Config, []fio.Spec) (*stack.Result, error)) ([]*stack.Result, error) {
 	out := make([]*stack.Result, n)
 	errs := make([]error, n)
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	// as many at once as fit under the memory limit together (memoryBoundParallel)
+	sem := make(chan struct{}, memoryBoundParallel(min(runtime.GOMAXPROCS(0), n), []stack.Config{cfg}, [][]fio.Spec{specs}))
 	cfg.Limits.Interrupt = stop
 	var wg sync.WaitGroup
 launch:
@@ -182,6 +186,10 @@ type ReplicaSummary struct {
 	Requested   int      `json:"replicas_requested,omitempty"`
 	Interrupted []uint64 `json:"interrupted_seeds,omitempty"`
 	NotStarted  []uint64 `json:"not_started_seeds,omitempty"`
+	// Warnings and Notes are the run's warning and note lines, as printed on
+	// stderr (fio.BlkmqOutput's, which a run without --replicas writes).
+	Warnings []string `json:"warnings,omitempty"`
+	Notes    []string `json:"notes,omitempty"`
 }
 
 // summarise collects each reported job's figures over the replicas reps, whose
@@ -313,7 +321,10 @@ func writeReplicaText(w io.Writer, s ReplicaSummary) error {
 // the running ones at the model time reached, as plain run does: the output is
 // replica 1's results so far and the spread over the replicas that had finished,
 // and the exit status is 128; a second signal exits at once.
-func runReplicated(cmd *cobra.Command, cfg stack.Config, specs []fio.Spec, n int, formats []string, path, eta string) error {
+//
+// warnings and notes are the lines already printed for the run; they go into the
+// JSON's "blkmq" object with the ones the replicas add.
+func runReplicated(cmd *cobra.Command, cfg stack.Config, specs []fio.Spec, n int, formats []string, path, eta string, warnings, notes []string) error {
 	if slices.Contains(formats, "terse") {
 		return usageError(fmt.Errorf("--replicas %d: the terse (--minimal) format has no field for the spread: use normal, json or json+", n))
 	}
@@ -330,6 +341,7 @@ func runReplicated(cmd *cobra.Command, cfg stack.Config, specs []fio.Spec, n int
 	}
 	for _, l := range idleJobLines(results[0]) {
 		fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: warning:", l)
+		warnings = append(warnings, l)
 	}
 	outs := replicaOutputs(results, specs, slices.Contains(formats, "json+"))
 	tally := tallyReplicas(results)
@@ -338,6 +350,7 @@ func runReplicated(cmd *cobra.Command, cfg stack.Config, specs []fio.Spec, n int
 		done = append(done, outs[seed-1])
 	}
 	sum := summarise(done, tally.finished)
+	sum.Warnings, sum.Notes = warnings, notes
 	stopped := len(tally.finished) < n
 	if stopped {
 		sum.Requested, sum.Interrupted, sum.NotStarted = n, tally.interrupted, tally.notStarted

@@ -29,6 +29,8 @@ type machineFlags struct {
 	strict   bool
 	sections []string
 	jobArgs  []string
+	// stdin is where a job file named "-" is read from (the command's input)
+	stdin io.Reader
 	// changed reports whether a flag was given (the command's FlagSet.Changed), to
 	// tell a given --cpus 0 from an absent one.
 	changed func(name string) bool
@@ -92,9 +94,14 @@ func (m *machineFlags) loadJobs(path string) ([]fio.Spec, error) {
 	}
 	var specs []fio.Spec
 	var err error
-	if path == "" {
+	switch {
+	case path == "":
 		specs, err = m.parseConfig().ParseArgs(m.jobArgs)
-	} else {
+	case path == "-" && m.stdin != nil:
+		// fio reads a job file named "-" from stdin (init.c __parse_jobs_ini);
+		// relative includes are then taken from the current directory, as there
+		specs, err = m.parseConfig().Parse(m.stdin, "<stdin>")
+	default:
 		specs, err = m.parseConfig().ParseFile(path)
 	}
 	if err != nil {
@@ -143,6 +150,34 @@ func (m *machineFlags) inertParams(cmd *cobra.Command, res *setup.Resolved) ([]s
 		fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: warning:", w)
 	}
 	return ws, nil
+}
+
+// stoppedJob is a job instance that stopped early and why (stack.JobResult.Stopped).
+type stoppedJob struct {
+	name   string
+	index  int
+	reason string
+}
+
+// stoppedLines gives the "stopped early" warning lines: one per instance, except that
+// consecutive clones of one job (index i, i+1, ...) with the same reason share one
+// line naming the range ("jobs a.0-a.63 stopped early: ..."); the JSON keeps every
+// instance (fio.BlkmqOutput.Stopped).
+func stoppedLines(js []stoppedJob) []string {
+	var out []string
+	for i := 0; i < len(js); {
+		j := i + 1
+		for j < len(js) && js[j].name == js[i].name && js[j].reason == js[i].reason && js[j].index == js[j-1].index+1 {
+			j++
+		}
+		if j-i == 1 {
+			out = append(out, fmt.Sprintf("job %s.%d stopped early: %s", js[i].name, js[i].index, js[i].reason))
+		} else {
+			out = append(out, fmt.Sprintf("jobs %s.%d-%s.%d stopped early: %s", js[i].name, js[i].index, js[j-1].name, js[j-1].index, js[i].reason))
+		}
+		i = j
+	}
+	return out
 }
 
 // usageError wraps err as an exit-status-2 error.
@@ -232,6 +267,11 @@ finished and, under "blkmq", which were interrupted or not started; exit status 
 				m.jobArgs = jobArgs
 			case len(pos) == 0:
 				return usageError(fmt.Errorf("run: give a job file, or fio options (--name=JOB --rw=... ...)"))
+			case len(jobArgs) == 0:
+				// fio runs several job files in turn (init.c parse_jobs_ini's
+				// stonewall_flag stonewalls the first job of every file after the
+				// first); blkmq runs one parse.
+				return usageError(fmt.Errorf("run: give one job file, not %d (%s): fio runs several in turn, blkmq one; pull the others in with `include FILE` and put stonewall in the first job of each, as fio does", len(pos), strings.Join(pos, " ")))
 			default:
 				hint := ""
 				if len(jobArgs) > 0 {
@@ -246,6 +286,7 @@ finished and, under "blkmq", which were interrupted or not started; exit status 
 			if err != nil {
 				return usageError(err)
 			}
+			m.stdin = cmd.InOrStdin()
 			specs, err := m.loadJobs(path)
 			if err != nil {
 				return usageError(err)
@@ -286,7 +327,8 @@ finished and, under "blkmq", which were interrupted or not started; exit status 
 				fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: warning:", w)
 				warnings = append(warnings, w)
 			}
-			for _, n := range setup.JobNotes(specs) {
+			notes := setup.JobNotes(specs)
+			for _, n := range notes {
 				fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: note:", n)
 			}
 			if err := res.CheckTargets(specs); err != nil {
@@ -298,6 +340,7 @@ finished and, under "blkmq", which were interrupted or not started; exit status 
 			}
 			for _, n := range setup.WholeDeviceNotes(specs, sized) {
 				fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: note:", n)
+				notes = append(notes, n)
 			}
 			if replicas < 1 || replicas > maxReplicas {
 				return usageError(fmt.Errorf("--replicas %d: allowed: [1, %d]", replicas, maxReplicas))
@@ -309,7 +352,7 @@ finished and, under "blkmq", which were interrupted or not started; exit status 
 				if anyLogs(specs) {
 					fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: warning: write_bw_log/write_lat_log/write_iops_log: no log files are written with --replicas")
 				}
-				return runReplicated(cmd, withLimits(cmd, res.WithSeed(m.seed, 0)), specs, replicas, formats, outPath, eta)
+				return runReplicated(cmd, withLimits(cmd, res.WithSeed(m.seed, 0)), specs, replicas, formats, outPath, eta, warnings, notes)
 			}
 			logs, err := openRunLogs(specs)
 			if err != nil {
@@ -336,18 +379,21 @@ finished and, under "blkmq", which were interrupted or not started; exit status 
 				fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: warning:", l)
 				warnings = append(warnings, l)
 			}
-			bk := &fio.BlkmqOutput{Warnings: warnings}
+			bk := &fio.BlkmqOutput{Warnings: warnings, Notes: notes}
+			var stopped []stoppedJob
 			for _, j := range out.Jobs {
 				if j.Stopped != "" {
-					l := fmt.Sprintf("job %s stopped early: %s", j.Spec.Instance(), j.Stopped)
-					fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: warning:", l)
+					stopped = append(stopped, stoppedJob{j.Spec.Name, j.Spec.Index, j.Stopped})
 					if bk.Stopped == nil {
 						bk.Stopped = map[string]string{}
 					}
 					bk.Stopped[j.Spec.Instance()] = j.Stopped
 				}
 			}
-			if len(bk.Warnings) == 0 && bk.Stopped == nil {
+			for _, l := range stoppedLines(stopped) {
+				fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: warning:", l)
+			}
+			if len(bk.Warnings) == 0 && len(bk.Notes) == 0 && bk.Stopped == nil {
 				bk = nil
 			}
 			rep := reportOf(out)

@@ -280,6 +280,19 @@ status is 128 (fio's after a signal); a second signal exits at once.`,
 			if len(axes) == 2 && axes[0].key == axes[1].key {
 				return usageError(fmt.Errorf("--vary %s given twice", axes[0].key))
 			}
+			// a --set of a varied key would be overridden at every point, unseen (as
+			// --kernel against --vary kernel= is refused by setup); a config file's
+			// set stays a base the flags override
+			for _, a := range m.sets {
+				if k, _, err := setup.SplitAssignment(a); err == nil {
+					for _, ax := range axes {
+						if k == ax.key {
+							return usageError(fmt.Errorf("--set %s and --vary %s: the sweep sets %s at every point; drop the --set", strings.TrimSpace(a), ax.key, k))
+						}
+					}
+				}
+			}
+			m.stdin = cmd.InOrStdin()
 			specs, err := m.loadJobs(args[0])
 			if err != nil {
 				return usageError(err)
@@ -467,6 +480,9 @@ func runPoints(stderr io.Writer, points []*sweepPoint, cfgs []stack.Config, spec
 	if parallel == 0 {
 		parallel = runtime.NumCPU()
 	}
+	// no more at once than fit under the memory limit together; the results do not
+	// depend on how many run at once
+	parallel = memoryBoundParallel(min(parallel, len(points)*max(replicas, 1)), cfgs, specs)
 	var bar *progressbar.ProgressBar
 	tty := false
 	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {

@@ -2,12 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/blkmq/blkmq/oracle"
 )
 
 const refIndex = "../../testdata/kernel/configs.json"
@@ -199,5 +202,23 @@ func TestValidateWrongGuest(t *testing.T) {
 				t.Fatalf("err %v (exit %d), want exit 2 with %q", err, exitCode(err), tt.want)
 			}
 		})
+	}
+}
+
+// TestValidateNoGuest: validate on a machine where the guest was never built (an
+// empty --cache) stops before any VM run with exit 2 and an error that wraps
+// oracle.ErrNoGuest (oracle.ErrNoQEMU where QEMU is not installed), naming the
+// command that builds it; it neither hangs nor boots anything. README and
+// `validate --help` document the status.
+func TestValidateNoGuest(t *testing.T) {
+	dir := t.TempDir()
+	_, err := run("validate", "testdata/null.fio", "--device", "null_blk irqmode=2 completion_nsec=1000000",
+		"--cache", dir, "--runtime", "1s")
+	want, text := oracle.ErrNoGuest, "blkmq validate --build-guest"
+	if _, lerr := exec.LookPath("qemu-system-x86_64"); lerr != nil {
+		want, text = oracle.ErrNoQEMU, "apt-get install qemu-system-x86"
+	}
+	if exitCode(err) != 2 || !errors.Is(err, want) || !strings.Contains(err.Error(), text) {
+		t.Fatalf("err %v (exit %d), want exit 2 wrapping %v and naming %q", err, exitCode(err), want, text)
 	}
 }
