@@ -41,8 +41,16 @@ type NullParams struct {
 	// BusyStatus is the answer for random refusals: Busy or HostBusy (Accepted is
 	// invalid when BusyProbability > 0).
 	BusyStatus Status
-	// Seed seeds the PCG used for BusyProbability.
+	// Seed seeds the PCG used for BusyProbability and RandomDelay.
 	Seed uint64
+
+	// RandomDelay is scsi_debug's random=1 (sdebug_random; schedule_resp in
+	// drivers/scsi/scsi_debug.c, v5.8+, 6.1): each command's delay is drawn uniformly
+	// from [0, CompletionNsec) (prandom_u32_max of ndelay, or of the delay's ns when
+	// given in jiffies) instead of being CompletionNsec. Commands then complete out of
+	// submission order. scsi_debug's 4 µs rounding of jiffy delays above 2^32 ns
+	// (4.29 s) is not modelled. false = the fixed delay.
+	RandomDelay bool
 }
 
 // NullBlkParams returns null_blk's defaults: completion_nsec 10,000 ns, no queue limit
@@ -105,6 +113,7 @@ type Null struct {
 	eng      *sim.Engine
 	rng      *sim.Rand
 	done     fifoDone
+	rdone    randomDone // RandomDelay completions (out of order)
 	inFlight int
 	linkFree sim.Time
 	nsPerB   float64 // transfer time per byte when MBps > 0
@@ -124,6 +133,7 @@ func NewNull(eng *sim.Engine, p NullParams) (*Null, error) {
 		d.nsPerB = 1e9 / float64(p.MBps<<20)
 	}
 	d.done.init(eng, d)
+	d.rdone.init(eng, d)
 	return d, nil
 }
 
@@ -137,7 +147,8 @@ func (d *Null) InFlight() int { return d.inFlight }
 func (d *Null) Params() NullParams { return d.p }
 
 // Submit accepts cmd unless MaxQueue commands are in flight or a random refusal draws.
-// Completion time: max(now + CompletionNsec, end of the command's transfer at MBps).
+// Completion time: max(now + CompletionNsec, end of the command's transfer at MBps);
+// with RandomDelay the delay is drawn from [0, CompletionNsec).
 func (d *Null) Submit(cmd *Command) Status {
 	checkCommand(d.p.Name, cmd)
 	if d.p.MaxQueue > 0 && d.inFlight >= d.p.MaxQueue {
@@ -152,6 +163,19 @@ func (d *Null) Submit(cmd *Command) Status {
 	now := d.eng.Now()
 	cmd.Submitted = now
 	d.inFlight++
+	if d.p.RandomDelay {
+		at := now
+		if d.p.CompletionNsec > 0 {
+			at += sim.Time(d.rng.Int64N(int64(d.p.CompletionNsec)))
+		}
+		if d.nsPerB > 0 {
+			if end := d.transfer(now, cmd.Length); end > at {
+				at = end
+			}
+		}
+		d.rdone.push(cmd, at)
+		return Accepted
+	}
 	at := now + d.p.CompletionNsec
 	if d.nsPerB > 0 {
 		if end := d.transfer(now, cmd.Length); end > at {
@@ -179,9 +203,53 @@ func (d *Null) transfer(now sim.Time, n int64) sim.Time {
 // SetStuck holds all completions (on) or releases them (off): a device that stops
 // answering, for hang tests (cases: "a stuck-device mode"). Held commands stay in
 // flight; on release those already due complete at the release time, in order.
-func (d *Null) SetStuck(on bool) { d.done.hold(on) }
+func (d *Null) SetStuck(on bool) {
+	d.done.hold(on)
+	d.rdone.hold(on)
+}
 
 func (d *Null) finish(cmd *Command, now sim.Time) {
 	d.inFlight--
 	cmd.Done.Complete(cmd, now)
+}
+
+// randomDone completes commands at arbitrary times (RandomDelay): one engine event per
+// command. While held (SetStuck) due completions wait, and on release they complete at
+// the release time in the order they fell due.
+type randomDone struct {
+	eng    *sim.Engine
+	owner  finisher
+	held   bool
+	waited []*Command
+}
+
+func (r *randomDone) init(eng *sim.Engine, owner finisher) { r.eng, r.owner = eng, owner }
+
+// randomEvent is one command's completion event.
+type randomEvent struct {
+	r   *randomDone
+	cmd *Command
+}
+
+func (e *randomEvent) Fire(now sim.Time) {
+	if e.r.held {
+		e.r.waited = append(e.r.waited, e.cmd)
+		return
+	}
+	e.r.owner.finish(e.cmd, now)
+}
+
+func (r *randomDone) push(cmd *Command, at sim.Time) { r.eng.At(at, &randomEvent{r, cmd}) }
+
+func (r *randomDone) hold(on bool) {
+	r.held = on
+	if on {
+		return
+	}
+	w := r.waited
+	r.waited = nil
+	now := r.eng.Now()
+	for _, c := range w {
+		r.owner.finish(c, now)
+	}
 }

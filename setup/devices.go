@@ -118,7 +118,8 @@ const sdebugCanQueue = scsi.SdebugCanQueue
 // nr_hw_queues = submit_queues (capped at the CPUs); cmd_per_lun = 192; each LUN a
 // Null device completing after delay jiffies (at system/hz) or ndelay ns, from an
 // hrtimer on the CPU that issued the command (scsi.ScsiDebug); a full queue answers
-// SCSI_MLQUEUE_HOST_BUSY as schedule_resp does.
+// SCSI_MLQUEUE_HOST_BUSY as schedule_resp does; random=1 draws each delay from
+// [0, delay) (device.NullParams.RandomDelay).
 // queue/max_sectors_kb is opt_blks × sector_size (default 1024 × 512 B = 512 KiB):
 // sd_revalidate_disk takes the Block Limits VPD optimal transfer length, which
 // scsi_debug reports as opt_blks, as the request size limit when it is at least
@@ -170,9 +171,6 @@ func parseScsiDebug(s *state, pairs [][2]string, where, source string) error {
 	if sectorSize&(sectorSize-1) != 0 {
 		return fmt.Errorf("%s: scsi_debug parameter sector_size=%d: allowed: 512, 1024, 2048, 4096", where, sectorSize)
 	}
-	if random {
-		return fmt.Errorf("%s: scsi_debug parameter random=1: not modelled (fixed delays only); allowed: 0", where)
-	}
 	if subQ > s.cpus {
 		s.warn = append(s.warn, fmt.Sprintf("scsi_debug: submit_queues %d > %d CPUs: capped, as the driver does", subQ, s.cpus))
 		subQ = s.cpus
@@ -206,7 +204,7 @@ func parseScsiDebug(s *state, pairs [][2]string, where, source string) error {
 	if virtualGB > 0 {
 		capacity, capNote = int64(virtualGB)<<30, fmt.Sprintf("scsi_debug virtual_gb=%d", virtualGB)
 	}
-	p := device.NullParams{CompletionNsec: compl, MaxQueue: canQueue * subQ, HostBusyWhenFull: true}
+	p := device.NullParams{CompletionNsec: compl, MaxQueue: canQueue * subQ, HostBusyWhenFull: true, RandomDelay: random}
 	for range numTgts * maxLuns {
 		q := p
 		q.Name = sdName(len(s.luns))

@@ -15,7 +15,8 @@
 // Driver kinds are their own SCSI host (or blk-mq driver) and set host/ keys:
 //
 //   - scsi_debug (drivers/scsi/scsi_debug.c): delay (jiffies at system/hz, default
-//     1 = 4 ms at HZ=250; 0 = immediate), ndelay (ns, overrides delay), max_queue
+//     1 = 4 ms at HZ=250; 0 = immediate), ndelay (ns, overrides delay), random (1:
+//     each command's delay uniform in [0, delay), device.NullParams.RandomDelay), max_queue
 //     (can_queue, [1, 192]), host_max_queue (can_queue and host-wide tags, as the
 //     driver sets host_tagset), submit_queues (nr_hw_queues, capped at the CPUs),
 //     max_luns and num_tgts (LUNs /dev/sda, /dev/sdb, ...), add_host (1 only),
