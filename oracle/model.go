@@ -85,6 +85,12 @@ type ModelOptions struct {
 	// ForkIdlestGroup runs the model with stack.Placement.ForkIdlestGroup (6.1's
 	// find_idlest_group at fork with fio's parent on CPU 0).
 	ForkIdlestGroup bool
+	// IOWQSubmitWorkSyscall runs the model with stack.SubmitTiming.IOWQSubmitWorkSyscall
+	// (the old rule: io-wq's retry of a punted I/O charged the syscall share too).
+	IOWQSubmitWorkSyscall bool
+	// WorkerIdleBalance runs the model with stack.Placement.WorkerIdleBalance (the
+	// idle balance pulls a waiting io-wq worker, as it pulls a fio thread).
+	WorkerIdleBalance bool
 	// NohzKickNrRunning runs the model with stack.Placement.NohzKickNrRunning.
 	NohzKickNrRunning bool
 	// KworkerTasks runs the model with stack.Placement.KworkerTasks (a CPU whose kblockd
@@ -235,12 +241,16 @@ func RunModel(c *Case, jobPath string, o ModelOptions) (*ModelRun, error) {
 	if o.KworkerTasks {
 		cfg.Placement.KworkerTasks = true
 	}
+	if o.WorkerIdleBalance {
+		cfg.Placement.WorkerIdleBalance = true
+	}
 	if o.IOQueueAsync > 0 {
 		scaled := float64(o.IOQueueAsync.Nanoseconds()) * max(o.EmulationSlowdown, 1)
 		cfg.Submit.IOQueueAsync = min(sim.Time(math.Round(scaled)), sim.Millisecond)
 	}
 	cfg.Submit.IOPrepAsyncWorkHashAll = o.IOPrepAsyncWorkHashAll
 	cfg.Submit.NoBlkdevWriteIterPlug = o.NoBlkdevWriteIterPlug
+	cfg.Submit.IOWQSubmitWorkSyscall = o.IOWQSubmitWorkSyscall
 	out, err := stack.Run(withOverhead(cfg, o.EmulationOverhead), specs)
 	if err != nil {
 		return nil, err

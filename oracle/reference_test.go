@@ -335,6 +335,8 @@ func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
 // the ProcessOneWork rule off (dispatch.Timing.NoProcessOneWork), BLKMQ_ORACLE_WRITEPLUG=0
 // blkdev_write_iter's plug (ModelOptions.NoBlkdevWriteIterPlug), BLKMQ_ORACLE_TICK=1
 // and BLKMQ_ORACLE_BALANCE=1 switch on CheckPreemptTick and RebalanceDomains,
+// BLKMQ_ORACLE_WORKERBALANCE=1 Placement.WorkerIdleBalance,
+// BLKMQ_ORACLE_IOWQSYSCALL=1 SubmitTiming.IOWQSubmitWorkSyscall (old rule),
 // BLKMQ_ORACLE_FORKIDLEST=1 Placement.ForkIdlestGroup, BLKMQ_ORACLE_NOHZKICK=1
 // Placement.NohzKickNrRunning, BLKMQ_ORACLE_KWTASKS=1 Placement.KworkerTasks.
 func TestDumpReference(t *testing.T) {
@@ -431,7 +433,7 @@ func TestDumpReference(t *testing.T) {
 	for _, sw := range []struct {
 		env string
 		on  *bool
-	}{{"BLKMQ_ORACLE_TICK", &o.CheckPreemptTick}, {"BLKMQ_ORACLE_BALANCE", &o.RebalanceDomains}, {"BLKMQ_ORACLE_FORKIDLEST", &o.ForkIdlestGroup}, {"BLKMQ_ORACLE_NOHZKICK", &o.NohzKickNrRunning}, {"BLKMQ_ORACLE_KWTASKS", &o.KworkerTasks}} {
+	}{{"BLKMQ_ORACLE_TICK", &o.CheckPreemptTick}, {"BLKMQ_ORACLE_BALANCE", &o.RebalanceDomains}, {"BLKMQ_ORACLE_FORKIDLEST", &o.ForkIdlestGroup}, {"BLKMQ_ORACLE_NOHZKICK", &o.NohzKickNrRunning}, {"BLKMQ_ORACLE_KWTASKS", &o.KworkerTasks}, {"BLKMQ_ORACLE_WORKERBALANCE", &o.WorkerIdleBalance}, {"BLKMQ_ORACLE_IOWQSYSCALL", &o.IOWQSubmitWorkSyscall}} {
 		switch v := os.Getenv(sw.env); v {
 		case "", "0":
 		case "1":

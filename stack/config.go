@@ -238,11 +238,23 @@ type SubmitTiming struct {
 	// WorkerStep is the time an io-wq worker takes between two work items it runs
 	// without sleeping. Default 2 µs.
 	WorkerStep sim.Time
-	// WorkersOnOwnerCPU places io-wq workers on their ring owner's CPU instead of a
-	// uniformly drawn CPU (default: unpinned workers spill over every CPU, as seen on a
-	// 6.1 kernel in the oracle's guest). A scheduler-placement assumption, exposed
-	// for sensitivity studies.
+	// WorkersOnOwnerCPU places io-wq workers on their ring owner's CPU instead of
+	// where the scheduler model puts them (Placement; default: unpinned workers on
+	// every CPU of the node, as 6.1's io_init_new_worker → set_cpus_allowed_ptr(
+	// wqe->cpu_mask) allows whatever fio's cpus_allowed, and as the oracle's guest
+	// shows). A sensitivity switch, not a kernel rule.
 	WorkersOnOwnerCPU bool
+	// IOWQSubmitWorkSyscall charges an io-wq worker's blocking retry of a punted
+	// I/O the whole dispatch.CPUCosts.Submit, the submitting system call's own share
+	// (SubmitSyscall) included: the model before round 9. By default (false) the
+	// retry pays Submit − SubmitSyscall, the share of one further I/O of a call: 6.1's
+	// io_wqe_worker → io_worker_handle_work → io_wq_submit_work → io_issue_sqe runs
+	// the read or write in the worker's own kernel context, with no system call
+	// entry or exit, no io_uring_enter ring lookup or uring_lock (IO_URING_F_UNLOCKED)
+	// and no io_submit_sqes set-up; the syscall share was paid once by the inline
+	// attempt that got -EAGAIN (io_uring/io_uring.c, io-wq.c). No effect while
+	// SubmitSyscall is 0.
+	IOWQSubmitWorkSyscall bool
 	// StickyWorkers keeps each io-wq worker on the CPU drawn when it was created
 	// (a woken task returns to its idle previous CPU) instead of drawing a CPU at
 	// every wake-up. Ignored with WorkersOnOwnerCPU. Sensitivity switch.

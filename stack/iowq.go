@@ -22,6 +22,35 @@ type worker struct {
 	// side of the wake-up (CPUCosts.Switch) is charged when it does
 	woken bool
 	step  workerStep
+	// idle balance of a worker waiting for its CPU (Placement.WorkerIdleBalance)
+	rqSeq     uint64   // bumped at each run-queue wait; a stale queue entry is skipped
+	rqWait    bool     // waiting in a CPU's run queue
+	waitSince sim.Time // when the current wait began
+}
+
+// workerBalance is the idle-balance check of a worker waiting in a run queue.
+type workerBalance struct {
+	w   *worker
+	seq uint64
+}
+
+// Fire pulls the waiting worker to an idle CPU if the balance allows it now, or
+// arms the next check.
+func (b *workerBalance) Fire(now sim.Time) {
+	w := b.w
+	if !w.rqWait || w.rqSeq != b.seq {
+		return
+	}
+	if c := w.balancePull(now); c >= 0 {
+		w.rqWait = false
+		w.rqSeq++ // its entry in the old CPU's queue is now stale
+		w.cpu = c
+		w.j.chargeSwitch(c) // the pulled worker is switched in on its new CPU
+		w.j.r.mmRun(w.j.q, c, w.j.mm)
+		w.run(now)
+		return
+	}
+	w.armBalance(now)
 }
 
 type workerStep struct{ w *worker }
@@ -98,9 +127,28 @@ func (w *worker) run(now sim.Time) {
 		j.r.mmRun(j.q, w.cpu, j.mm) // the ring owner's address space (stack/mmswitch.go)
 	}
 	if t := j.q.Host().CPUFreeAt(w.cpu); t > now && !j.backlog.empty() {
+		if w.balances() {
+			if !w.rqWait {
+				w.waitSince = now
+			}
+			if c := w.balancePull(now); c >= 0 {
+				w.rqWait = false
+				w.cpu = c
+				j.chargeSwitch(c)
+				j.r.mmRun(j.q, c, j.mm)
+				w.run(now)
+				return
+			}
+		}
+		w.rqSeq++
+		w.rqWait = true
 		j.r.cpuRunQueue(w.cpu).enqueue(w, t)
+		if w.balances() {
+			w.armBalance(now)
+		}
 		return
 	}
+	w.rqWait = false
 	u := j.backlog.pop()
 	if u == nil {
 		w.busy = false
@@ -137,9 +185,15 @@ func (w *worker) run(now sim.Time) {
 type runQueue struct {
 	r       *runner
 	cpu     int
-	waiting []*worker
+	waiting []rqEntry
 	head    int
 	armed   bool
+}
+
+// rqEntry is one wait of a worker in a run queue (seq: the worker's rqSeq then).
+type rqEntry struct {
+	w   *worker
+	seq uint64
 }
 
 // cpuRunQueue returns cpu's run queue, creating it on first use.
@@ -158,7 +212,7 @@ func (r *runner) cpuRunQueue(cpu int) *runQueue {
 // enqueue adds w behind the waiting workers; the CPU is checked again at t, when its
 // current work is done.
 func (q *runQueue) enqueue(w *worker, t sim.Time) {
-	q.waiting = append(q.waiting, w)
+	q.waiting = append(q.waiting, rqEntry{w, w.rqSeq})
 	if !q.armed {
 		q.armed = true
 		q.r.eng.At(t, q)
@@ -176,12 +230,79 @@ func (q *runQueue) Fire(now sim.Time) {
 			q.r.eng.At(t, q)
 			return
 		}
-		w := q.waiting[q.head]
-		q.waiting[q.head] = nil
+		e := q.waiting[q.head]
+		q.waiting[q.head] = rqEntry{}
 		q.head++
-		w.run(now)
+		if e.w.rqSeq != e.seq || !e.w.rqWait {
+			continue // the idle balance pulled this worker away
+		}
+		e.w.run(now)
 	}
 	q.waiting, q.head = q.waiting[:0], 0
+}
+
+// balances reports whether the idle balance may pull the worker
+// (Placement.WorkerIdleBalance under PlaceFair; not with the sensitivity switches
+// that fix a worker's CPU).
+func (w *worker) balances() bool {
+	j := w.j
+	return j.place.WorkerIdleBalance && !j.place.random() && !j.r.sub.StickyWorkers &&
+		!j.r.sub.WorkersOnOwnerCPU && j.r.cfg.NrCPUs > 1
+}
+
+// eligibleAt is the first tick at which the waiting worker is no longer cache-hot
+// (task_hot: it has waited the migration cost).
+func (w *worker) eligibleAt() sim.Time {
+	tick := w.j.place.tick()
+	return (w.waitSince + w.j.place.migrationCost() + tick - 1) / tick * tick
+}
+
+// waitersOn is the number of workers (of any ring) waiting in cpu's run queue.
+func (r *runner) waitersOn(cpu int) int {
+	q := r.cpuRunQueue(cpu)
+	n := 0
+	for _, e := range q.waiting[q.head:] {
+		if e.w.rqWait && e.w.rqSeq == e.seq {
+			n++
+		}
+	}
+	return n
+}
+
+// balancePull returns the idle CPU that pulls the waiting worker at now, or −1: none
+// before it stops being cache-hot; then the first CPU after its own, wrapping, with
+// no modelled task and no charged work.
+func (w *worker) balancePull(now sim.Time) int {
+	if now < w.eligibleAt() {
+		return -1
+	}
+	r := w.j.r
+	return firstAfter(w.cpu, r.sched().all, func(c int) bool {
+		return r.schedIdle(c, now) && r.host.CPUFreeAt(c) <= now
+	})
+}
+
+// armBalance schedules the waiting worker's next balance check: its eligibility
+// tick, then every tick (nohz idle balance), or earlier, when another worker waits
+// on its CPU (rd->overload), at the first instant another CPU's work ends
+// (newidle_balance).
+func (w *worker) armBalance(now sim.Time) {
+	r := w.j.r
+	tick := w.j.place.tick()
+	at := max(w.eligibleAt(), (now+tick)/tick*tick)
+	if r.waitersOn(w.cpu) > 1 {
+		from := max(now+1, w.waitSince+w.j.place.migrationCost())
+		s := r.sched()
+		for _, c := range s.all {
+			if c == w.cpu {
+				continue
+			}
+			if f := max(r.host.CPUFreeAt(c), s.taskUntil[c]); f >= from && f < at {
+				at = f
+			}
+		}
+	}
+	r.eng.At(at, &workerBalance{w: w, seq: w.rqSeq})
 }
 
 // finishPlug flushes and ends the worker's per-dio plug, if any (blk_finish_plug).

@@ -637,7 +637,7 @@ func (j *job) submit(u *ioU, now sim.Time) {
 		case j.fs && j.fsOpts.UnwrittenWriteEAGAIN && u.bio.Op == device.OpWrite:
 			j.wait.wouldBlock++
 			u.punted = true
-			u.bio.SameCall = false
+			u.bio.SameCall = !j.r.sub.IOWQSubmitWorkSyscall // io_wq_submit_work: no syscall share
 			j.punt(u)
 			return
 		case !j.fs || j.fsOpts.BioNowait:
@@ -647,7 +647,8 @@ func (j *job) submit(u *ioU, now sim.Time) {
 			case dispatch.WouldBlock:
 				j.wait.wouldBlock++
 				u.punted = true
-				u.bio.SameCall = false // io-wq's issue is charged whole, as before the split
+				// io_wq_submit_work's retry pays no syscall share (SubmitTiming.IOWQSubmitWorkSyscall)
+				u.bio.SameCall = !j.r.sub.IOWQSubmitWorkSyscall
 				j.chargeIOQueueAsync()
 				j.punt(u)
 			case dispatch.Merged:

@@ -252,6 +252,19 @@ type Placement struct {
 	// on claim 001 it gives a robust miss, and on the oracle's single-LLC cases it
 	// moves figures both ways (README, placement).
 	RebalanceDomains bool
+	// WorkerIdleBalance lets PlaceFair's idle balance pull an io-wq worker that waits
+	// for its busy CPU, as it pulls a waiting fio thread: 6.1's io-wq workers are
+	// ordinary CFS tasks allowed on every CPU of the node (io_init_new_worker →
+	// set_cpus_allowed_ptr(wqe->cpu_mask), cpumask_of_node ∩ the cpuset), so once a
+	// runnable worker has waited the migration cost (task_hot) an idle CPU pulls it —
+	// at the next scheduler tick (nohz_balancer_kick), or, when another worker waits
+	// on the same CPU (rd->overload), as soon as an allowed CPU goes idle
+	// (newidle_balance → load_balance → detach_tasks). The destination is the first
+	// CPU after the waiting one, wrapping, with no task and no charged work. Off (the
+	// default): a worker waits for its CPU first come first served and never moves
+	// while runnable (the model up to round 9). Opt-in: measured in round 9 (iowq9),
+	// not yet the default.
+	WorkerIdleBalance bool
 }
 
 // PlacementRule selects how Placement picks a thread's CPU.
