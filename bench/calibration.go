@@ -31,6 +31,13 @@ func Storvsc000Params() device.ThrottledParams {
 //     "InfiniBand Types and Speeds"), both above 2.41 GB/s, so the link is not what
 //     bound the published cells; what did (target CPU, HCA message rate) is unknown.
 //
+// Not modelled: a write waits for the target's RDMA READ of its data before it runs
+// (ib_srpt srpt_write_pending, srpt_rdma_read_done), with at most 4 READs outstanding
+// per channel (srpt_cm_req_recv's initiator_depth 4 against srp_send_req's
+// responder_resources 4). That depth limits writes only and, at a few µs per READ round
+// trip, is far from binding at these sizes; the extra completion per write is folded
+// into the one ControllerOverhead.
+//
 // Assumptions: 64 parallel units (the 64 jobs never find the media the bottleneck),
 // 10 µs media latency (a RAM-backed target; unknown), 128 KiB chunks, internal
 // bandwidth 8 GB/s (above the link, so the link binds), no queue limit.
