@@ -153,6 +153,26 @@ type Timing struct {
 	// guest's per-hctx run counters on two hold-outs (hold-pow-*-qd8) were the
 	// rule's predictions; README gives its counts against the oracle's reference set.
 	NoProcessOneWork bool
+	// GetTagIOScheduleReturn times a tag sleeper's retry by when blk_mq_get_tag's
+	// io_schedule() returns (block/blk-mq-tag.c, 6.1): try_to_wake_up only makes the
+	// woken task runnable on a run queue (kernel/sched/core.c ttwu_do_activate), and
+	// the task's loop (blk_mq_run_hw_queue, then __blk_mq_get_tag) runs once the
+	// scheduler picks it, after the work already charged to that CPU: earlier woken
+	// tasks of the same wake-up batch (__sbitmap_queue_wake_up wakes up to wake_batch
+	// at once), a running fio thread's submission. Meanwhile a running task's
+	// __blk_mq_get_tag (an io_uring NOWAIT inline submission, an io-wq worker on to
+	// its next item) can take the freed tag, and the woken task that then finds none
+	// re-queues at the tail of a wait queue (sbitmap_prepare_to_wait →
+	// prepare_to_wait_exclusive). false (default, the model before round 9): the
+	// retry happens WakeupMin..WakeupMax after the wake-up (or at KblockdTTWU's due
+	// time) whatever its CPU is doing, so a woken sleeper almost always wins the tag
+	// it was woken for. true: no earlier than the end of the work charged by then to
+	// the CPU the task is placed on (WakeRunCPU; the CPU it slept on otherwise).
+	// IRQPreempt already includes this rule. It is an upper bound of the run-queue
+	// wait: the model's CPUs do not model check_preempt_wakeup, by which a woken task
+	// with little vruntime preempts a running one. Off by default: README gives its
+	// counts against the oracle's reference set.
+	GetTagIOScheduleReturn bool
 }
 
 // DefaultTiming returns the Timing the zero value stands for (each field's default).

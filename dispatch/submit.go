@@ -65,6 +65,14 @@ type WakePlacer interface {
 	Woken(wakerCPU int)
 }
 
+// WakeRunCPU is a Sleeper that knows, right after a wake-up (after WakePlacer's
+// Woken, if it is one), the CPU it will run on: Timing.GetTagIOScheduleReturn makes
+// its retry wait for that CPU's charged work. A Sleeper without it is taken to run on
+// the CPU it slept on.
+type WakeRunCPU interface {
+	RunCPU() int
+}
+
 // TagWaiter is a task's blocking tag allocation (blk_mq_get_tag with its struct
 // sbq_wait): a tagset.TagAlloc whose wake-up schedules the task after the scheduler's
 // wake-up latency. A task owns one and passes it to every blocking SubmitBio; it must
@@ -269,12 +277,36 @@ func (tw *TagWaiter) bind(q *Queue, b *Bio) {
 			// the same try_to_wake_up as a kblockd worker's (Timing.KblockdTTWU)
 			t, _ := h.kblockdDue(tw.wakerCPU, tw.alloc.CPU)
 			h.chargeSbqWake(tw.alloc.WaitQueue())
-			h.wakeTask(tw.alloc.CPU, t, tw)
+			h.wakeTask(tw.alloc.CPU, tw.ioScheduleReturn(t), tw)
 			return
 		}
 		q.host.chargeSbqWake(tw.alloc.WaitQueue()) // try_to_wake_up, under the wait queue's lock with SbqWakeLines
-		q.host.wakeTask(tw.alloc.CPU, q.eng.Now()+q.host.wakeupDelay(), tw)
+		q.host.wakeTask(tw.alloc.CPU, tw.ioScheduleReturn(q.eng.Now()+q.host.wakeupDelay()), tw)
 	}
+}
+
+// ioScheduleReturn is when the woken task's io_schedule returns, given its wake-up is
+// due at t (Host.ioScheduleReturn on the CPU it runs on).
+func (tw *TagWaiter) ioScheduleReturn(t sim.Time) sim.Time {
+	return tw.q.host.ioScheduleReturn(tw.runCPU(), t)
+}
+
+// runCPU is the CPU the woken task runs on: WakeRunCPU's, else the one it slept on.
+func (tw *TagWaiter) runCPU() int {
+	if r, ok := tw.S.(WakeRunCPU); ok {
+		return r.RunCPU()
+	}
+	return tw.alloc.CPU
+}
+
+// ioScheduleReturn is when a tag sleeper woken to run on cpu, due at t, returns from
+// io_schedule: t, or under Timing.GetTagIOScheduleReturn no earlier than the end of
+// the work charged to cpu by now (charges made after the wake-up follow it).
+func (h *Host) ioScheduleReturn(cpu int, t sim.Time) sim.Time {
+	if !h.timing.GetTagIOScheduleReturn || cpu < 0 || cpu >= len(h.cpu.cpus) {
+		return t
+	}
+	return max(t, h.busyUntil(cpu))
 }
 
 // afterAlloc turns the allocation status into a request, or puts the task to sleep

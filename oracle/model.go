@@ -59,6 +59,11 @@ type ModelOptions struct {
 	// preempt task work; a woken kblockd worker goes before fio's next step); false
 	// (default) = first-come-first-served CPUs. For measuring the opt-in rule.
 	IRQPreempt bool
+	// GetTagIOScheduleReturn runs the model with
+	// dispatch.Timing.GetTagIOScheduleReturn (a woken tag sleeper retries when its
+	// CPU's charged work is done); false (default) = at its wake-up latency. For
+	// measuring the opt-in rule against the reference set.
+	GetTagIOScheduleReturn bool
 	// NoProcessOneWork runs the model with dispatch.Timing.NoProcessOneWork (a
 	// kblockd run dispatches at once, its worker's switches charged after it, the
 	// model before round 7); false (default) = the dispatch after the worker's
@@ -211,6 +216,9 @@ func RunModel(c *Case, jobPath string, o ModelOptions) (*ModelRun, error) {
 	}
 	if o.IRQPreempt {
 		cfg.Timing.IRQPreempt = true
+	}
+	if o.GetTagIOScheduleReturn {
+		cfg.Timing.GetTagIOScheduleReturn = true
 	}
 	if o.NoProcessOneWork {
 		cfg.Timing.NoProcessOneWork = true

@@ -402,6 +402,13 @@ func TestDumpReference(t *testing.T) {
 	default:
 		t.Fatalf("BLKMQ_ORACLE_PREEMPT %q: allowed: 0 or 1", v)
 	}
+	switch v := os.Getenv("BLKMQ_ORACLE_IOSCHED"); v {
+	case "", "0":
+	case "1":
+		o.GetTagIOScheduleReturn = true
+	default:
+		t.Fatalf("BLKMQ_ORACLE_IOSCHED %q: allowed: 0 or 1", v)
+	}
 	switch v := os.Getenv("BLKMQ_ORACLE_POW"); v {
 	case "", "1":
 	case "0":

@@ -320,6 +320,10 @@ func (w *worker) Woken(waker int) {
 	}
 }
 
+// RunCPU: the CPU a woken worker runs on, as Woken placed it (its last CPU with
+// Placement.PlaceWhenRun, which places it only when it runs).
+func (w *worker) RunCPU() int { return w.cpu }
+
 // WakeCPU: a woken worker runs on a CPU the scheduler picks (when woken by default,
 // or now with Placement.PlaceWhenRun).
 func (w *worker) WakeCPU(sim.Time) int {

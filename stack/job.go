@@ -742,6 +742,10 @@ func (s *jobSleeper) Woken(waker int) {
 	}
 }
 
+// RunCPU: the CPU the woken job thread runs on, as Woken placed it (its last CPU
+// with Placement.PlaceWhenRun, which places it only when it runs).
+func (s *jobSleeper) RunCPU() int { return s.runCPU }
+
 // WakeCPU: the job thread runs where the scheduler places it (Placement): placed
 // when woken (the default), or now (PlaceWhenRun).
 func (s *jobSleeper) WakeCPU(sim.Time) int {
