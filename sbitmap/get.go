@@ -261,13 +261,34 @@ func (s *Sbitmap) GetShallow(hint *uint32, shallowDepth int) int {
 
 // findBit walks up to map_nr words from index, each limited to its first limit bits
 // (sbitmap_find_bit). Only the first word uses the in-word start.
+//
+// Without a limit below a word's depth, the words from index on that are full with
+// nothing to fold are passed over first by fullRun, at a few loads each; the walk goes
+// on from the first other word, or returns -1 if there is none (a failed get on a full
+// bitmap). findBitInWord on such a word would find no free bit, see nothing to fold,
+// return -1 and change nothing (sbitmap_find_bit_in_word, sbitmap_deferred_clear), so
+// every result is the same. The test hook that runs inside findBitInWord's full-word
+// step turns the shortcut off.
 func (s *Sbitmap) findBit(limit, index, start uint32, wrap bool) int {
 	depth := s.depth.Load()
 	mapNr := s.wordsFor(depth)
 	if index >= mapNr {
 		index = 0
 	}
-	for range mapNr {
+	n := mapNr
+	if testHookWordFull == nil && limit >= 1<<s.shift && (wrap || start == 0) {
+		k := s.fullRun(index, depth, mapNr)
+		if k == mapNr {
+			return -1
+		}
+		if k > 0 {
+			if index += k; index >= mapNr {
+				index -= mapNr
+			}
+			start, n = 0, mapNr-k
+		}
+	}
+	for range n {
 		wd := min(s.mapDepth(index, depth, mapNr), limit)
 		if nr := s.findBitInWord(&s.words[index], wd, start, wrap); nr >= 0 {
 			return nr + int(index<<s.shift)
@@ -278,6 +299,37 @@ func (s *Sbitmap) findBit(limit, index, start uint32, wrap bool) int {
 		}
 	}
 	return -1
+}
+
+// fullRun returns how many consecutive words from index (wrapping, at most mapNr) are
+// full with nothing to fold: no deferred-cleared bit, no fold in progress and every bit
+// below the word's depth set, read in the order of checkWithoutLock (cleared, the lock,
+// then the word). A word in that state makes findBitInWord return -1 without a change,
+// whatever its start when the search wraps or starts at 0. It returns 0 if mapNr
+// exceeds the words allocated (never, outside a bug: findBit would index past them).
+func (s *Sbitmap) fullRun(index, depth, mapNr uint32) uint32 {
+	if mapNr == 0 || mapNr > uint32(len(s.words)) || index >= mapNr {
+		return 0
+	}
+	sh := s.shift & 7 // always true; drops the compiler's shift guards
+	words := s.words[:mapNr]
+	whole := wordMask(1 << sh)                  // __map_depth of a word before the last
+	lastMask := wordMask(depth - (mapNr-1)<<sh) // and of the last
+	i := index
+	for k := range mapNr {
+		w := &words[i]
+		m := whole
+		if i == mapNr-1 {
+			m = lastMask
+		}
+		if w.cleared.Load() != 0 || w.swapLock.held() || w.word.Load()&m != m {
+			return k
+		}
+		if i++; i == mapNr {
+			i = 0
+		}
+	}
+	return mapNr
 }
 
 // findBitWhole is findBit with a whole-bitmap shallow depth (the 2025 semantics).
