@@ -211,17 +211,25 @@ func RunModel(c *Case, jobPath string, o ModelOptions) (*ModelRun, error) {
 		return nil, fmt.Errorf("oracle: %w", err)
 	}
 	cfg.Setup = o.Setup
-	if o.KblockdTTWU {
-		cfg.Timing.KblockdTTWU = true
-	}
-	if o.IRQPreempt {
-		cfg.Timing.IRQPreempt = true
-	}
-	if o.GetTagIOScheduleReturn {
-		cfg.Timing.GetTagIOScheduleReturn = true
-	}
-	if o.NoProcessOneWork {
-		cfg.Timing.NoProcessOneWork = true
+	// each switch turns its rule on and never off: a profile that has it already keeps it
+	for _, sw := range []struct {
+		on  bool
+		dst *bool
+	}{
+		{o.KblockdTTWU, &cfg.Timing.KblockdTTWU},
+		{o.IRQPreempt, &cfg.Timing.IRQPreempt},
+		{o.GetTagIOScheduleReturn, &cfg.Timing.GetTagIOScheduleReturn},
+		{o.NoProcessOneWork, &cfg.Timing.NoProcessOneWork},
+		{o.CheckPreemptTick, &cfg.Submit.CheckPreemptTick},
+		{o.RebalanceDomains, &cfg.Placement.RebalanceDomains},
+		{o.ForkIdlestGroup, &cfg.Placement.ForkIdlestGroup},
+		{o.NohzKickNrRunning, &cfg.Placement.NohzKickNrRunning},
+		{o.KworkerTasks, &cfg.Placement.KworkerTasks},
+		{o.WorkerIdleBalance, &cfg.Placement.WorkerIdleBalance},
+	} {
+		if sw.on {
+			*sw.dst = true
+		}
 	}
 	if o.NoPlaceEntityCredit || o.DeadlineMoveClearsNextRq {
 		opts := dispatch.Options{}
@@ -233,24 +241,6 @@ func RunModel(c *Case, jobPath string, o ModelOptions) (*ModelRun, error) {
 		opts.NoPlaceEntityCredit = opts.NoPlaceEntityCredit || o.NoPlaceEntityCredit
 		opts.DeadlineMoveClearsNextRq = opts.DeadlineMoveClearsNextRq || o.DeadlineMoveClearsNextRq
 		cfg.Options = &opts
-	}
-	if o.CheckPreemptTick {
-		cfg.Submit.CheckPreemptTick = true
-	}
-	if o.RebalanceDomains {
-		cfg.Placement.RebalanceDomains = true
-	}
-	if o.ForkIdlestGroup {
-		cfg.Placement.ForkIdlestGroup = true
-	}
-	if o.NohzKickNrRunning {
-		cfg.Placement.NohzKickNrRunning = true
-	}
-	if o.KworkerTasks {
-		cfg.Placement.KworkerTasks = true
-	}
-	if o.WorkerIdleBalance {
-		cfg.Placement.WorkerIdleBalance = true
 	}
 	if o.IOQueueAsync > 0 {
 		scaled := float64(o.IOQueueAsync.Nanoseconds()) * max(o.EmulationSlowdown, 1)
