@@ -495,16 +495,21 @@ func (r *runner) sameLLC(a, b int) bool {
 	return n <= 0 || a/n == b/n
 }
 
+// wrapStart is the index in allowed (ascending) where for_each_cpu_wrap from cpu + 1
+// starts: the first CPU above cpu, or 0 when there is none.
+func wrapStart(cpu int, allowed []int) int {
+	for i, c := range allowed {
+		if c > cpu {
+			return i
+		}
+	}
+	return 0
+}
+
 // firstAfter returns the first CPU of allowed after cpu, wrapping (for_each_cpu_wrap
 // from cpu + 1), other than cpu, for which ok holds; −1 if none.
 func firstAfter(cpu int, allowed []int, ok func(int) bool) int {
-	at := 0
-	for i, c := range allowed {
-		if c > cpu {
-			at = i
-			break
-		}
-	}
+	at := wrapStart(cpu, allowed)
 	for k := range allowed {
 		c := allowed[(at+k)%len(allowed)]
 		if c != cpu && ok(c) {

@@ -373,13 +373,7 @@ func (r *runner) pickIdlestGroupCPU(allowed []int, load []int) int {
 	r.forkN++
 	p := r.forkCPU()
 	cpu := -1
-	at := 0
-	for i, c := range allowed {
-		if c > p {
-			at = i
-			break
-		}
-	}
+	at := wrapStart(p, allowed)
 	for k := range allowed {
 		c := allowed[(at+k)%len(allowed)]
 		if c == p && len(allowed) > 1 {
