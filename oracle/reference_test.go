@@ -24,7 +24,12 @@ import (
 // row listed as a known miss in configs.json is skipped with its mechanism; a known
 // miss that now passes fails, so the entry gets removed.
 func TestModelVsKernel(t *testing.T) {
-	ix := sharedReferenceIndex(t)
+	checkModelVsKernel(t, sharedReferenceIndex(t))
+}
+
+// checkModelVsKernel runs TestModelVsKernel's comparison over every case of ix.
+func checkModelVsKernel(t *testing.T, ix *Index) {
+	t.Helper()
 	for i := range ix.Cases {
 		c := &ix.Cases[i]
 		t.Run(c.Name, func(t *testing.T) {
@@ -68,7 +73,12 @@ func TestModelVsKernel(t *testing.T) {
 // twice its run-to-run difference, the model's effect must have the same sign. A
 // row listed as a known miss of the effect is skipped with its mechanism.
 func TestPolicyEffects(t *testing.T) {
-	ix := sharedReferenceIndex(t)
+	checkPolicyEffects(t, sharedReferenceIndex(t))
+}
+
+// checkPolicyEffects runs TestPolicyEffects's sign check over every effect of ix.
+func checkPolicyEffects(t *testing.T, ix *Index) {
+	t.Helper()
 	for i := range ix.Effects {
 		e := &ix.Effects[i]
 		t.Run(strings.ReplaceAll(e.Name, " ", "_"), func(t *testing.T) {
