@@ -253,12 +253,16 @@ func (ix *Index) OverheadAt(c *Case, slowdown float64) (time.Duration, error) {
 // OverheadWith is OverheadAt with the model side of the calibration run charging the
 // emulated guest's wake-ups as wake says (ModelOptions.Wake): with WakeSplit the
 // guest code of each wake-up is CPU time on the path, and the overhead is what the
-// queue-depth-1 latency leaves after it.
+// queue-depth-1 latency leaves after it. The calibration case is the index's for the
+// driver, or the one BLKMQ_ORACLE_CALIBRATION names (calibrationCase; opt-in, for
+// sensitivity runs: e.g. null_blk=calib-cpu-nb-qd1 calibrates null_blk on the pinned
+// 2 ms queue-depth-1 reader instead of the unpinned 4 ms one). It returns an error
+// for a malformed BLKMQ_ORACLE_CALIBRATION.
 func (ix *Index) OverheadWith(c *Case, slowdown float64, wake stack.EmulationOptions) (time.Duration, error) {
 	drv := c.Driver()
-	name, ok := ix.Calibration[drv]
-	if !ok {
-		return 0, nil
+	name, ok, err := ix.calibrationCase(drv)
+	if err != nil || !ok {
+		return 0, err
 	}
 	slowdown = max(slowdown, 1)
 	k := overheadKey{drv, slowdown, wake}
@@ -287,6 +291,34 @@ func (ix *Index) OverheadWith(c *Case, slowdown float64, wake stack.EmulationOpt
 	}
 	ix.overhead[k] = d
 	return d, nil
+}
+
+// calibrationCase returns the case that calibrates drv's emulation overhead: the
+// index's Calibration entry, or the one BLKMQ_ORACLE_CALIBRATION names for drv
+// (DRIVER=CASE[,DRIVER=CASE...]: a sensitivity run of which queue-depth-1 cell
+// calibrates; the case must exist and be of that driver). ok is false when
+// neither names one. It returns an error for a malformed variable or a case that
+// is missing or of another driver.
+func (ix *Index) calibrationCase(drv string) (name string, ok bool, err error) {
+	name, ok = ix.Calibration[drv]
+	v := os.Getenv("BLKMQ_ORACLE_CALIBRATION")
+	if v == "" {
+		return name, ok, nil
+	}
+	for _, kv := range strings.Split(v, ",") {
+		d, n, found := strings.Cut(kv, "=")
+		if !found || d == "" || n == "" {
+			return "", false, fmt.Errorf("oracle: BLKMQ_ORACLE_CALIBRATION %q: want DRIVER=CASE[,DRIVER=CASE...]", v)
+		}
+		if d != drv {
+			continue
+		}
+		if cal := ix.Find(n); cal == nil || cal.Driver() != drv {
+			return "", false, fmt.Errorf("oracle: BLKMQ_ORACLE_CALIBRATION: case %q missing or not a %s case", n, drv)
+		}
+		name, ok = n, true
+	}
+	return name, ok, nil
 }
 
 // JobPath returns the case's job file path.
