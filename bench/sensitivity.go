@@ -33,6 +33,11 @@ type SensitivityRow struct {
 // len(SensitivityFactors) × (scalable assumed parameters) × (variants) scenario runs,
 // so it is slow; `blkmq claims` runs it only with --sensitivity.
 func Sensitivity(ctx context.Context, claims []Claim, base []Result, o Options) []SensitivityRow {
+	return sensitivityOver(ctx, claims, base, func(s Scenario) []Param { return s.Params }, o)
+}
+
+// sensitivityOver is Sensitivity over the scalable entries of params(scenario).
+func sensitivityOver(ctx context.Context, claims []Claim, base []Result, params func(Scenario) []Param, o Options) []SensitivityRow {
 	baseByID := map[string]Result{}
 	for _, r := range base {
 		baseByID[r.Claim.ID] = r
@@ -53,7 +58,7 @@ func Sensitivity(ctx context.Context, claims []Claim, base []Result, o Options) 
 			continue
 		}
 		cs := byScenario[name]
-		for _, p := range s.Params {
+		for _, p := range params(s) {
 			if !p.Scalable {
 				continue
 			}
@@ -109,8 +114,8 @@ func contentionParams() []Param {
 	}
 }
 
-// scaleContention applies the ParamTransfer, ParamTransferSelf and ParamElevatorLines
-// factors of sc to c (whose Transfer must be set, as DefaultCPUCosts sets it).
+// scaleContention applies the ParamTransfer, ParamTransferSelf, ParamElevatorLines and
+// per-step ParamCostPrefix factors of sc to c (whose Transfer must be set, as DefaultCPUCosts sets it).
 func scaleContention(c dispatch.CPUCosts, sc Scale) dispatch.CPUCosts {
 	f := func(t sim.Time, k float64) sim.Time { return sim.Time(float64(t)*k + 0.5) }
 	if k := sc.Of(ParamTransfer); k != 1 {
@@ -123,7 +128,7 @@ func scaleContention(c dispatch.CPUCosts, sc Scale) dispatch.CPUCosts {
 	if k := sc.Of(ParamElevatorLines); k != 1 {
 		c.ElevatorLines = int(float64(c.ElevatorLines)*k + 0.5)
 	}
-	return c
+	return scaleCostSteps(c, sc)
 }
 
 // The wake-up placement path's parameters (issue 15, claim 001/ratio/can_queue-div:
