@@ -50,6 +50,12 @@ type Claim struct {
 	// leaving that band, or starting to meet the claim, is an unexpected result until
 	// the record is updated (`blkmq claims --record`).
 	KnownMiss string `json:"known_miss,omitempty"`
+	// NotRobust, when set, says why a figure within its tolerance is still not counted
+	// as met: the parameters (assumed, or a sourced proxy), each within its plausible
+	// range, under which the figure leaves its tolerance, and the sensitivity run that
+	// shows it. Such a claim reports NotRobust instead of Met; outside its tolerance
+	// it is judged as any other claim.
+	NotRobust string `json:"not_robust,omitempty"`
 	// Recorded is the model value last recorded for a known miss or an informational
 	// claim, with the band it must stay in.
 	Recorded *Record `json:"recorded,omitempty"`
@@ -123,12 +129,13 @@ func DefaultClaims() ([]Claim, error) { return LoadClaims(blkmq.ClaimsJSON) }
 // Status is the outcome of one claim.
 type Status string
 
-// Claim outcomes. Met, Calibrated, KnownMiss and Info are expected; Unexpected and
+// Claim outcomes. Met, Calibrated, KnownMiss, NotRobust and Info are expected; Unexpected and
 // Moved make `blkmq claims` exit 1 and TestClaims fail; Failed is an error (exit 2).
 const (
 	Met        Status = "met"        // within tolerance, predicted from sourced/assumed parameters
 	Calibrated Status = "calibrated" // within tolerance, but follows from a parameter fitted to this source's cells
 	KnownMiss  Status = "known miss" // outside tolerance, inside the recorded band
+	NotRobust  Status = "not robust" // within tolerance, but leaves it when an assumed parameter moves within its plausible range
 	Info       Status = "info"       // not judged against the source; inside the recorded band
 	Unexpected Status = "MISSED"     // outside tolerance with no known-miss record
 	Moved      Status = "MOVED"      // a known miss or informational value left its band, or a known miss is now met
@@ -137,7 +144,7 @@ const (
 
 // Expected reports whether s is an outcome that needs no action.
 func (s Status) Expected() bool {
-	return s == Met || s == Calibrated || s == KnownMiss || s == Info
+	return s == Met || s == Calibrated || s == KnownMiss || s == Info || s == NotRobust
 }
 
 // Result is the evaluation of one claim.
@@ -434,6 +441,8 @@ func judge(c Claim, runs map[runKey]runOut) Result {
 		r.Status, r.Reason = Moved, "known miss now met: update the record"
 	case ok && len(r.CalibratedBy) > 0:
 		r.Status, r.Reason = Calibrated, "follows from "+strings.Join(r.CalibratedBy, ", ")
+	case ok && c.NotRobust != "":
+		r.Status, r.Reason = NotRobust, c.NotRobust
 	case ok:
 		r.Status = Met
 	case c.KnownMiss == "":

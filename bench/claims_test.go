@@ -262,3 +262,24 @@ func TestClaims(t *testing.T) {
 		})
 	}
 }
+
+// TestNotRobust checks that a claim with a not_robust record reports NotRobust (an
+// expected outcome, with its reason) when within tolerance, and is judged as any other
+// claim outside it.
+func TestNotRobust(t *testing.T) {
+	const name = "test-fake-scenario"
+	registerFake(t, name)
+	in := []Claim{
+		{ID: "fragile", Scenario: name, Variant: "p=b", Metric: "x", Published: 10, Unit: "IOPS", Tolerance: ptr(0.1),
+			NotRobust: "flips at k x0.5"},
+		{ID: "fragile-missed", Scenario: name, Variant: "p=b", Metric: "x", Published: 20, Unit: "IOPS", Tolerance: ptr(0.1),
+			NotRobust: "flips at k x0.5"},
+	}
+	res := Evaluate(context.Background(), in, 1, 1)
+	if res[0].Status != NotRobust || res[0].Reason != "flips at k x0.5" || !res[0].Status.Expected() {
+		t.Errorf("within tolerance: status %q reason %q, want %q with the record's reason", res[0].Status, res[0].Reason, NotRobust)
+	}
+	if res[1].Status != Unexpected {
+		t.Errorf("outside tolerance: status %q, want %q", res[1].Status, Unexpected)
+	}
+}

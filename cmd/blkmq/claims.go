@@ -220,9 +220,9 @@ func writeClaimsText(w io.Writer, results []bench.Result) error {
 			unexpected++
 		}
 	}
-	_, err := fmt.Fprintf(w, "\n%d met, %d known misses, %d calibrated, %d unexpected\n%d informational, %d errors\n",
-		countStatus(results, bench.Met), countStatus(results, bench.KnownMiss), countStatus(results, bench.Calibrated),
-		unexpected, countStatus(results, bench.Info), countStatus(results, bench.Failed))
+	_, err := fmt.Fprintf(w, "\n%d met, %d not robust, %d known misses, %d calibrated, %d unexpected\n%d informational, %d errors\n",
+		countStatus(results, bench.Met), countStatus(results, bench.NotRobust), countStatus(results, bench.KnownMiss),
+		countStatus(results, bench.Calibrated), unexpected, countStatus(results, bench.Info), countStatus(results, bench.Failed))
 	return err
 }
 
