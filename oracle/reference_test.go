@@ -346,6 +346,15 @@ func TestDumpReference(t *testing.T) {
 	}
 	ix := sharedReferenceIndex(t)
 	o := ModelOptions{Seed: 1}
+	// BLKMQ_ORACLE_SEED: the model's seed (default 1), to see which rows and effect
+	// signs a seed alone flips
+	if v := os.Getenv("BLKMQ_ORACLE_SEED"); v != "" {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil || n == 0 {
+			t.Fatalf("BLKMQ_ORACLE_SEED %q: allowed: an integer >= 1", v)
+		}
+		o.Seed = n
+	}
 	var err error
 	if o.Wake, err = dumpWake(os.Getenv("BLKMQ_ORACLE_WAKE")); err != nil {
 		t.Fatal(err)
