@@ -64,6 +64,10 @@ type ModelOptions struct {
 	// CPU's charged work is done); false (default) = at its wake-up latency. For
 	// measuring the opt-in rule against the reference set.
 	GetTagIOScheduleReturn bool
+	// GetTagRunQueueWait runs the model with dispatch.Timing.GetTagRunQueueWait (a
+	// woken tag sleeper retries only once its CPU has no charged work left, checked
+	// again as that work ends). For measuring the opt-in rule.
+	GetTagRunQueueWait bool
 	// NoProcessOneWork runs the model with dispatch.Timing.NoProcessOneWork (a
 	// kblockd run dispatches at once, its worker's switches charged after it, the
 	// model before round 7); false (default) = the dispatch after the worker's
@@ -219,6 +223,7 @@ func RunModel(c *Case, jobPath string, o ModelOptions) (*ModelRun, error) {
 		{o.KblockdTTWU, &cfg.Timing.KblockdTTWU},
 		{o.IRQPreempt, &cfg.Timing.IRQPreempt},
 		{o.GetTagIOScheduleReturn, &cfg.Timing.GetTagIOScheduleReturn},
+		{o.GetTagRunQueueWait, &cfg.Timing.GetTagRunQueueWait},
 		{o.NoProcessOneWork, &cfg.Timing.NoProcessOneWork},
 		{o.CheckPreemptTick, &cfg.Submit.CheckPreemptTick},
 		{o.RebalanceDomains, &cfg.Placement.RebalanceDomains},

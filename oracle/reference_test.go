@@ -449,7 +449,7 @@ func TestDumpReference(t *testing.T) {
 	for _, sw := range []struct {
 		env string
 		on  *bool
-	}{{"BLKMQ_ORACLE_TICK", &o.CheckPreemptTick}, {"BLKMQ_ORACLE_BALANCE", &o.RebalanceDomains}, {"BLKMQ_ORACLE_FORKIDLEST", &o.ForkIdlestGroup}, {"BLKMQ_ORACLE_NOHZKICK", &o.NohzKickNrRunning}, {"BLKMQ_ORACLE_KWTASKS", &o.KworkerTasks}, {"BLKMQ_ORACLE_WORKERBALANCE", &o.WorkerIdleBalance}, {"BLKMQ_ORACLE_IOWQSYSCALL", &o.IOWQSubmitWorkSyscall}} {
+	}{{"BLKMQ_ORACLE_TICK", &o.CheckPreemptTick}, {"BLKMQ_ORACLE_BALANCE", &o.RebalanceDomains}, {"BLKMQ_ORACLE_FORKIDLEST", &o.ForkIdlestGroup}, {"BLKMQ_ORACLE_NOHZKICK", &o.NohzKickNrRunning}, {"BLKMQ_ORACLE_KWTASKS", &o.KworkerTasks}, {"BLKMQ_ORACLE_WORKERBALANCE", &o.WorkerIdleBalance}, {"BLKMQ_ORACLE_IOWQSYSCALL", &o.IOWQSubmitWorkSyscall}, {"BLKMQ_ORACLE_RUNQWAIT", &o.GetTagRunQueueWait}} {
 		switch v := os.Getenv(sw.env); v {
 		case "", "0":
 		case "1":
