@@ -425,6 +425,13 @@ func TestDumpReference(t *testing.T) {
 	default:
 		t.Fatalf("BLKMQ_ORACLE_POW %q: allowed: 0 or 1", v)
 	}
+	switch v := os.Getenv("BLKMQ_ORACLE_KEEPCPU"); v {
+	case "", "1":
+	case "0":
+		o.IOWQWorkerYields = true
+	default:
+		t.Fatalf("BLKMQ_ORACLE_KEEPCPU %q: allowed: 0 or 1", v)
+	}
 	switch v := os.Getenv("BLKMQ_ORACLE_WRITEPLUG"); v {
 	case "", "1":
 	case "0":
