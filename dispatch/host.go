@@ -173,6 +173,19 @@ type Timing struct {
 	// with little vruntime preempts a running one. Off by default: README gives its
 	// counts against the oracle's reference set.
 	GetTagIOScheduleReturn bool
+	// GetTagRunQueueWait: a woken tag sleeper waits in its CPU's run queue until the
+	// CPU has no charged work left when its retry falls due, checked again each time
+	// that work ends, so the tasks of one wake-up batch (__sbitmap_queue_wake_up wakes
+	// up to wake_batch at once) run one after the other on a shared CPU, each behind
+	// the work the ones before it charged, and behind a task that keeps running (an
+	// io-wq worker going on to its next item, unless stack.SubmitTiming.IOWQWorkerYields):
+	// kernel/sched/core.c ttwu_do_activate only enqueues the woken task, and
+	// blk_mq_get_tag's retry (block/blk-mq-tag.c, after io_schedule) runs when
+	// __schedule picks it. GetTagIOScheduleReturn instead fixes the retry at the end
+	// of the work charged by the instant of the wake-up, so a whole batch retries at
+	// once. Off by default: an opt-in rule for measuring (it has no
+	// check_preempt_wakeup either).
+	GetTagRunQueueWait bool
 }
 
 // DefaultTiming returns the Timing the zero value stands for (each field's default).

@@ -338,6 +338,15 @@ func (tw *TagWaiter) afterAlloc(st tagset.AllocStatus, cpu int) *Request {
 // and retries; on success the bio is queued and the Sleeper told.
 func (tw *TagWaiter) Fire(now sim.Time) {
 	q := tw.q
+	if h := q.host; h.timing.GetTagRunQueueWait {
+		// still runnable behind its CPU's work (Timing.GetTagRunQueueWait)
+		if cpu := tw.runCPU(); cpu >= 0 && cpu < len(h.cpu.cpus) {
+			if t := h.busyUntil(cpu); t > now {
+				q.eng.At(t, tw)
+				return
+			}
+		}
+	}
 	rq := tw.afterAlloc(tw.alloc.Resume(), tw.alloc.CPU)
 	if rq == nil {
 		return

@@ -64,6 +64,10 @@ type ModelOptions struct {
 	// CPU's charged work is done); false (default) = at its wake-up latency. For
 	// measuring the opt-in rule against the reference set.
 	GetTagIOScheduleReturn bool
+	// GetTagRunQueueWait runs the model with dispatch.Timing.GetTagRunQueueWait (a
+	// woken tag sleeper retries only once its CPU has no charged work left, checked
+	// again as that work ends). For measuring the opt-in rule.
+	GetTagRunQueueWait bool
 	// NoProcessOneWork runs the model with dispatch.Timing.NoProcessOneWork (a
 	// kblockd run dispatches at once, its worker's switches charged after it, the
 	// model before round 7); false (default) = the dispatch after the worker's
@@ -111,6 +115,11 @@ type ModelOptions struct {
 	// on one io-wq worker whatever the file, the model before round 8); false
 	// (default) = 6.1's io_prep_async_work. For measuring the rule.
 	IOPrepAsyncWorkHashAll bool
+	// IOWQWorkerYields runs the model with stack.SubmitTiming.IOWQWorkerYields (an
+	// io-wq worker waits behind the workers waiting for its CPU after every item, the
+	// model before round 10); false (default) = the running worker goes on to its
+	// next item. For measuring the rule.
+	IOWQWorkerYields bool
 	// NoBlkdevWriteIterPlug runs the model with stack.SubmitTiming.NoBlkdevWriteIterPlug
 	// (no plug around a write to a block device file: a write that finds no budget
 	// waits in the software queue, where the next sequential bio merges, the model
@@ -219,6 +228,7 @@ func RunModel(c *Case, jobPath string, o ModelOptions) (*ModelRun, error) {
 		{o.KblockdTTWU, &cfg.Timing.KblockdTTWU},
 		{o.IRQPreempt, &cfg.Timing.IRQPreempt},
 		{o.GetTagIOScheduleReturn, &cfg.Timing.GetTagIOScheduleReturn},
+		{o.GetTagRunQueueWait, &cfg.Timing.GetTagRunQueueWait},
 		{o.NoProcessOneWork, &cfg.Timing.NoProcessOneWork},
 		{o.CheckPreemptTick, &cfg.Submit.CheckPreemptTick},
 		{o.RebalanceDomains, &cfg.Placement.RebalanceDomains},
@@ -249,6 +259,7 @@ func RunModel(c *Case, jobPath string, o ModelOptions) (*ModelRun, error) {
 	cfg.Submit.IOPrepAsyncWorkHashAll = o.IOPrepAsyncWorkHashAll
 	cfg.Submit.NoBlkdevWriteIterPlug = o.NoBlkdevWriteIterPlug
 	cfg.Submit.IOWQSubmitWorkSyscall = o.IOWQSubmitWorkSyscall
+	cfg.Submit.IOWQWorkerYields = o.IOWQWorkerYields
 	out, err := stack.Run(withOverhead(cfg, o.EmulationOverhead), specs)
 	if err != nil {
 		return nil, err

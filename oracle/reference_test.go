@@ -356,6 +356,15 @@ func TestDumpReference(t *testing.T) {
 	}
 	ix := sharedReferenceIndex(t)
 	o := ModelOptions{Seed: 1}
+	// BLKMQ_ORACLE_SEED: the model's seed (default 1), to see which rows and effect
+	// signs a seed alone flips
+	if v := os.Getenv("BLKMQ_ORACLE_SEED"); v != "" {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil || n == 0 {
+			t.Fatalf("BLKMQ_ORACLE_SEED %q: allowed: an integer >= 1", v)
+		}
+		o.Seed = n
+	}
 	var err error
 	if o.Wake, err = dumpWake(os.Getenv("BLKMQ_ORACLE_WAKE")); err != nil {
 		t.Fatal(err)
@@ -426,6 +435,13 @@ func TestDumpReference(t *testing.T) {
 	default:
 		t.Fatalf("BLKMQ_ORACLE_POW %q: allowed: 0 or 1", v)
 	}
+	switch v := os.Getenv("BLKMQ_ORACLE_KEEPCPU"); v {
+	case "", "1":
+	case "0":
+		o.IOWQWorkerYields = true
+	default:
+		t.Fatalf("BLKMQ_ORACLE_KEEPCPU %q: allowed: 0 or 1", v)
+	}
 	switch v := os.Getenv("BLKMQ_ORACLE_WRITEPLUG"); v {
 	case "", "1":
 	case "0":
@@ -450,7 +466,7 @@ func TestDumpReference(t *testing.T) {
 	for _, sw := range []struct {
 		env string
 		on  *bool
-	}{{"BLKMQ_ORACLE_TICK", &o.CheckPreemptTick}, {"BLKMQ_ORACLE_BALANCE", &o.RebalanceDomains}, {"BLKMQ_ORACLE_FORKIDLEST", &o.ForkIdlestGroup}, {"BLKMQ_ORACLE_NOHZKICK", &o.NohzKickNrRunning}, {"BLKMQ_ORACLE_KWTASKS", &o.KworkerTasks}, {"BLKMQ_ORACLE_WORKERBALANCE", &o.WorkerIdleBalance}, {"BLKMQ_ORACLE_IOWQSYSCALL", &o.IOWQSubmitWorkSyscall}} {
+	}{{"BLKMQ_ORACLE_TICK", &o.CheckPreemptTick}, {"BLKMQ_ORACLE_BALANCE", &o.RebalanceDomains}, {"BLKMQ_ORACLE_FORKIDLEST", &o.ForkIdlestGroup}, {"BLKMQ_ORACLE_NOHZKICK", &o.NohzKickNrRunning}, {"BLKMQ_ORACLE_KWTASKS", &o.KworkerTasks}, {"BLKMQ_ORACLE_WORKERBALANCE", &o.WorkerIdleBalance}, {"BLKMQ_ORACLE_IOWQSYSCALL", &o.IOWQSubmitWorkSyscall}, {"BLKMQ_ORACLE_RUNQWAIT", &o.GetTagRunQueueWait}} {
 		switch v := os.Getenv(sw.env); v {
 		case "", "0":
 		case "1":

@@ -255,6 +255,19 @@ type SubmitTiming struct {
 	// attempt that got -EAGAIN (io_uring/io_uring.c, io-wq.c). No effect while
 	// SubmitSyscall is 0.
 	IOWQSubmitWorkSyscall bool
+	// IOWQWorkerYields makes an io-wq worker that has just queued a request wait
+	// behind the other workers waiting for its CPU before it takes its next work
+	// item, as every worker step did before round 10. By default (false) a worker
+	// whose CPU holds no work charged after its own goes on to its next item at once:
+	// 6.1's io_worker_handle_work loops over the work list as the running task, and a
+	// worker (or tag sleeper) woken onto that CPU does not preempt it, because
+	// place_entity gives every task woken from a long sleep the same vruntime floor
+	// (min_vruntime less half of sched_latency, GENTLE_FAIR_SLEEPERS) and the running
+	// worker has run far less than the wake-up granularity since its own wake-up
+	// (kernel/sched/fair.c place_entity, check_preempt_wakeup → wakeup_preempt_entity).
+	// So the running worker takes the tags freed while it runs and sleeps in
+	// blk_mq_get_tag only when none is left. For measuring the rule.
+	IOWQWorkerYields bool
 	// StickyWorkers keeps each io-wq worker on the CPU drawn when it was created
 	// (a woken task returns to its idle previous CPU) instead of drawing a CPU at
 	// every wake-up. Ignored with WorkersOnOwnerCPU. Sensitivity switch.

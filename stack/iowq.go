@@ -21,7 +21,10 @@ type worker struct {
 	// woken: the worker was woken (or created) for an item and has not run yet; its
 	// side of the wake-up (CPUCosts.Switch) is charged when it does
 	woken bool
-	step  workerStep
+	// current: the worker's last step queued a request on its CPU and it goes on
+	// to its next item as the running task (unless SubmitTiming.IOWQWorkerYields)
+	current bool
+	step    workerStep
 	// idle balance of a worker waiting for its CPU (Placement.WorkerIdleBalance)
 	rqSeq     uint64   // bumped at each run-queue wait; a stale queue entry is skipped
 	rqWait    bool     // waiting in a CPU's run queue
@@ -126,7 +129,11 @@ func (w *worker) run(now sim.Time) {
 		j.chargeSwitch(w.cpu)
 		j.r.mmRun(j.q, w.cpu, j.mm) // the ring owner's address space (stack/mmswitch.go)
 	}
-	if t := j.q.Host().CPUFreeAt(w.cpu); t > now && !j.backlog.empty() {
+	// the running worker's own work is all its CPU holds: it stays the running
+	// task and goes on (unless SubmitTiming.IOWQWorkerYields)
+	keeps := !j.r.sub.IOWQWorkerYields && w.current && w.ranUntil >= j.q.Host().CPUFreeAt(w.cpu)
+	w.current = false
+	if t := j.q.Host().CPUFreeAt(w.cpu); t > now && !j.backlog.empty() && !keeps {
 		if w.balances() {
 			if !w.rqWait {
 				w.waitSince = now
@@ -173,6 +180,7 @@ func (w *worker) run(now sim.Time) {
 	}
 	w.finishPlug()
 	w.ranUntil = j.r.taskRan(w.cpu) // the worker ran on its CPU (PlaceFair's idle test)
+	w.current = true
 	j.r.eng.After(j.r.sub.WorkerStep, &w.step)
 }
 
@@ -340,5 +348,9 @@ func (w *worker) Unblocked(_ *dispatch.Bio, now sim.Time) {
 	w.sleeping = false
 	w.j.sleepers--
 	w.finishPlug()
+	if !w.j.r.sub.IOWQWorkerYields {
+		w.ranUntil = w.j.r.taskRan(w.cpu) // its retry ran on its CPU
+		w.current = true
+	}
 	w.j.r.eng.After(w.j.r.sub.WorkerStep, &w.step)
 }
