@@ -437,6 +437,20 @@ func TestDumpReference(t *testing.T) {
 	default:
 		t.Fatalf("BLKMQ_ORACLE_DD_NEXT_RQ %q: allowed: keep or clear", v)
 	}
+	// BLKMQ_ORACLE_CYCLE: "" or 1 (the driver's calibrated per-cycle latency
+	// outside clat, Index.CycleOverheadWith: the default), 0 (none: the comparison
+	// before round 10) or a duration
+	switch v := os.Getenv("BLKMQ_ORACLE_CYCLE"); v {
+	case "", "1":
+	case "0":
+		o.NoCycleOverhead = true
+	default:
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 || d > 10*time.Millisecond {
+			t.Fatalf("BLKMQ_ORACLE_CYCLE %q: allowed: 0, 1 or a duration in (0, 10ms]", v)
+		}
+		o.ReapSubmitDelay = d
+	}
 	for _, sw := range []struct {
 		env string
 		on  *bool
