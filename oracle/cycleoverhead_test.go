@@ -6,7 +6,9 @@ import (
 )
 
 func TestCycleOverhead(t *testing.T) {
-	job := func(iops, clat float64) JobFigures { return JobFigures{Job: "calibrate", Dir: "read", IOPS: iops, ClatMean: clat} }
+	job := func(iops, clat float64) JobFigures {
+		return JobFigures{Job: "calibrate", Dir: "read", IOPS: iops, ClatMean: clat}
+	}
 	for _, tc := range []struct {
 		name          string
 		kernel, model []JobFigures
