@@ -39,7 +39,8 @@ type Index struct {
 
 	dir      string
 	overhead map[overheadKey]time.Duration
-	slowdown float64 // 0 = not calibrated yet
+	cycle    map[overheadKey]time.Duration // CycleOverheadWith's calibrations
+	slowdown float64                       // 0 = not calibrated yet
 	cache    map[string]cachedRun
 	// netWake, when set before the slowdown is calibrated, is the wake-up charging
 	// netSlowdown nets out (default DefaultWake): sensitivity runs of the native

@@ -126,6 +126,14 @@ type ModelOptions struct {
 	// before round 9); false (default) = 6.1's blkdev_write_iter plug. For measuring
 	// the rule.
 	NoBlkdevWriteIterPlug bool
+	// NoCycleOverhead keeps CompareReference from adding the driver's calibrated
+	// per-cycle latency outside clat (Index.CycleOverheadWith, CycleOverhead) as
+	// ReapSubmitDelay, the comparison before round 10; false (default) adds it.
+	NoCycleOverhead bool
+	// ReapSubmitDelay, when positive, runs the model with
+	// stack.SubmitTiming.ReapSubmitDelay at this latency (a woken reaper's next
+	// submission that much after its reap); 0 = none.
+	ReapSubmitDelay time.Duration
 }
 
 // DefaultWake is the wake-up charging Index.CompareReference applies when
@@ -154,6 +162,9 @@ type ModelRun struct {
 	Resolved *setup.Resolved
 	// CPUBusy is the CPU time (ns) the model charged on each CPU over the whole run.
 	CPUBusy []sim.Time
+	// Out is the whole stack result (per-job waits, per-hctx counters, End), for
+	// diagnostics.
+	Out *stack.Result
 }
 
 // Figures returns the model run's Figures: requests are the commands the devices
@@ -260,6 +271,9 @@ func RunModel(c *Case, jobPath string, o ModelOptions) (*ModelRun, error) {
 	cfg.Submit.NoBlkdevWriteIterPlug = o.NoBlkdevWriteIterPlug
 	cfg.Submit.IOWQSubmitWorkSyscall = o.IOWQSubmitWorkSyscall
 	cfg.Submit.IOWQWorkerYields = o.IOWQWorkerYields
+	if o.ReapSubmitDelay > 0 {
+		cfg.Submit.ReapSubmitDelay = sim.Time(o.ReapSubmitDelay.Nanoseconds())
+	}
 	out, err := stack.Run(withOverhead(cfg, o.EmulationOverhead), specs)
 	if err != nil {
 		return nil, err
@@ -276,7 +290,7 @@ func RunModel(c *Case, jobPath string, o ModelOptions) (*ModelRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &ModelRun{Fio: fj, Queues: out.Queues, Schedulers: out.Schedulers, Resolved: res, CPUBusy: out.CPUBusy}, nil
+	return &ModelRun{Fio: fj, Queues: out.Queues, Schedulers: out.Schedulers, Resolved: res, CPUBusy: out.CPUBusy, Out: out}, nil
 }
 
 // substituteDevs replaces ${DEV} (the first disk) and ${DEVn} (the n-th, from 1) by

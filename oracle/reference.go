@@ -48,6 +48,11 @@ func (ix *Index) CompareReference(c *Case, o ModelOptions) (*Comparison, *ModelR
 			return nil, nil, err
 		}
 	}
+	if !o.NoCycleOverhead && o.ReapSubmitDelay == 0 && o.EmulationOverhead >= 0 {
+		if o.ReapSubmitDelay, err = ix.CycleOverheadWith(c, o.EmulationSlowdown, o.Wake); err != nil {
+			return nil, nil, err
+		}
+	}
 	// The guest's setup I/O (Facts.GuestSetup) differs from boot to boot in its
 	// timing, and on a tag set shared by several disks that timing decides when the
 	// timeout work idles a disk's hctx: the model then runs once per kernel run,

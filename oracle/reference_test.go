@@ -129,7 +129,7 @@ var (
 // that each case's model side runs once (Index caches it).
 func sharedReferenceIndex(t *testing.T) *Index {
 	t.Helper()
-	sharedIndexOnce.Do(func() { sharedIndex, sharedIndexErr = LoadIndex("../testdata/kernel/configs.json") })
+	sharedIndexOnce.Do(func() { sharedIndex, sharedIndexErr = LoadIndex(referenceIndexPath()) })
 	if sharedIndexErr != nil {
 		t.Fatal(sharedIndexErr)
 	}
@@ -234,7 +234,7 @@ func TestRefreshKnownMisses(t *testing.T) {
 	if os.Getenv("BLKMQ_ORACLE_REFRESH_MISSES") != "1" {
 		t.Skip("set BLKMQ_ORACLE_REFRESH_MISSES=1 to rewrite the known-miss values")
 	}
-	const path = "../testdata/kernel/configs.json"
+	path := referenceIndexPath()
 	ix := loadReferenceIndex(t)
 	// With BLKMQ_ORACLE_RECONCILE=1 it also drops the misses that now pass and records
 	// the rows that now fail, with the mechanism of a sibling miss of the same case or
@@ -462,6 +462,20 @@ func TestDumpReference(t *testing.T) {
 		o.DeadlineMoveClearsNextRq = true
 	default:
 		t.Fatalf("BLKMQ_ORACLE_DD_NEXT_RQ %q: allowed: keep or clear", v)
+	}
+	// BLKMQ_ORACLE_CYCLE: "" or 1 (the driver's calibrated per-cycle latency
+	// outside clat, Index.CycleOverheadWith: the default), 0 (none: the comparison
+	// before round 10) or a duration
+	switch v := os.Getenv("BLKMQ_ORACLE_CYCLE"); v {
+	case "", "1":
+	case "0":
+		o.NoCycleOverhead = true
+	default:
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 || d > 10*time.Millisecond {
+			t.Fatalf("BLKMQ_ORACLE_CYCLE %q: allowed: 0, 1 or a duration in (0, 10ms]", v)
+		}
+		o.ReapSubmitDelay = d
 	}
 	for _, sw := range []struct {
 		env string

@@ -268,6 +268,15 @@ type SubmitTiming struct {
 	// So the running worker takes the tags freed while it runs and sleeps in
 	// blk_mq_get_tag only when none is left. For measuring the rule.
 	IOWQWorkerYields bool
+	// ReapSubmitDelay (ns) delays the next submission of a reaper woken from its
+	// completion wait (io_getevents, io_uring_enter's GETEVENTS wait): after it has
+	// reaped (fio stamps clat), its loop carries on this much later, as latency, not
+	// CPU time. An instrument correction for an emulated guest, not a kernel rule:
+	// the part of a shallow job's cycle that a QEMU TCG guest spends outside clat
+	// (fio's slat and its loop between getevents and the next io_submit) beyond the
+	// model's, calibrated per driver at queue depth 1 (oracle.CycleOverhead). 0 (the
+	// default) = none; at most 10 ms.
+	ReapSubmitDelay sim.Time
 	// StickyWorkers keeps each io-wq worker on the CPU drawn when it was created
 	// (a woken task returns to its idle previous CPU) instead of drawing a CPU at
 	// every wake-up. Ignored with WorkersOnOwnerCPU. Sensitivity switch.
@@ -448,6 +457,8 @@ func (c *Config) Validate() error {
 		return configErrorf("Submit.ReapMin", "Submit.ReapMin %v out of range [0, Submit.ReapMax]", t.ReapMin)
 	case t.ReapMax < t.ReapMin:
 		return configErrorf("Submit.ReapMax", "Submit.ReapMax %v out of range [Submit.ReapMin %v, +inf)", t.ReapMax, t.ReapMin)
+	case t.ReapSubmitDelay < 0 || t.ReapSubmitDelay > 10*sim.Millisecond:
+		return configErrorf("Submit.ReapSubmitDelay", "Submit.ReapSubmitDelay %v out of range [0, 10ms]", t.ReapSubmitDelay)
 	case t.WorkerStep < 0:
 		return configErrorf("Submit.WorkerStep", "Submit.WorkerStep %v out of range [0, +inf)", t.WorkerStep)
 	case t.IOQueueAsync < 0 || t.IOQueueAsync > sim.Millisecond:

@@ -111,6 +111,8 @@ type job struct {
 	drain       bool // wait_for_completions entered with the queue full
 	reapEv      reapEvent
 	switchedEv  switchedEvent
+	resumeEv    resumeEvent
+	wokeIdle    bool // woken from getevents with its CPU idle (ReapSubmitDelay)
 	// returnedAt is when the last submitting syscall returned
 	// (SubmitTiming.IssueAtReturn): fio reaps no completion before it
 	returnedAt sim.Time
@@ -244,9 +246,32 @@ func (e *reapEvent) Fire(now sim.Time) {
 // loop.
 func (j *job) reap(now sim.Time) {
 	if j.getevents(now) {
+		if d := j.r.sub.ReapSubmitDelay; d > 0 && j.wokeIdle {
+			j.wokeIdle = false
+			// the emulated guest's time outside clat before the next submission
+			// (SubmitTiming.ReapSubmitDelay)
+			j.r.eng.After(d, &j.resumeEv)
+			return
+		}
 		j.run(now)
 	}
 }
+
+// aloneOnCPU reports whether no other unfinished job's thread is on the job's CPU.
+func (j *job) aloneOnCPU() bool {
+	for _, o := range j.r.jobs {
+		if o != j && !o.finished && o.runCPU == j.runCPU {
+			return false
+		}
+	}
+	return true
+}
+
+// resumeEvent carries a woken reaper's loop on after SubmitTiming.ReapSubmitDelay.
+type resumeEvent struct{ j *job }
+
+// Fire resumes the job loop.
+func (e *resumeEvent) Fire(now sim.Time) { e.j.run(now) }
 
 // switchedEvent is the reaper back in user space after its side of the wake-up
 // (CPUCosts.Switch) ran on its CPU.
@@ -354,6 +379,7 @@ func newJob(r *runner, s fio.Spec, q blockQueue, cpu int, allowed []int, region,
 	}
 	j.reapEv.j = j
 	j.switchedEv.j = j
+	j.resumeEv.j = j
 	j.fillEv.j = j
 	j.getevEv.j = j
 	if int(salt) < len(r.cfg.Logs) {
@@ -815,6 +841,9 @@ func (j *job) EndBio(b *dispatch.Bio, now sim.Time, _ error) {
 		j.reapPending = true
 		h := j.q.Host()
 		j.reapWaker = h.CurrentCPU()
+		// SubmitTiming.ReapSubmitDelay applies to a reaper alone on its CPU (no other
+		// fio thread there: the guest's vCPU halts while it sleeps)
+		j.wokeIdle = j.r.sub.ReapSubmitDelay > 0 && j.aloneOnCPU()
 		if j.switchCost() > 0 {
 			// the waker's try_to_wake_up: aio_complete's wake_up of ctx->wait, or
 			// io_uring's task_work_add(TWA_SIGNAL) → set_notify_signal →

@@ -60,6 +60,7 @@ func TestConfigValidate(t *testing.T) {
 		{"tick", func(c *stack.Config) { c.Placement.Tick = 2 * sim.Second }, "Placement.Tick", "stack: Placement.Tick 2000000000 ns out of range [0, 1e9] (0 = default)"},
 		{"reap-min", func(c *stack.Config) { c.Submit.ReapMin = -1 }, "Submit.ReapMin", "stack: Submit.ReapMin -1ns out of range [0, Submit.ReapMax]"},
 		{"reap-max", func(c *stack.Config) { c.Submit.ReapMin, c.Submit.ReapMax = 5, 4 }, "Submit.ReapMax", "stack: Submit.ReapMax 4ns out of range [Submit.ReapMin 5ns, +inf)"},
+		{"reap-submit-delay", func(c *stack.Config) { c.Submit.ReapSubmitDelay = 11 * sim.Millisecond }, "Submit.ReapSubmitDelay", "stack: Submit.ReapSubmitDelay 11ms out of range [0, 10ms]"},
 		{"worker-step", func(c *stack.Config) { c.Submit.WorkerStep = -1 }, "Submit.WorkerStep", "stack: Submit.WorkerStep -1ns out of range [0, +inf)"},
 		{"ok", func(c *stack.Config) {}, "", ""},
 	}
