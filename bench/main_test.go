@@ -20,6 +20,7 @@ var unitMeta = []string{
 	"Unit tps better=higher",
 	"Unit CPU-ns/IO better=lower",
 	"Unit peak/can_queue better=lower",
+	"Unit cpu-s/op better=lower",
 }
 
 func TestMain(m *testing.M) {
