@@ -20,9 +20,9 @@ func cpuTime() int64 {
 // BenchmarkClaims runs every scenario of testdata/claims.json (seed 1, GOMAXPROCS runs
 // at once), as `blkmq claims` does, once per iteration, and reports the process CPU
 // time of one evaluation (cpu-s/op). The storvsc memo is emptied before each
-// iteration, so every iteration simulates every run. It is also the workload of
-// cmd/blkmq/default.pgo, the profile-guided optimization profile (BENCHMARKS.md,
-// "Round 10"):
+// iteration, so every iteration simulates every run. With cmd/blkmq's
+// BenchmarkREADMERun it is the workload of the profile-guided optimization profile
+// measured in BENCHMARKS.md ("Round 10"; not committed):
 //
 //	go test -run '^$' -bench '^BenchmarkClaims$' -benchtime 1x -cpuprofile claims.prof ./bench
 func BenchmarkClaims(b *testing.B) {

@@ -4,8 +4,8 @@ import "testing"
 
 // BenchmarkREADMERun runs README's `blkmq run` example (the committed 003 scsi_debug
 // job file, 16 CPUs, --runtime 1s, --replicas 4) once per iteration. With
-// BenchmarkClaims (package bench) it is the workload of default.pgo, this command's
-// profile-guided optimization profile (BENCHMARKS.md, "Round 10"):
+// BenchmarkClaims (package bench) it is the workload of the profile-guided optimization
+// profile measured in BENCHMARKS.md ("Round 10"; not committed):
 //
 //	go test -run '^$' -bench '^BenchmarkREADMERun$' -benchtime 1x -cpuprofile run.prof ./cmd/blkmq
 func BenchmarkREADMERun(b *testing.B) {
