@@ -79,6 +79,7 @@ const (
 // hint is the caller's per-CPU allocation hint; it must not be shared between
 // concurrent callers.
 func (d *Device) GetBudget(hint *uint32) (token int, act Action) {
+	d.made()
 	token = d.devQueueReady(hint)
 	if token >= 0 {
 		return token, Action{}
@@ -157,6 +158,7 @@ func (d *Device) counterQueueReady() int {
 // token is negative. Returning budget without dispatching needs a queue rerun,
 // which is blk-mq's concern (dispatch), not this function's.
 func (d *Device) PutBudget(token int, hint *uint32) {
+	d.made()
 	if token < 0 {
 		panic(fmt.Sprintf("budget: PutBudget of invalid token %d", token))
 	}
@@ -177,6 +179,7 @@ func (d *Device) PutBudget(token int, hint *uint32) {
 // host's starved list, and the status is RESOURCE or DEV_RESOURCE according to
 // Options.DevResource.
 func (d *Device) Prepare(token int, hint *uint32) Status {
+	d.made()
 	if !d.target.targetQueueReady(d) {
 		return d.refuse(token, hint)
 	}
@@ -192,6 +195,7 @@ func (d *Device) Prepare(token int, hint *uint32) Status {
 // host and target busy are decremented, the budget token is put, and the
 // RESOURCE/DEV_RESOURCE status is returned.
 func (d *Device) DispatchFailed(r Reject, token int, hint *uint32) Status {
+	d.made()
 	cfg := d.host.cfg
 	switch r {
 	case DeviceBusy, EHRetry:
@@ -227,6 +231,7 @@ func (d *Device) refuse(token int, hint *uint32) Status {
 // target_busy are decremented, the budget token put. It does not run queues;
 // call EndRequest after the request (and its tags) have been freed.
 func (d *Device) Unbusy(token int, hint *uint32) {
+	d.made()
 	d.host.decHostBusy()
 	d.target.decTargetBusy()
 	d.PutBudget(token, hint)
@@ -237,6 +242,7 @@ func (d *Device) Unbusy(token int, hint *uint32) {
 // host_blocked, target_blocked and device_blocked are set to 0 when non-zero. Call it
 // at each completion, after Unbusy and before EndRequest.
 func (d *Device) FinishCommand() {
+	d.made()
 	for _, c := range []*atomic.Int32{&d.host.hostBlocked, &d.target.blocked, &d.blocked} {
 		if c.Load() != 0 {
 			c.Store(0)
@@ -250,6 +256,7 @@ func (d *Device) FinishCommand() {
 // rerun (restarts reset to 0 by compare-and-swap). With
 // RestartEveryCompletion every completion asks for RunQueues.
 func (d *Device) EndRequest() Action {
+	d.made()
 	if d.target.singleLUN || d.host.HasStarved() {
 		return Action{Requeue: true}
 	}

@@ -1,6 +1,7 @@
 package budget
 
 import (
+	"errors"
 	"fmt"
 	"sync/atomic"
 
@@ -9,7 +10,9 @@ import (
 
 // Device models struct scsi_device's budget state: queue_depth, the budget map
 // (v5.13+) or device_busy counter (v4.15–v5.12), device_blocked, the blocked
-// state and the restarts counter (v5.10+). Create it with Host.NewDevice.
+// state and the restarts counter (v5.10+). Create it with Host.NewDevice: the zero
+// Device belongs to no host, so ChangeQueueDepth returns an error naming
+// Host.NewDevice and the admission methods panic so.
 //
 // GetBudget, PutBudget and Unbusy are safe for concurrent use; each goroutine or
 // simulated CPU passes its own allocation hint (see InitHint).
@@ -37,6 +40,19 @@ type Device struct {
 	BusyFunc func() int
 }
 
+// errZeroHost is NewTarget's and NewDevice's error on a zero Host; zeroDeviceMsg
+// the zero Device's panic (and ChangeQueueDepth's error).
+var errZeroHost = errors.New("budget: zero Host: make one with NewHost")
+
+const zeroDeviceMsg = "budget: zero Device: make one with Host.NewDevice"
+
+// made panics on a zero Device.
+func (d *Device) made() {
+	if d.host == nil {
+		panic(zeroDeviceMsg)
+	}
+}
+
 // NewDevice adds a LUN on target t (which must belong to h) with initial
 // queue_depth queueDepth (cmd_per_lun at scan), range [1, MaxQueueDepth]. The
 // effective queue_depth is min(queueDepth, scsi_device_max_queue_depth) =
@@ -47,6 +63,9 @@ type Device struct {
 // shift chosen from queueDepth, resized to the queue_depth — unless
 // Options.BudgetMapSkip is set and NeedsBudgetMap(queueDepth) is false.
 func (h *Host) NewDevice(t *Target, queueDepth int) (*Device, error) {
+	if h.cfg.CanQueue == 0 {
+		return nil, errZeroHost
+	}
 	if t == nil || t.host != h {
 		return nil, fmt.Errorf("budget: target does not belong to this host")
 	}
@@ -126,6 +145,9 @@ func (d *Device) InitHint(seed uint64) uint32 {
 // without reallocation. With a skipped map only queue_depth changes. It returns
 // the new queue_depth, or an error naming the field if depth < 1.
 func (d *Device) ChangeQueueDepth(depth int) (int, error) {
+	if d.host == nil {
+		return 0, errors.New(zeroDeviceMsg)
+	}
 	if depth < 1 {
 		return d.QueueDepth(), fmt.Errorf("budget: queue_depth %d out of range [1, %d]", depth, MaxQueueDepth)
 	}

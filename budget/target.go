@@ -21,6 +21,9 @@ type Target struct {
 // kernel's default); otherwise range [1, MaxCanQueue]. singleLUN models
 // starget->single_lun (one LUN of the target may have commands at a time).
 func (h *Host) NewTarget(canQueue int, singleLUN bool) (*Target, error) {
+	if h.cfg.CanQueue == 0 {
+		return nil, errZeroHost
+	}
 	if canQueue > MaxCanQueue {
 		return nil, fmt.Errorf("budget: target can_queue %d out of range [0, %d]", canQueue, MaxCanQueue)
 	}

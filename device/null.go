@@ -31,7 +31,7 @@ type NullParams struct {
 	// default 0 = no cap). Commands are transferred one after another at this rate and
 	// complete at the later of their delay and their transfer end. null_blk itself stops
 	// its queues when the budget of a 20 ms timer tick is used up; this model spreads the
-	// same rate evenly instead.
+	// same rate evenly instead. Range [0, MaxNullMBps].
 	MBps int64
 
 	// BusyProbability is the chance (in [0, 1)) that Submit refuses a command with
@@ -90,6 +90,11 @@ func ScsiDebugDelay(delayJiffies int, ndelay sim.Time, hz int) sim.Time {
 	return sim.Time(delayJiffies) * sim.Second / sim.Time(hz)
 }
 
+// MaxNullMBps is the largest NullParams.MBps: null_blk's mbps is an unsigned int
+// (drivers/block/null_blk/main.c, g_mbps and nullb_device.mbps), and its bytes per
+// second (MBps·2^20) then stay far inside int64.
+const MaxNullMBps = math.MaxUint32
+
 // Validate checks the parameters and returns an error naming the first bad field.
 func (p NullParams) Validate() error {
 	switch {
@@ -97,8 +102,8 @@ func (p NullParams) Validate() error {
 		return fmt.Errorf("device: null %q: CompletionNsec %v out of range [0, inf)", p.Name, p.CompletionNsec)
 	case p.MaxQueue < 0:
 		return fmt.Errorf("device: null %q: MaxQueue %d out of range [0 (unlimited), inf)", p.Name, p.MaxQueue)
-	case p.MBps < 0:
-		return fmt.Errorf("device: null %q: MBps %d out of range [0 (no cap), inf)", p.Name, p.MBps)
+	case p.MBps < 0 || p.MBps > MaxNullMBps:
+		return fmt.Errorf("device: null %q: MBps %d out of range [0 (no cap), %d]", p.Name, p.MBps, MaxNullMBps)
 	case !(p.BusyProbability >= 0 && p.BusyProbability < 1):
 		return fmt.Errorf("device: null %q: BusyProbability %v out of range [0, 1)", p.Name, p.BusyProbability)
 	case p.BusyProbability > 0 && p.BusyStatus != Busy && p.BusyStatus != HostBusy:

@@ -184,25 +184,66 @@ func (m *ModelRun) Figures() *Figures {
 // model's disks in order, as the guest's environment names its new disks. It returns an error for a job file or description the
 // model rejects (naming the file, key and allowed values) or a model failure.
 func RunModel(c *Case, jobPath string, o ModelOptions) (*ModelRun, error) {
+	cfg, specs, res, err := prepareModel(c, jobPath, o)
+	if err != nil {
+		return nil, err
+	}
+	out, err := stack.Run(cfg, specs)
+	if err != nil {
+		return nil, err
+	}
+	rs := make([]*fio.Result, len(out.Jobs))
+	for i, j := range out.Jobs {
+		rs[i] = j.Fio
+	}
+	var buf bytes.Buffer
+	if err := fio.NewReport(rs).WriteJSON(&buf, fio.OutputOptions{}); err != nil {
+		return nil, fmt.Errorf("oracle: model fio JSON: %w", err)
+	}
+	fj, err := ParseFioJSON(buf.Bytes())
+	if err != nil {
+		return nil, err
+	}
+	return &ModelRun{Fio: fj, Queues: out.Queues, Schedulers: out.Schedulers, Resolved: res, CPUBusy: out.CPUBusy, Out: out}, nil
+}
+
+// CheckModel reports, without running anything, what RunModel would refuse before
+// its run starts: the Case's description, the job file and the model Config built
+// from them (stack.Check: every field and job option with its allowed range, the
+// devices' parameters, the run's estimated resources). It returns nil or RunModel's
+// error for the same input; a failure of the run itself is not found. Use it to
+// refuse a job before anything long (the VM's start, or a model run).
+func CheckModel(c *Case, jobPath string, o ModelOptions) error {
+	cfg, specs, _, err := prepareModel(c, jobPath, o)
+	if err != nil {
+		return err
+	}
+	return stack.Check(cfg, specs)
+}
+
+// prepareModel builds RunModel's model Config and job specs, and the resolved
+// machine.
+func prepareModel(c *Case, jobPath string, o ModelOptions) (stack.Config, []fio.Spec, *setup.Resolved, error) {
+	var zero stack.Config
 	kernel := o.Kernel
 	if kernel == "" {
 		kernel = GuestKernel
 	}
 	d, err := c.descriptionFor(kernel)
 	if err != nil {
-		return nil, err
+		return zero, nil, nil, err
 	}
 	base, err := d.Resolve()
 	if err != nil {
-		return nil, err
+		return zero, nil, nil, err
 	}
 	text, err := os.ReadFile(jobPath)
 	if err != nil {
-		return nil, fmt.Errorf("oracle: %w", err)
+		return zero, nil, nil, fmt.Errorf("oracle: %w", err)
 	}
 	specs, err := fio.Parse(strings.NewReader(substituteDevs(string(text), base.LUNs)), jobPath)
 	if err != nil {
-		return nil, err
+		return zero, nil, nil, err
 	}
 	if o.Runtime > 0 {
 		for i := range specs {
@@ -220,7 +261,7 @@ func RunModel(c *Case, jobPath string, o ModelOptions) (*ModelRun, error) {
 	layers = append(layers, setup.Layer{Name: "case " + c.Name, Desc: d})
 	res, err := setup.ResolveLayers(layers...)
 	if err != nil {
-		return nil, err
+		return zero, nil, nil, err
 	}
 	seed := o.Seed
 	if seed == 0 {
@@ -228,7 +269,7 @@ func RunModel(c *Case, jobPath string, o ModelOptions) (*ModelRun, error) {
 	}
 	cfg, err := setup.WithEmulation(res.WithSeed(seed, 0), o.EmulationSlowdown, o.Wake)
 	if err != nil {
-		return nil, fmt.Errorf("oracle: %w", err)
+		return zero, nil, nil, fmt.Errorf("oracle: %w", err)
 	}
 	cfg.Setup = o.Setup
 	// each switch turns its rule on and never off: a profile that has it already keeps it
@@ -274,23 +315,7 @@ func RunModel(c *Case, jobPath string, o ModelOptions) (*ModelRun, error) {
 	if o.ReapSubmitDelay > 0 {
 		cfg.Submit.ReapSubmitDelay = sim.Time(o.ReapSubmitDelay.Nanoseconds())
 	}
-	out, err := stack.Run(withOverhead(cfg, o.EmulationOverhead), specs)
-	if err != nil {
-		return nil, err
-	}
-	rs := make([]*fio.Result, len(out.Jobs))
-	for i, j := range out.Jobs {
-		rs[i] = j.Fio
-	}
-	var buf bytes.Buffer
-	if err := fio.NewReport(rs).WriteJSON(&buf, fio.OutputOptions{}); err != nil {
-		return nil, fmt.Errorf("oracle: model fio JSON: %w", err)
-	}
-	fj, err := ParseFioJSON(buf.Bytes())
-	if err != nil {
-		return nil, err
-	}
-	return &ModelRun{Fio: fj, Queues: out.Queues, Schedulers: out.Schedulers, Resolved: res, CPUBusy: out.CPUBusy, Out: out}, nil
+	return withOverhead(cfg, o.EmulationOverhead), specs, res, nil
 }
 
 // substituteDevs replaces ${DEV} (the first disk) and ${DEVn} (the n-th, from 1) by

@@ -36,7 +36,9 @@ type Description struct {
 	// may create several: max_luns, nr_devices). KIND: scsi_debug, null_blk, cloud,
 	// ssd, hdd. Empty = DefaultDevice.
 	Devices []string `toml:"devices,omitempty"`
-	// Set are "key=value" assignments of Keys (e.g. "queue/nr_requests=56").
+	// Set are "key=value" assignments of Keys (e.g. "queue/nr_requests=56"). A key
+	// given twice with different values (tags= counts as host/host_tagset) is an
+	// error of ResolveLayers naming both; a later Layer overrides an earlier one.
 	Set []string `toml:"set,omitempty"`
 }
 

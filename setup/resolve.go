@@ -123,6 +123,41 @@ func conflictingEarly(d Description, k, v string) error {
 	return nil
 }
 
+// givenSet records a layer's set entries by key (tags= under host/host_tagset,
+// the key it sets): the value as written (tags=shared for the alias) and its line
+// in the layer's file (0: unknown).
+type givenSet map[string]struct {
+	v    string
+	line int
+}
+
+// add records key=v of one layer, refusing a key the layer gave before with another
+// value: within one place (the command line, one config file) the last one would
+// win without a word, and which one was meant is not clear. A later layer
+// overriding an earlier one is not a repeat.
+func (g givenSet) add(k, v string, line int) error {
+	key, shown := k, v
+	if k == "tags" {
+		key, shown = "host/host_tagset", "tags="+v
+	}
+	prev, ok := g[key]
+	if !ok {
+		g[key] = struct {
+			v    string
+			line int
+		}{shown, line}
+		return nil
+	}
+	if prev.v == shown {
+		return nil
+	}
+	first := prev.v
+	if prev.line > 0 {
+		first = fmt.Sprintf("%s at line %d", prev.v, prev.line)
+	}
+	return fmt.Errorf("%s given twice in the same place (%s, then %s); give it once", key, first, shown)
+}
+
 // resolveOne is ResolveLayers for one host driver's devices.
 func resolveOne(layers []Layer) (*Resolved, error) {
 	s := newState()
@@ -154,13 +189,18 @@ func resolveOne(layers []Layer) (*Resolved, error) {
 				devLines = l.DeviceLines
 			}
 		}
+		given := givenSet{} // this layer's keys so far
 		for _, a := range d.Set {
 			at := l.Name
-			if line, ok := l.Lines[a]; ok {
+			line, hasLine := l.Lines[a]
+			if hasLine {
 				at = fmt.Sprintf("%s:%d", l.Name, line)
 			}
 			k, v, err := splitAssign(a)
 			if err != nil {
+				return nil, fmt.Errorf("setup: %s: %w", at, err)
+			}
+			if err := given.add(k, v, line); err != nil {
 				return nil, fmt.Errorf("setup: %s: %w", at, err)
 			}
 			sets = append(sets, set{k, v, l.Name, at})

@@ -51,7 +51,9 @@ func (e *WatchdogError) Error() string { return e.msg }
 // resources exceed Config.Limits: Resource is "memory" (bytes) or "events"
 // (simulated engine events, the measure of CPU time). Estimate and Limit are in the
 // Resource's unit; Field is the Limits field that sets the limit and Flag the blkmq
-// command-line flag that does.
+// command-line flag that does. Resource "model time" (ns; Field and Flag empty) is a
+// size-bound run that has not finished when the model clock reaches 2^61 ns (about
+// 73 years), a limit of the model, not of Config.Limits.
 type ResourceLimitError struct {
 	Resource        string
 	Estimate, Limit float64
@@ -64,10 +66,17 @@ type ResourceLimitError struct {
 // set the limit.
 func (e *ResourceLimitError) Error() string {
 	f := func(v float64) string {
-		if e.Resource == "memory" {
+		switch e.Resource {
+		case "memory":
 			return fmtBytes(v)
+		case "model time":
+			return fmt.Sprintf("%.3g years", v/(365.25*24*3600e9))
 		}
 		return fmtCount(v)
+	}
+	if e.Field == "" { // a fixed limit of the model (model time: the clock's range)
+		return fmt.Sprintf("stack: run needs an estimated %s of %s (%s), over the model's limit of %s",
+			f(e.Estimate), e.Resource, e.Detail, f(e.Limit))
 	}
 	return fmt.Sprintf("stack: run needs an estimated %s of %s (%s), over the limit of %s (Config.%s; blkmq %s)",
 		f(e.Estimate), e.Resource, e.Detail, f(e.Limit), e.Field, e.Flag)

@@ -78,7 +78,8 @@ func nextStep(step, quarter sim.Time, idle bool) sim.Time {
 // time or a check after it, the request that has gone longest without progress has
 // waited at least a quarter of the watchdog (a hang: it names the request, its job,
 // queue and what it waits for), or an unfinished job has completed no I/O for a whole
-// watchdog period although its requests progress.
+// watchdog period although its requests progress (a job asleep in its rate or
+// thinktime at that check is not counted: the gap is its own pacing).
 func (r *runner) runSizeBound() error {
 	limit := r.cfg.watchdog()
 	quarter := max(limit/4, 1)
@@ -101,6 +102,13 @@ func (r *runner) runSizeBound() error {
 			return nil
 		}
 		now := r.eng.Now()
+		if now >= maxModelTime {
+			// the idle checks' step doubles up to sim.MaxTime/8: stop before the
+			// model clock could overflow (a job paced by thinktime or rate= over
+			// decades of model time, e.g. thinktime=1000h between 512 B reads)
+			return &ResourceLimitError{Resource: "model time", Estimate: float64(now) / max(g.done(), 1e-9), Limit: float64(maxModelTime),
+				Detail: fmt.Sprintf("job %s has not finished at model time %v, %.3g %% done", late.spec.Instance(), now, 100*g.done())}
+		}
 		u := r.oldestStalled()
 		hang := u != nil && now-u.lastProgress() >= quarter
 		if hang {
@@ -121,7 +129,9 @@ func (r *runner) runSizeBound() error {
 			return werr
 		}
 		for _, j := range r.jobs {
-			if idle := now - max(j.lastDone, j.startAt); !j.finished && idle >= limit {
+			// a job asleep in its own rate or thinktime (pacing.go) does what fio
+			// does: a gap of its pacing is not the model's
+			if idle := now - max(j.lastDone, j.startAt); !j.finished && !j.pace.sleeping && idle >= limit {
 				werr.Job, werr.msg = j.spec.Instance(), fmt.Sprintf(
 					"stack: watchdog: job %s did not finish within %v of model time (%d I/Os in flight): it completed no I/O for %v",
 					j.spec.Instance(), now, j.spec.EffectiveIODepth-j.nFree, idle)
@@ -141,6 +151,11 @@ func (r *runner) runSizeBound() error {
 		}
 	}
 }
+
+// maxModelTime is the model time at which a size-bound run that has not finished
+// stops with a *ResourceLimitError (2^61 ns, about 73 years): the model clock's
+// range (sim.MaxTime) with room for the watchdog's steps.
+const maxModelTime = sim.MaxTime / 4
 
 // describeWait names u's request, its queue and what it waits for:
 // "request read offset 4096 len 4096 of job j.0 on LUN 0 hctx 0 waiting for device

@@ -9,7 +9,7 @@ import "fmt"
 // Options.NoWakeBatchRecalc), under the tags lock. It is a no-op otherwise. The
 // allocation functions of this package call it; callers rarely need to.
 func (h *Hctx) TagBusy() {
-	s := h.q.set
+	s := h.queue().set
 	if !s.queueShared.Load() {
 		return
 	}
@@ -83,7 +83,8 @@ func (q *RequestQueue) SetRqTimeout(ns int64) error {
 	return nil
 }
 
-// timeoutLocked is q->rq_timeout (ns); q.timerMu held.
+// timeoutLocked is q->rq_timeout (ns); q.timerMu held, q.set checked (tagSet)
+// before the lock was taken, so a zero queue's panic does not leave it held.
 func (q *RequestQueue) timeoutLocked() int64 {
 	if q.rqTimeout > 0 {
 		return q.rqTimeout
@@ -94,6 +95,7 @@ func (q *RequestQueue) timeoutLocked() int64 {
 // RqTimeout returns q->rq_timeout (ns): SetRqTimeout's value, else the tag set's
 // Options.IdleDelay.
 func (q *RequestQueue) RqTimeout() int64 {
+	q.tagSet()
 	q.timerMu.Lock()
 	defer q.timerMu.Unlock()
 	return q.timeoutLocked()
@@ -116,6 +118,7 @@ func (q *RequestQueue) ArmTimer(exp int64) {
 // start (a request of the guest's setup, see dispatch.Queue.SetupRequest). (The
 // kernel also rounds up to a whole second; not modelled.)
 func (q *RequestQueue) RequestStarted(now int64) {
+	q.tagSet()
 	q.timerMu.Lock()
 	exp := now + q.timeoutLocked()
 	if q.timerAt < 0 || exp < q.timerAt {
@@ -141,6 +144,7 @@ func (q *RequestQueue) TimerExpiry() int64 {
 // active_queues decremented, wake batch recalculated, all tag waiters woken —
 // their callbacks may run synchronously).
 func (q *RequestQueue) TimeoutWork(now int64, pending int) (idled bool) {
+	s := q.tagSet()
 	q.timerMu.Lock()
 	q.timerAt = -1
 	if pending > 0 {
@@ -150,7 +154,7 @@ func (q *RequestQueue) TimeoutWork(now int64, pending int) (idled bool) {
 	if pending > 0 {
 		return false
 	}
-	if !q.set.queueShared.Load() {
+	if !s.queueShared.Load() {
 		return true
 	}
 	for _, h := range q.hctxs {

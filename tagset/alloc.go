@@ -10,7 +10,7 @@ import "github.com/blkmq/blkmq/sbitmap"
 // only, never to scheduler tags, and (since v5.10) not to reserved tags. With
 // Options.NoFairSharing it always allows.
 func (h *Hctx) MayQueue(bt *sbitmap.Queue) bool {
-	s := h.q.set
+	s := h.queue().set
 	if !s.queueShared.Load() || bt == nil || s.cfg.Options.NoFairSharing {
 		return true
 	}
@@ -72,6 +72,7 @@ func (h *Hctx) GetDriverTag(cpu int, reserved bool) int {
 // that allocated it, or −1 (see Tags.Put). Panics if the tag is not held; a tag
 // outside the set is refused before the count drops.
 func (h *Hctx) PutDriverTag(tag, cpu int) {
+	h.queue()
 	h.tags.checkTag(tag)
 	h.decActive()
 	h.tags.Put(tag, cpu)
@@ -80,6 +81,7 @@ func (h *Hctx) PutDriverTag(tag, cpu int) {
 // PutSchedTag frees a scheduler tag (blk_mq_put_tag on sched_tags). Panics
 // without an elevator or if the tag is not held.
 func (h *Hctx) PutSchedTag(tag, cpu int) {
+	h.queue()
 	if h.schedTags == nil {
 		panic("tagset: PutSchedTag on a queue without an elevator")
 	}

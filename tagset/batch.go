@@ -12,7 +12,7 @@ package tagset
 // Driver tags obtained count as active requests, as blk_mq_get_tag's do. cpu
 // selects the allocation hint; n is capped at one word.
 func (h *Hctx) GetTagsBatch(cpu, n, shallow int, reserved bool) (offset int, mask uint64) {
-	if n < 2 || shallow > 0 || reserved || h.q.set.queueShared.Load() {
+	if n < 2 || shallow > 0 || reserved || h.queue().set.queueShared.Load() {
 		return 0, 0
 	}
 	t, elv := h.tags, h.q.cfg.Elevator && h.schedTags != nil
@@ -41,6 +41,7 @@ func (h *Hctx) GetTagsBatch(cpu, n, shallow int, reserved bool) (offset int, mas
 // from the active requests. cpu is the completing CPU whose hint moves (−1: none).
 // It panics, as Tags.Put does, on a tag out of range, reserved or not held.
 func (h *Hctx) PutTagsBatch(tags []int, sched bool, cpu int) {
+	h.queue()
 	if len(tags) == 0 {
 		return
 	}

@@ -52,6 +52,9 @@ func (q *RequestQueue) initSchedTags(nr int) error {
 // state is a no-op. The only error is an allocation refused by
 // sbitmap (as AddQueue's).
 func (q *RequestQueue) SwitchElevator(elevator bool) error {
+	if q.set == nil {
+		return errZeroQueue
+	}
 	if elevator == q.cfg.Elevator {
 		return nil
 	}

@@ -28,7 +28,7 @@ const (
 // per hctx — then retries once; if that succeeds the hook is removed again.
 // It returns the tag (−1 unless TagWaitGot) and the outcome.
 func (h *Hctx) MarkTagWait(cpu int, reserved bool) (tag int, res TagWaitResult) {
-	s := h.q.set
+	s := h.queue().set
 	if !s.queueShared.Load() && !s.cfg.SharedTags() {
 		if tag = h.GetDriverTag(cpu, reserved); tag >= 0 {
 			return tag, TagWaitGot

@@ -1,6 +1,7 @@
 package tagset
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -26,7 +27,9 @@ const BlkdevMinRQ = 4
 
 // RequestQueue models the tag-related state of struct request_queue: its hctxs,
 // scheduler tags, QUEUE_FLAG_HCTX_ACTIVE and nr_active_requests_shared_tags
-// (host-wide tags), and the timeout timer that drives lazy idling.
+// (host-wide tags), and the timeout timer that drives lazy idling. Make one with
+// TagSet.AddQueue: the zero RequestQueue belongs to no tag set, so its methods
+// that return an error return one naming AddQueue and the others panic so.
 type RequestQueue struct {
 	set        *TagSet
 	cfg        QueueConfig
@@ -45,7 +48,8 @@ type RequestQueue struct {
 
 // Hctx models the tag-related state of struct blk_mq_hw_ctx: its driver and
 // scheduler tags, BLK_MQ_S_TAG_ACTIVE, nr_active, wait_index and the
-// dispatch_wait hook.
+// dispatch_wait hook. Get one from RequestQueue.Hctx: the zero Hctx has no
+// queue, and its allocation methods panic naming TagSet.AddQueue.
 type Hctx struct {
 	q         *RequestQueue
 	index     int
@@ -72,6 +76,9 @@ type Hctx struct {
 // with blk_mq_add_queue_tag_set). The second queue makes the set
 // TAG_QUEUE_SHARED. Errors name nr_requests and its range.
 func (s *TagSet) AddQueue(qc QueueConfig) (*RequestQueue, error) {
+	if s.tags == nil {
+		return nil, errZeroTagSet
+	}
 	nr := qc.NrRequests
 	if nr == 0 {
 		nr = DefaultNrRequests(s.cfg.QueueDepth, qc.Elevator)
@@ -170,6 +177,9 @@ func (q *RequestQueue) ActiveRequests() int { return int(q.nrActiveShared.Load()
 // nr_requests and its range.
 func (q *RequestQueue) UpdateNrRequests(nr int) error {
 	s := q.set
+	if s == nil {
+		return errZeroQueue
+	}
 	if err := s.checkNrRequests(nr, q.cfg.Elevator); err != nil {
 		return err
 	}
@@ -203,6 +213,34 @@ func (q *RequestQueue) UpdateNrRequests(nr int) error {
 	return nil
 }
 
+// errZeroQueue is the error of a zero RequestQueue's methods that return one,
+// errZeroTagSet that of a zero TagSet's AddQueue.
+var (
+	errZeroQueue  = errors.New(zeroQueueMsg)
+	errZeroTagSet = errors.New("tagset: zero TagSet: make one with tagset.New")
+)
+
+const (
+	zeroQueueMsg = "tagset: zero RequestQueue: make one with TagSet.AddQueue"
+	zeroHctxMsg  = "tagset: zero Hctx: take one from RequestQueue.Hctx of a queue made by TagSet.AddQueue"
+)
+
+// tagSet returns the queue's tag set; it panics on a zero RequestQueue.
+func (q *RequestQueue) tagSet() *TagSet {
+	if q.set == nil {
+		panic(zeroQueueMsg)
+	}
+	return q.set
+}
+
+// queue returns the hctx's request queue; it panics on a zero Hctx.
+func (h *Hctx) queue() *RequestQueue {
+	if h.q == nil {
+		panic(zeroHctxMsg)
+	}
+	return h.q
+}
+
 // Index returns the hctx's queue_num.
 func (h *Hctx) Index() int { return h.index }
 
@@ -226,7 +264,7 @@ func (h *Hctx) Active() bool { return h.active.Load() }
 // so requests already in flight when a second queue arrives are not counted
 // there until they are freed; this model counts them).
 func (h *Hctx) ActiveRequests() int {
-	if h.q.set.cfg.SharedTags() {
+	if h.queue().set.cfg.SharedTags() {
 		return int(h.q.nrActiveShared.Load())
 	}
 	return int(h.nrActive.Load())

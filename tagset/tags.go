@@ -24,6 +24,8 @@ type cpuHints struct {
 //
 // Get and Put are safe for concurrent use provided two goroutines never use the
 // same cpu index at once (each CPU index owns one allocation hint per bitmap).
+// Take one from TagSet.Tags or Hctx.Tags: the zero Tags has no bitmap, so its Get
+// returns −1 and Put, Busy and NrTags panic naming tagset.New.
 type Tags struct {
 	nrTags, nrReserved int
 	bitmap             *sbitmap.Queue
@@ -66,7 +68,14 @@ func newTags(nrTags, nrReserved, capacity, nrCPUs int, seed uint64, qo sbitmap.Q
 }
 
 // NrTags returns nr_tags (normal plus reserved) as currently sized.
-func (t *Tags) NrTags() int { return t.nrReserved + t.bitmap.Depth() }
+func (t *Tags) NrTags() int { t.made(); return t.nrReserved + t.bitmap.Depth() }
+
+// made panics on a zero Tags (one not allocated by tagset.New or AddQueue).
+func (t *Tags) made() {
+	if t.bitmap == nil {
+		panic("tagset: zero Tags: take one from TagSet.Tags or Hctx.Tags of a set made by tagset.New")
+	}
+}
 
 // NrReserved returns nr_reserved_tags.
 func (t *Tags) NrReserved() int { return t.nrReserved }
@@ -150,6 +159,7 @@ func (t *Tags) Put(tag, cpu int) {
 // checkTag panics if tag is outside [0, NrTags()) (the Put of a tag that cannot be
 // held).
 func (t *Tags) checkTag(tag int) {
+	t.made()
 	if tag < 0 || tag >= t.nrReserved+t.bitmap.Sbitmap().Capacity() {
 		panic(fmt.Sprintf("tagset: Put of tag %d out of range [0, %d)", tag, t.NrTags()))
 	}
@@ -158,6 +168,7 @@ func (t *Tags) checkTag(tag int) {
 // Busy returns the number of tags held (normal and reserved), counting bits
 // freed but not yet folded as free (sbitmap_weight).
 func (t *Tags) Busy() int {
+	t.made()
 	n := t.bitmap.Sbitmap().Weight()
 	if t.reserved != nil {
 		n += t.reserved.Sbitmap().Weight()

@@ -106,6 +106,7 @@ func (a *TagAlloc) Start() AllocStatus {
 	if a.Hctx == nil {
 		panic("tagset: TagAlloc.Start with nil Hctx")
 	}
+	a.Hctx.queue()
 	if a.waiting {
 		panic("tagset: TagAlloc.Start while sleeping; call Resume")
 	}

@@ -44,7 +44,7 @@ func (m *machineFlags) register(cmd *cobra.Command) {
 	f.StringVar(&m.host, "host", "", `SCSI host "KIND key=value ..." (storvsc, generic); default: the device's`)
 	f.StringArrayVar(&m.devices, "device", nil, `device "KIND key=value ..." in module-parameter style, repeatable:
 scsi_debug, null_blk, cloud, ssd, hdd (default "null_blk")`)
-	f.StringArrayVar(&m.sets, "set", nil, "sysfs-style setting key=value, repeatable (e.g. queue/nr_requests=56, device/queue_depth=15,\nqueue/scheduler=mq-deadline, host/host_tagset=1, tags=shared, era/...; see --explain)")
+	f.StringArrayVar(&m.sets, "set", nil, "sysfs-style setting key=value, repeatable, each key once (e.g. queue/nr_requests=56, device/queue_depth=15,\nqueue/scheduler=mq-deadline, host/host_tagset=1, tags=shared, era/...; see --explain)")
 	f.StringVar(&m.config, "config", "", "TOML file with the same settings (kernel, cpus, host, devices, set); flags override it")
 	f.Uint64Var(&m.seed, "seed", 1, "seed of the fio workloads' random offsets and read/write mix (PCG); model timing jitter uses its own fixed stream")
 	f.DurationVar(&m.runtime, "runtime", 0, "override every job's runtime (e.g. 10s; 0 = the job file's)")

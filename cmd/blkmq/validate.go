@@ -181,9 +181,11 @@ func (v *validateFlags) run(cmd *cobra.Command, args []string) error {
 	if _, err := os.Stat(args[0]); err != nil {
 		return usageError(err)
 	}
-	// Model first: a job file the model rejects is reported before booting a VM.
+	// A job file the model rejects is reported before the guest is looked for, and a
+	// missing guest before the model runs the job (a whole 60 s job took a minute or
+	// more before "guest not built"); the model runs after the VM.
 	mo := oracle.ModelOptions{Seed: v.seed, Runtime: v.runtime, EmulationOverhead: overhead, EmulationSlowdown: slowdown, Wake: wake}
-	if _, err := oracle.RunModel(c, args[0], mo); err != nil {
+	if err := oracle.CheckModel(c, args[0], mo); err != nil {
 		return usageError(err)
 	}
 	if err := h.Available(); err != nil {
