@@ -13,8 +13,10 @@ func (s *Sbitmap) wordOf(op string, bit int) (*sbWord, uint64) {
 }
 
 // tryDeferredClearBit marks bit free in its word's cleared mask without touching the
-// word itself (sbitmap_deferred_clear_bit): one atomic OR. It reports false, doing
-// nothing, if bit is out of range or not held; callers then panic through panicFree.
+// word itself (sbitmap_deferred_clear_bit): one atomic OR. With Options.DirectClear it
+// clears the bit in the word instead: one atomic AND, whose old value is the held
+// check. It reports false, doing nothing, if bit is out of range or not held; callers
+// then panic through panicFree.
 // The check is exact for a single goroutine; two goroutines freeing the same bit at
 // the same instant may escape it. Small enough to be inlined into Put and Clear.
 func (s *Sbitmap) tryDeferredClearBit(bit int) bool {
@@ -23,6 +25,14 @@ func (s *Sbitmap) tryDeferredClearBit(bit int) bool {
 	}
 	w := &s.words[uint32(bit)>>(s.shift&7)] // the masks drop the shift guards
 	m := uint64(1) << (uint32(bit) & s.bitMask & 63)
+	if s.direct {
+		// Options.DirectClear: no cleared bits, and no reserved ones (no Resize).
+		if w.word.Load()&m == 0 { // not held
+			return false
+		}
+		w.word.And(^m)
+		return true
+	}
 	if w.word.Load()&^(w.cleared.Load()|w.reserved.Load())&m == 0 { // not held
 		return false
 	}

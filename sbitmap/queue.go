@@ -340,10 +340,14 @@ func (q *Queue) SetMinShallowDepth(d int) error {
 // (WakeWaiters(n)), so that a GetWait asleep on the smaller depth retries; the kernel
 // needs no such wake-up because it freezes the queue, so nobody waits, around a
 // resize. A queue never grows past its construction depth (Capacity); to go
-// deeper, build a new Queue. Errors: depth outside [1, Capacity()].
+// deeper, build a new Queue. Errors: depth outside [1, Capacity()]; a queue built with
+// Options.DirectClear.
 func (q *Queue) Resize(depth int) error {
 	if depth < 1 || depth > q.sb.Capacity() {
 		return fmt.Errorf("sbitmap: resize depth %d out of range [1, %d]", depth, q.sb.Capacity())
+	}
+	if q.sb.direct {
+		return q.sb.Resize(depth) // the error, before the wake batch changes
 	}
 	old := q.sb.Depth()
 	q.updateWakeBatch(q.calcWakeBatch(uint32(depth)))
