@@ -50,13 +50,16 @@ type Options struct {
 	// sbitmap_deferred_clear). Not in the kernel: a Go-program option. A freed bit
 	// can then be taken by the next Get, and no Get ever folds a word, so a
 	// one-word bitmap's uncontended get+put is one compare-and-swap and one AND
-	// at every depth (without it, a word of d bits is folded, under its swap
+	// whatever the depth (without it, a word of d bits is folded, under its swap
 	// lock, once every d pairs). The cost is that every free writes the word's
-	// line, which concurrent Gets read and write, rather than the cleared line.
-	// The allocation order differs from the kernel's (a freed bit is reused at
-	// once); the simulator never sets it. Resize is refused with an error on a
-	// bitmap built with DirectClear (its contract for bits freed concurrently
-	// with a shrink rests on the deferred clear).
+	// line, which Gets read and write, rather than the cleared line. Measured
+	// (BENCHMARKS.md, round 10): it pays at small depths (about 30 % less CPU per
+	// uncontended pair at depth 4, 8 % at depth 8) and costs more at depth 64 and
+	// 256 (10 % and 6 %), where folds are rare. The allocation order differs from
+	// the kernel's (a freed bit is reused at once); the simulator never sets it.
+	// Resize is refused with an error on a bitmap built with DirectClear (its
+	// contract for bits freed concurrently with a shrink rests on the deferred
+	// clear).
 	DirectClear bool
 
 	// Kernel holds the kernel-history switches; the zero value is the current
