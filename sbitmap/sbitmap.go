@@ -53,9 +53,9 @@ type Options struct {
 	// whatever the depth (without it, a word of d bits is folded, under its swap
 	// lock, once every d pairs). The cost is that every free writes the word's
 	// line, which Gets read and write, rather than the cleared line. Measured
-	// (BENCHMARKS.md, round 10): it pays at small depths (about 30 % less CPU per
-	// uncontended pair at depth 4, 8 % at depth 8) and costs more at depth 64 and
-	// 256 (10 % and 6 %), where folds are rare. The allocation order differs from
+	// (BENCHMARKS.md, round 10): it pays at small depths (about 26 % less CPU per
+	// uncontended pair at depth 4, 7 % at depth 8) and costs more at depth 64 to
+	// 1024 (8-15 %), where folds are rare. The allocation order differs from
 	// the kernel's (a freed bit is reused at once); the simulator never sets it.
 	// Resize is refused with an error on a bitmap built with DirectClear (its
 	// contract for bits freed concurrently with a shrink rests on the deferred
