@@ -230,6 +230,21 @@ var impls = []struct {
 		}
 		return sbPool{q}
 	}},
+	{"sbitmap-direct", func(d int) pool {
+		q, err := sbitmap.NewQueue(d, sbitmap.QueueOptions{Options: sbitmap.Options{DirectClear: true}})
+		if err != nil {
+			panic(err)
+		}
+		return sbPool{q}
+	}},
+	{"sbitmap-kshift", func(d int) pool { // the kernel's layout, as the simulator's tag maps
+		q, err := sbitmap.NewQueue(d, sbitmap.QueueOptions{Options: sbitmap.Options{
+			Kernel: sbitmap.KernelSwitches{CalculateShift: true}}})
+		if err != nil {
+			panic(err)
+		}
+		return sbPool{q}
+	}},
 	{"chan", func(d int) pool { return newChanPool(d) }},
 	{"chan+registry", func(d int) pool { return newChanRegPool(d) }},
 	{"mutex", func(d int) pool { return newMutexPool(d) }},
@@ -293,7 +308,7 @@ func BenchmarkGetPut(b *testing.B) {
 		if im.name == "sbitmap-handoff" || im.name == "chan+registry" {
 			continue // no waiters: the same code as sbitmap, as chan
 		}
-		for _, depth := range []int{8, 64, 256} {
+		for _, depth := range []int{4, 8, 64, 256, 1024} {
 			b.Run(fmt.Sprintf("impl=%s/depth=%d/mode=serial", im.name, depth), func(b *testing.B) {
 				p := im.make(depth)
 				hint := new(paddedHint)

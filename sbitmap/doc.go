@@ -21,7 +21,9 @@
 // # Options
 //
 // Options and QueueOptions hold what a Go program chooses: Shift (0 = 64-bit words,
-// so a depth up to 64 is one word), RoundRobin, WakeBatch (0 = the kernel's rule;
+// so a depth up to 64 is one word), RoundRobin, DirectClear (not in the kernel: Put and
+// Clear free the bit in its word at once, with no deferred clear and no folds; such a
+// bitmap refuses Resize), WakeBatch (0 = the kernel's rule;
 // WakeEveryFree wakes a waiter on every free), HandOff (Clear hands a freed bit to a
 // queued GetWait) and MinShallowDepth. Options.Kernel (KernelSwitches) holds the
 // switches that reproduce older kernels and their bugs, each named after the commit
@@ -72,7 +74,7 @@
 //	(*Sbitmap) AnySet() bool; ForEachSet(start int, fn func(bit int) bool)
 //	(*Sbitmap) InitHint(seed uint64) uint32
 //	func NewQueue(depth int, opt QueueOptions) (*Queue, error)
-//	type Options{Shift; RoundRobin; Kernel KernelSwitches}
+//	type Options{Shift; RoundRobin; DirectClear; Kernel KernelSwitches}
 //	type QueueOptions{Options; WakeBatch; HandOff; MinShallowDepth}; WakeEveryFree
 //	func CalcWakeBatch(depth, shift, minShallowDepth int) int
 //	func RecalcWakeBatch(era RecalcEra, depth, users int) int

@@ -245,7 +245,7 @@ func (q *Queue) feedHandOff() {
 		}
 		if !q.handOffBit(b) {
 			// Nobody left to take it: free it again.
-			if !q.sb.tryDeferredClearBit(b) {
+			if !q.sb.tryFree(b) {
 				q.sb.panicFree("Clear", b)
 			}
 			q.WakeUp(1)

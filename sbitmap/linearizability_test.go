@@ -155,15 +155,20 @@ func TestLinearizable(t *testing.T) {
 		weight  bool
 		handOff bool
 		shallow bool // GetShallow and ClearBatch too
+		direct  bool // Options.DirectClear (no Resize: client 0 gets instead)
 	}{
-		{"one-word", sbitmap.MaxShift, true, false, false},
-		{"four-words", 0, false, false, false}, // the kernel rule: shift 2
-		{"hand-off/one-word", sbitmap.MaxShift, false, true, false},
-		{"hand-off/four-words", 0, false, true, false},
-		{"shallow-batch/one-word", sbitmap.MaxShift, true, false, true},
-		{"shallow-batch/four-words", 0, false, false, true},
-		{"shallow-batch/hand-off/one-word", sbitmap.MaxShift, false, true, true},
-		{"shallow-batch/hand-off/four-words", 0, false, true, true},
+		{"one-word", sbitmap.MaxShift, true, false, false, false},
+		{"four-words", 0, false, false, false, false}, // the kernel rule: shift 2
+		{"hand-off/one-word", sbitmap.MaxShift, false, true, false, false},
+		{"hand-off/four-words", 0, false, true, false, false},
+		{"shallow-batch/one-word", sbitmap.MaxShift, true, false, true, false},
+		{"shallow-batch/four-words", 0, false, false, true, false},
+		{"shallow-batch/hand-off/one-word", sbitmap.MaxShift, false, true, true, false},
+		{"shallow-batch/hand-off/four-words", 0, false, true, true, false},
+		{"direct/one-word", sbitmap.MaxShift, true, false, false, true},
+		{"direct/four-words", 2, false, false, false, true},
+		{"direct/hand-off/one-word", sbitmap.MaxShift, false, true, false, true},
+		{"direct/shallow-batch/one-word", sbitmap.MaxShift, true, false, true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n := rounds
@@ -171,11 +176,11 @@ func TestLinearizable(t *testing.T) {
 				n *= 4 // a hand-over racing a shrink is rare per round
 			}
 			for r := range n {
-				q, err := sbitmap.NewQueue(linCapacity, sbitmap.QueueOptions{HandOff: tc.handOff, Options: sbitmap.Options{Shift: tc.shift}})
+				q, err := sbitmap.NewQueue(linCapacity, sbitmap.QueueOptions{HandOff: tc.handOff, Options: sbitmap.Options{Shift: tc.shift, DirectClear: tc.direct}})
 				if err != nil {
 					t.Fatal(err)
 				}
-				hist := recordHistory(q, uint64(r), tc.weight, tc.handOff, tc.shallow)
+				hist := recordHistory(q, uint64(r), tc.weight, tc.handOff, tc.shallow, !tc.direct)
 				res, info := porcupine.CheckOperationsVerbose(linModel, hist, 0)
 				if res != porcupine.Ok {
 					t.Fatalf("round %d: history of %d operations is not linearizable (%v):\n%s",
@@ -194,11 +199,14 @@ func TestLinearizable(t *testing.T) {
 // operation; every client frees what it still holds at the end (recorded), so that
 // no GetWait is left waiting.
 //
+// With resize false (the DirectClear rows, whose bitmaps refuse Resize), the
+// operations that would be Resizes are Gets.
+//
 // With shallow (the shallow-batch rows), a third of the Gets are GetShallow with a
 // shallow depth of 1 to 3 bits per word, and half of the Clears of a client holding
 // two or more bits are one ClearBatch of every bit it holds in one word (the
 // documented linearizable case).
-func recordHistory(q *sbitmap.Queue, seed uint64, weight, getWait, shallow bool) []porcupine.Operation {
+func recordHistory(q *sbitmap.Queue, seed uint64, weight, getWait, shallow, resize bool) []porcupine.Operation {
 	const clients, ops = 4, 24
 	var clock atomic.Int64
 	hist := make([][]porcupine.Operation, clients)
@@ -220,6 +228,8 @@ func recordHistory(q *sbitmap.Queue, seed uint64, weight, getWait, shallow bool)
 					in.kind = linClear
 					in.arg = held[len(held)-1]
 					held = held[:len(held)-1]
+				case (c == 0 && k < 7 || k < 1) && !resize:
+					in.kind = linGet // no Resize (DirectClear): a Get instead
 				case c == 0 && k < 7, k < 1:
 					// Client 0 mostly resizes, as in the reproduction of issue 19.
 					in.kind = linResize

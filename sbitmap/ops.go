@@ -1,6 +1,7 @@
 package sbitmap
 
 import (
+	"errors"
 	"fmt"
 	"math/bits"
 	"runtime"
@@ -86,7 +87,8 @@ func (s *Sbitmap) foldWord(w *sbWord) {
 
 // Resize changes the depth to depth bits without reallocating or changing the shift
 // (sbitmap_resize, which folds every word's cleared mask and then sets depth and
-// map_nr). Errors: depth outside [1, Capacity()].
+// map_nr). Errors: depth outside [1, Capacity()]; a bitmap built with
+// Options.DirectClear.
 //
 // In the kernel the queue is frozen around a resize, so no allocation runs
 // concurrently. Here Resize may run concurrently with every other method, with this
@@ -111,6 +113,9 @@ func (s *Sbitmap) foldWord(w *sbWord) {
 func (s *Sbitmap) Resize(depth int) error {
 	if depth < 1 || depth > int(s.capacity) {
 		return fmt.Errorf("sbitmap: resize depth %d out of range [1, %d]", depth, s.capacity)
+	}
+	if s.direct {
+		return errors.New("sbitmap: Resize of a bitmap built with Options.DirectClear (not supported)")
 	}
 	s.resizeMu.Lock()
 	defer s.resizeMu.Unlock()

@@ -15,6 +15,7 @@ func (s *Sbitmap) wordOf(op string, bit int) (*sbWord, uint64) {
 // tryDeferredClearBit marks bit free in its word's cleared mask without touching the
 // word itself (sbitmap_deferred_clear_bit): one atomic OR. It reports false, doing
 // nothing, if bit is out of range or not held; callers then panic through panicFree.
+// It ignores Options.DirectClear: callers that may see such a bitmap call tryFree.
 // The check is exact for a single goroutine; two goroutines freeing the same bit at
 // the same instant may escape it. Small enough to be inlined into Put and Clear.
 func (s *Sbitmap) tryDeferredClearBit(bit int) bool {
@@ -28,6 +29,32 @@ func (s *Sbitmap) tryDeferredClearBit(bit int) bool {
 	}
 	w.cleared.Or(m)
 	return true
+}
+
+// tryDirectClearBit is tryDeferredClearBit for Options.DirectClear: it clears bit in
+// its word at once, with one atomic AND (there are no cleared bits, and no reserved
+// ones, since such a bitmap refuses Resize). The held check is the same load-then-act
+// check as tryDeferredClearBit's.
+func (s *Sbitmap) tryDirectClearBit(bit int) bool {
+	if uint(bit) >= uint(s.capacity) {
+		return false
+	}
+	w := &s.words[uint32(bit)>>(s.shift&7)]
+	m := uint64(1) << (uint32(bit) & s.bitMask & 63)
+	if w.word.Load()&m == 0 { // not held
+		return false
+	}
+	w.word.And(^m)
+	return true
+}
+
+// tryFree frees bit the way the bitmap was built to (tryDirectClearBit with
+// Options.DirectClear, else tryDeferredClearBit).
+func (s *Sbitmap) tryFree(bit int) bool {
+	if s.direct {
+		return s.tryDirectClearBit(bit)
+	}
+	return s.tryDeferredClearBit(bit)
 }
 
 // held reports whether bit is in range and held: set in its word, neither
@@ -64,12 +91,20 @@ func (s *Sbitmap) updateHint(hint *uint32, bit int) {
 // mode, if bit < Depth()). Pass the hint of the user that allocated the bit, as the
 // kernel passes the allocating CPU; hint may be nil. The bit is recorded in the word's
 // cleared mask and becomes visible to searchers when that word is next found full
-// (the deferred clear); Weight, AnySet and ForEachSet see it free at once. Models
+// (the deferred clear); Weight, AnySet and ForEachSet see it free at once. With
+// Options.DirectClear it is cleared in the word at once instead. Models
 // sbitmap_put.
 //
 // Put panics if bit is outside [0, Capacity()) or is not held (never allocated, or
 // already freed). Never allocates. Memory ordering: release (see Sbitmap).
 func (s *Sbitmap) Put(bit int, hint *uint32) {
+	if s.direct {
+		if !s.tryDirectClearBit(bit) {
+			s.panicFree("Put", bit)
+		}
+		s.updateHint(hint, bit)
+		return
+	}
 	if !s.tryDeferredClearBit(bit) {
 		s.panicFree("Put", bit)
 	}

@@ -164,6 +164,7 @@ type Queue struct {
 	recalcEra     RecalcEra
 	fixedBatch    uint32 // QueueOptions.WakeBatch; 0 = computed
 	handOff       bool
+	clearOther    bool // handOff or Options.DirectClear: Clear takes clearSlow
 
 	// Hand-over state (QueueOptions.HandOff; see getWaitHandOff).
 	hoWait atomic.Int64 // GetWait calls registered for a hand-over minus bits promised to them
@@ -201,6 +202,7 @@ func NewQueue(depth int, opt QueueOptions) (*Queue, error) {
 	q.recalcEra = k.RecalcEra
 	q.fixedBatch = uint32(opt.WakeBatch)
 	q.handOff = opt.HandOff
+	q.clearOther = opt.HandOff || opt.DirectClear
 	if q.handOff {
 		q.hoCh = make(chan int32, min(depth, hoChanCap))
 	}
@@ -340,10 +342,14 @@ func (q *Queue) SetMinShallowDepth(d int) error {
 // (WakeWaiters(n)), so that a GetWait asleep on the smaller depth retries; the kernel
 // needs no such wake-up because it freezes the queue, so nobody waits, around a
 // resize. A queue never grows past its construction depth (Capacity); to go
-// deeper, build a new Queue. Errors: depth outside [1, Capacity()].
+// deeper, build a new Queue. Errors: depth outside [1, Capacity()]; a queue built with
+// Options.DirectClear.
 func (q *Queue) Resize(depth int) error {
 	if depth < 1 || depth > q.sb.Capacity() {
 		return fmt.Errorf("sbitmap: resize depth %d out of range [1, %d]", depth, q.sb.Capacity())
+	}
+	if q.sb.direct {
+		return q.sb.Resize(depth) // the error, before the wake batch changes
 	}
 	old := q.sb.Depth()
 	q.updateWakeBatch(q.calcWakeBatch(uint32(depth)))
@@ -377,8 +383,9 @@ func (q *Queue) GetBatch(hint *uint32, n int) (offset int, mask uint64) {
 	return q.sb.GetBatch(hint, n)
 }
 
-// Clear frees bit (deferred clear), counts it toward a wake-up batch (which may run
-// wake callbacks synchronously, with no lock held), then sets *hint = bit outside
+// Clear frees bit (deferred clear; in the word at once with Options.DirectClear),
+// counts it toward a wake-up batch (which may run wake callbacks synchronously, with
+// no lock held), then sets *hint = bit outside
 // round-robin mode if bit < Depth(). hint should be the allocating user's hint (the
 // kernel passes the CPU recorded at allocation); it may be nil. Models
 // sbitmap_queue_clear. With QueueOptions.HandOff and a GetWait waiting, the bit is
@@ -386,11 +393,27 @@ func (q *Queue) GetBatch(hint *uint32, n int) (offset int, mask uint64) {
 // ordering: release, and the free is visible before waiters are checked; a
 // handed-over bit's new owner sees everything the releaser did before Clear.
 func (q *Queue) Clear(bit int, hint *uint32) {
+	if q.clearOther {
+		q.clearSlow(bit, hint)
+		return
+	}
+	if !q.sb.tryDeferredClearBit(bit) {
+		q.sb.panicFree("Clear", bit)
+	}
+	if q.wsActive.Load() != 0 {
+		q.WakeUp(1)
+	}
+	q.sb.updateHint(hint, bit)
+}
+
+// clearSlow is Clear with QueueOptions.HandOff or Options.DirectClear (one test in
+// Clear for both, so that the default path is as before, with its free inlined).
+func (q *Queue) clearSlow(bit int, hint *uint32) {
 	if q.handOff {
 		q.clearHandOff(bit, hint)
 		return
 	}
-	if !q.sb.tryDeferredClearBit(bit) {
+	if !q.sb.tryDirectClearBit(bit) {
 		q.sb.panicFree("Clear", bit)
 	}
 	if q.wsActive.Load() != 0 {
@@ -407,7 +430,7 @@ func (q *Queue) clearHandOff(bit int, hint *uint32) {
 		q.sb.updateHint(hint, bit)
 		return
 	}
-	if !q.sb.tryDeferredClearBit(bit) {
+	if !q.sb.tryFree(bit) {
 		q.sb.panicFree("Clear", bit)
 	}
 	if q.wsActive.Load() != 0 {

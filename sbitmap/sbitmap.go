@@ -44,6 +44,24 @@ type Options struct {
 	// search start, and the search does not wrap inside a word.
 	RoundRobin bool
 
+	// DirectClear makes Put and Clear free a bit in its word at once, with one
+	// atomic AND, instead of recording it in the word's cleared mask for a later
+	// fold (the deferred clear of sbitmap_deferred_clear_bit and
+	// sbitmap_deferred_clear). Not in the kernel: a Go-program option. A freed bit
+	// can then be taken by the next Get, and no Get ever folds a word, so a
+	// one-word bitmap's uncontended get+put is one compare-and-swap and one AND
+	// whatever the depth (without it, a word of d bits is folded, under its swap
+	// lock, once every d pairs). The cost is that every free writes the word's
+	// line, which Gets read and write, rather than the cleared line. Measured
+	// (BENCHMARKS.md, round 10): it pays at small depths (about 26 % less CPU per
+	// uncontended pair at depth 4, 7 % at depth 8) and costs more at depth 64 to
+	// 1024 (8-15 %), where folds are rare. The allocation order differs from
+	// the kernel's (a freed bit is reused at once); the simulator never sets it.
+	// Resize is refused with an error on a bitmap built with DirectClear (its
+	// contract for bits freed concurrently with a shrink rests on the deferred
+	// clear).
+	DirectClear bool
+
 	// Kernel holds the kernel-history switches; the zero value is the current
 	// kernel. See KernelSwitches.
 	Kernel KernelSwitches
@@ -155,6 +173,7 @@ type Sbitmap struct {
 	roundRobin bool
 	shallowAll bool
 	unlocked   bool
+	direct     bool // Options.DirectClear
 	// oneWord is true for a bitmap of one word outside round-robin mode, whose
 	// Get takes the fast path; word0 is then &words[0].
 	oneWord bool
@@ -223,6 +242,7 @@ func (s *Sbitmap) init(depth int, opt Options) error {
 	s.roundRobin = opt.RoundRobin
 	s.shallowAll = opt.Kernel.ShallowWholeBitmap
 	s.unlocked = opt.Kernel.UnlockedDeferredClear
+	s.direct = opt.DirectClear
 	nr := s.wordsFor(uint32(depth))
 	s.words = make([]sbWord, nr)
 	s.word0 = &s.words[0]

@@ -284,3 +284,52 @@ func TestWordPadding(t *testing.T) {
 		t.Errorf("padded word is %d bytes, want 128 (two 64-byte lines)", sbitmap.WordSize)
 	}
 }
+
+// TestDirectClear: with Options.DirectClear a Put frees the bit in its word at once
+// (the next Get from bit 0 takes it again; the deferred clear would take the next
+// bit), Weight sees it free, a second Put of it panics, and Resize is refused with an
+// error for the bitmap and for a queue, leaving the depth and wake batch unchanged.
+func TestDirectClear(t *testing.T) {
+	for _, depth := range []int{1, 8, 64, 200} {
+		s, err := sbitmap.New(depth, sbitmap.Options{DirectClear: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var h uint32
+		for i := range 3 * depth {
+			b := s.Get(&h)
+			if b != 0 && depth <= 64 {
+				t.Fatalf("depth %d, pair %d: Get = %d, want 0 (the bit just freed)", depth, i, b)
+			}
+			if w := s.Weight(); w != 1 {
+				t.Fatalf("depth %d: weight %d after Get, want 1", depth, w)
+			}
+			s.Put(b, &h)
+			if w := s.Weight(); w != 0 {
+				t.Fatalf("depth %d: weight %d after Put, want 0", depth, w)
+			}
+		}
+		b := s.Get(&h)
+		s.Put(b, &h)
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("depth %d: second Put of bit %d did not panic", depth, b)
+				}
+			}()
+			s.Put(b, &h)
+		}()
+		if err := s.Resize(depth); err == nil || !strings.Contains(err.Error(), "DirectClear") {
+			t.Errorf("depth %d: Resize error %v, want one naming DirectClear", depth, err)
+		}
+	}
+	q, err := sbitmap.NewQueue(64, sbitmap.QueueOptions{Options: sbitmap.Options{DirectClear: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wb := q.WakeBatch()
+	if err := q.Resize(8); err == nil || q.Sbitmap().Depth() != 64 || q.WakeBatch() != wb {
+		t.Errorf("Queue.Resize(8): err %v, depth %d, wake batch %d (was %d): want an error and no change",
+			err, q.Sbitmap().Depth(), q.WakeBatch(), wb)
+	}
+}

@@ -46,13 +46,14 @@ func (o owners) release(t *testing.T, bit, id int) {
 // may be held twice and all bits are free at the end.
 func TestStressNoDoubleOwnership(t *testing.T) {
 	for _, depth := range stressDepths {
-		for _, words := range []string{"kernel-shift", "64-bit"} {
+		for _, words := range []string{"kernel-shift", "64-bit", "direct"} {
 			for _, rr := range []bool{false, true} {
 				if words == "64-bit" && (depth > 64 || depth < 4) {
 					continue // the same layout as the kernel rule's, or several words
 				}
 				t.Run(fmt.Sprintf("depth=%d/words=%s/rr=%v", depth, words, rr), func(t *testing.T) {
-					opt := sbitmap.QueueOptions{Options: sbitmap.Options{RoundRobin: rr, Kernel: sbitmap.KernelSwitches{CalculateShift: words == "kernel-shift"}}}
+					opt := stressOptions(words)
+					opt.RoundRobin = rr
 					runNoDoubleOwnership(t, depth, opt)
 				})
 			}
@@ -128,28 +129,46 @@ func stressWorker(t *testing.T, q *sbitmap.Queue, own owners, id, ops int) {
 	}
 }
 
+// stressOptions returns the options of a stress row by its words name: the kernel's
+// shift rule, the default 64-bit words, or 64-bit words with Options.DirectClear.
+func stressOptions(words string) sbitmap.QueueOptions {
+	switch words {
+	case "kernel-shift":
+		return sbitmap.QueueOptions{Options: sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: true}}}
+	case "direct":
+		return sbitmap.QueueOptions{Options: sbitmap.Options{DirectClear: true}}
+	}
+	return sbitmap.QueueOptions{}
+}
+
 // TestStressGetWait: 64 goroutines block in GetWait at each depth, for both wake
 // schemes, with the kernel's shift rule and (for depths 4..64, one word) the default
-// 64-bit words; a quarter of them have their context cancelled midway. Every goroutine
+// 64-bit words, and with Options.DirectClear (every depth; and with HandOff); a quarter of them have their context cancelled midway. Every goroutine
 // finishes (no waiter is stranded), no bit is held twice, and all bits end free.
 func TestStressGetWait(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	for _, scheme := range []sbitmap.WakeScheme{sbitmap.WakeGlobal, sbitmap.WakeCountdown} {
 		for _, depth := range stressDepths {
-			for _, words := range []string{"kernel-shift", "64-bit"} {
+			for _, words := range []string{"kernel-shift", "64-bit", "direct", "direct-handoff"} {
 				if words == "64-bit" && (depth > 64 || depth < 4) {
 					continue // the same layout as the kernel rule's, or several words
 				}
 				t.Run(fmt.Sprintf("scheme=%v/depth=%d/words=%s", scheme, depth, words), func(t *testing.T) {
-					runGetWaitStress(t, scheme, depth, words == "kernel-shift")
+					opt := stressOptions(words)
+					if words == "direct-handoff" {
+						opt = stressOptions("direct")
+						opt.HandOff = true
+					}
+					opt.Kernel.WakeScheme = scheme
+					runGetWaitStress(t, depth, opt)
 				})
 			}
 		}
 	}
 }
 
-func runGetWaitStress(t *testing.T, scheme sbitmap.WakeScheme, depth int, kernelShift bool) {
-	q, err := sbitmap.NewQueue(depth, sbitmap.QueueOptions{Options: sbitmap.Options{Kernel: sbitmap.KernelSwitches{CalculateShift: kernelShift, WakeScheme: scheme}}})
+func runGetWaitStress(t *testing.T, depth int, opt sbitmap.QueueOptions) {
+	q, err := sbitmap.NewQueue(depth, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
