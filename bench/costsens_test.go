@@ -58,18 +58,7 @@ func TestCostSensitivityTable(t *testing.T) {
 	if out == "" {
 		t.Skip("set BLKMQ_COST_SENSITIVITY to an output file (or -) to run the cost sensitivity (slow)")
 	}
-	all, err := DefaultClaims()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var claims []Claim
-	for _, id := range CostSensitivityClaims {
-		for _, c := range all {
-			if c.ID == id {
-				claims = append(claims, c)
-			}
-		}
-	}
+	claims := costSensitivityClaims(t)
 	if len(claims) != len(CostSensitivityClaims) {
 		t.Fatalf("found %d of the claims %v", len(claims), CostSensitivityClaims)
 	}
@@ -115,18 +104,7 @@ func TestCostSensitivitySpread(t *testing.T) {
 	if os.Getenv("BLKMQ_COST_SENSITIVITY") == "" {
 		t.Skip("set BLKMQ_COST_SENSITIVITY to run the spread (slow)")
 	}
-	all, err := DefaultClaims()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var claims []Claim
-	for _, id := range CostSensitivityClaims {
-		for _, c := range all {
-			if c.ID == id {
-				claims = append(claims, c)
-			}
-		}
-	}
+	claims := costSensitivityClaims(t)
 	var b strings.Builder
 	b.WriteString("| run |")
 	for _, c := range claims {
@@ -156,4 +134,23 @@ func TestCostSensitivitySpread(t *testing.T) {
 		row(fmt.Sprintf("seed 1, jitter %d", j), Options{Seed: 1, Scale: Scale{JitterSeedParam: float64(j)}})
 	}
 	t.Log("\n" + b.String())
+}
+
+// costSensitivityClaims returns the claims of CostSensitivityClaims found in the
+// embedded claims file, in that order.
+func costSensitivityClaims(t *testing.T) []Claim {
+	t.Helper()
+	all, err := DefaultClaims()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var claims []Claim
+	for _, id := range CostSensitivityClaims {
+		for _, c := range all {
+			if c.ID == id {
+				claims = append(claims, c)
+			}
+		}
+	}
+	return claims
 }

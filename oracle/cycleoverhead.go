@@ -32,14 +32,15 @@ func CycleOverhead(kernel, model *Figures) (time.Duration, error) {
 }
 
 // CycleOverheadWith is the per-cycle latency (CycleOverhead) calibrated for the case's
-// driver on its calibration case (Index.Calibration) at this slowdown and wake-up
+// driver on the case that calibrates its overhead (Index.Calibration, or the one
+// BLKMQ_ORACLE_CALIBRATION names, as OverheadWith) at this slowdown and wake-up
 // charging, the model run with the driver's completion overhead (OverheadWith); 0 for
 // a driver without a calibration case. Calibrations are cached.
 func (ix *Index) CycleOverheadWith(c *Case, slowdown float64, wake stack.EmulationOptions) (time.Duration, error) {
 	drv := c.Driver()
-	name, ok := ix.Calibration[drv]
-	if !ok {
-		return 0, nil
+	name, ok, err := ix.calibrationCase(drv)
+	if err != nil || !ok {
+		return 0, err
 	}
 	slowdown = max(slowdown, 1)
 	k := overheadKey{drv, slowdown, wake}
@@ -47,23 +48,15 @@ func (ix *Index) CycleOverheadWith(c *Case, slowdown float64, wake stack.Emulati
 		return d, nil
 	}
 	cal := ix.Find(name)
-	fj, facts, err := ix.Reference(cal)
-	if err != nil {
-		return 0, err
-	}
-	kf, err := KernelFigures(fj, facts)
-	if err != nil {
-		return 0, err
-	}
 	over, err := ix.OverheadWith(cal, slowdown, wake)
 	if err != nil {
 		return 0, err
 	}
-	m, err := RunModel(cal, ix.JobPath(cal), ModelOptions{Seed: 1, EmulationSlowdown: slowdown, Wake: wake, EmulationOverhead: over})
+	kf, mf, err := ix.calibrationFigures(cal, ModelOptions{Seed: 1, EmulationSlowdown: slowdown, Wake: wake, EmulationOverhead: over})
 	if err != nil {
 		return 0, err
 	}
-	d, err := CycleOverhead(kf, m.Figures())
+	d, err := CycleOverhead(kf, mf)
 	if err != nil {
 		return 0, fmt.Errorf("oracle: calibration case %s: %w", name, err)
 	}

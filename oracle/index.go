@@ -270,20 +270,11 @@ func (ix *Index) OverheadWith(c *Case, slowdown float64, wake stack.EmulationOpt
 	if d, ok := ix.overhead[k]; ok {
 		return d, nil
 	}
-	cal := ix.Find(name)
-	fj, facts, err := ix.Reference(cal)
+	kf, mf, err := ix.calibrationFigures(ix.Find(name), ModelOptions{Seed: 1, EmulationSlowdown: slowdown, Wake: wake})
 	if err != nil {
 		return 0, err
 	}
-	kf, err := KernelFigures(fj, facts)
-	if err != nil {
-		return 0, err
-	}
-	m, err := RunModel(cal, ix.JobPath(cal), ModelOptions{Seed: 1, EmulationSlowdown: slowdown, Wake: wake})
-	if err != nil {
-		return 0, err
-	}
-	d, err := EmulationOverhead(kf, m.Figures())
+	d, err := EmulationOverhead(kf, mf)
 	if err != nil {
 		return 0, fmt.Errorf("oracle: calibration case %s: %w", name, err)
 	}
@@ -292,6 +283,23 @@ func (ix *Index) OverheadWith(c *Case, slowdown float64, wake stack.EmulationOpt
 	}
 	ix.overhead[k] = d
 	return d, nil
+}
+
+// calibrationFigures returns a calibration case's committed kernel figures and the
+// model's figures for it under o (OverheadWith, CycleOverheadWith).
+func (ix *Index) calibrationFigures(cal *Case, o ModelOptions) (kernel, model *Figures, err error) {
+	fj, facts, err := ix.Reference(cal)
+	if err != nil {
+		return nil, nil, err
+	}
+	if kernel, err = KernelFigures(fj, facts); err != nil {
+		return nil, nil, err
+	}
+	m, err := RunModel(cal, ix.JobPath(cal), o)
+	if err != nil {
+		return nil, nil, err
+	}
+	return kernel, m.Figures(), nil
 }
 
 // calibrationCase returns the case that calibrates drv's emulation overhead: the
