@@ -82,6 +82,9 @@ func (dd *MQDeadline) DepthUpdated(nr int) {
 	case DeadlineAsyncScaled:
 		dd.asyncDepth = nr
 		minShallow = 1
+		if dd.q.opts.DeadlineMinShallowAsyncDepth {
+			minShallow = nr
+		}
 	case DeadlineAsyncWordShift:
 		// Set per sched-tag bitmap below; every hctx's bitmap of one queue has the
 		// same shift (same depth), and dd keeps the last one as the kernel does.

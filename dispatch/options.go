@@ -150,6 +150,14 @@ type Options struct {
 	NoMigrationWakeup bool
 	// DeadlineAsyncDepth: see DeadlineAsyncRule.
 	DeadlineAsyncDepth DeadlineAsyncRule
+	// DeadlineMinShallowAsyncDepth, under DeadlineAsyncScaled only, sets the sched
+	// tags' min_shallow_depth to async_depth (nr_requests) instead of 39823b47bbd4's 1,
+	// as Yu Kuai's follow-up to that commit on linux-block (Dec 2024, "fix
+	// min_shallow_depth for deadline") proposes: the wake batch is then computed
+	// from the depth (8 for 64 sched tags) instead of 1, so a reader asleep on a
+	// scheduler tag is woken once per 8 freed tags. Basis: assumed — whether a fix
+	// of this kind is in the guest's 6.1.192 is not checked; off in every Kernel era.
+	DeadlineMinShallowAsyncDepth bool
 	// MaxPlugRequests is BLK_MAX_REQUEST_COUNT: a plug holding this many requests is
 	// flushed before another is added (32 since v5.16, 16 before). 0 means 32.
 	MaxPlugRequests int

@@ -83,6 +83,10 @@ type ModelOptions struct {
 	// dispatch clears the other direction's next_rq); false (default) = 6.1's rule.
 	// For measuring the rule.
 	DeadlineMoveClearsNextRq bool
+	// DeadlineMinShallowAsyncDepth runs the model with
+	// dispatch.Options.DeadlineMinShallowAsyncDepth (sched-tag wake batch from
+	// async_depth, not 1); false (default) = 39823b47bbd4's rule. For measuring it.
+	DeadlineMinShallowAsyncDepth bool
 	// CheckPreemptTick runs the model with stack.SubmitTiming.CheckPreemptTick (CFS
 	// time slices between threads sharing a CPU, checked at each scheduler tick);
 	// false (default) = no tick preemption. For measuring the opt-in rule.
@@ -293,7 +297,7 @@ func prepareModel(c *Case, jobPath string, o ModelOptions) (stack.Config, []fio.
 			*sw.dst = true
 		}
 	}
-	if o.NoPlaceEntityCredit || o.DeadlineMoveClearsNextRq {
+	if o.NoPlaceEntityCredit || o.DeadlineMoveClearsNextRq || o.DeadlineMinShallowAsyncDepth {
 		opts := dispatch.Options{}
 		if cfg.Options != nil {
 			opts = *cfg.Options
@@ -302,6 +306,7 @@ func prepareModel(c *Case, jobPath string, o ModelOptions) (stack.Config, []fio.
 		}
 		opts.NoPlaceEntityCredit = opts.NoPlaceEntityCredit || o.NoPlaceEntityCredit
 		opts.DeadlineMoveClearsNextRq = opts.DeadlineMoveClearsNextRq || o.DeadlineMoveClearsNextRq
+		opts.DeadlineMinShallowAsyncDepth = opts.DeadlineMinShallowAsyncDepth || o.DeadlineMinShallowAsyncDepth
 		cfg.Options = &opts
 	}
 	if o.IOQueueAsync > 0 {

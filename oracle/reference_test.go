@@ -456,6 +456,15 @@ func TestDumpReference(t *testing.T) {
 	default:
 		t.Fatalf("BLKMQ_ORACLE_PLACE_ENTITY %q: allowed: 0 or 1", v)
 	}
+	// BLKMQ_ORACLE_DD_MIN_SHALLOW: "" or one (39823b47bbd4: min_shallow_depth 1), async
+	// (dispatch.Options.DeadlineMinShallowAsyncDepth)
+	switch v := os.Getenv("BLKMQ_ORACLE_DD_MIN_SHALLOW"); v {
+	case "", "one":
+	case "async":
+		o.DeadlineMinShallowAsyncDepth = true
+	default:
+		t.Fatalf("BLKMQ_ORACLE_DD_MIN_SHALLOW %q: allowed: one or async", v)
+	}
 	switch v := os.Getenv("BLKMQ_ORACLE_DD_NEXT_RQ"); v {
 	case "", "keep":
 	case "clear":
