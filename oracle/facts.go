@@ -158,7 +158,9 @@ type DiskFacts struct {
 	// writes) sampled every 250 ms during fio, start-up and ramp included.
 	InflightMean float64 `json:"inflight_mean"`
 	InflightMax  int     `json:"inflight_max"`
-	// Tags are the debugfs hctx tag lines ("hctx0 cpus cpu0, nr_tags=64 ...").
+	// Tags are the debugfs hctx tag lines ("hctx0 cpus cpu0, nr_tags=64 ..."; since round 11
+	// also the driver and scheduler bitmaps' wake_batch= and min_shallow_depth=, the latter
+	// two prefixed sched_).
 	Tags []string `json:"tags,omitempty"`
 	// DeviceBusyMean and DeviceBusyMax summarise the SCSI device's device_busy
 	// (budget in use, scsi_device_busy) sampled with the inflight counts; absent

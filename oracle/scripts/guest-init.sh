@@ -330,6 +330,12 @@ for d in $disks; do
 		grep -E '^depth=' $h/tags 2>/dev/null | head -n1 | tr '\n' ' ' > $res
 		st=$(grep -E '^nr_tags' $h/sched_tags 2>/dev/null | tr -d ' ')
 		[ -n "$st" ] && printf 'sched_%s ' "$st" > $res
+		# the bitmaps' wake batch and shallow floor (sbitmap_queue_show), driver
+		# tags then scheduler tags: which waker rule the running kernel applies
+		wb=$(grep -E '^(wake_batch|min_shallow_depth)=' $h/tags 2>/dev/null | head -n2 | tr '\n' ' ')
+		[ -n "$wb" ] && printf '%s' "$wb" > $res
+		wb=$(grep -E '^(wake_batch|min_shallow_depth)=' $h/sched_tags 2>/dev/null | head -n2 | sed 's/^/sched_/' | tr '\n' ' ')
+		[ -n "$wb" ] && printf '%s' "$wb" > $res
 		echo > $res
 	done
 done
