@@ -156,7 +156,11 @@ type Options struct {
 	// min_shallow_depth for deadline") proposes: the wake batch is then computed
 	// from the depth (8 for 64 sched tags) instead of 1, so a reader asleep on a
 	// scheduler tag is woken once per 8 freed tags. Basis: assumed — whether a fix
-	// of this kind is in the guest's 6.1.192 is not checked; off in every Kernel era.
+	// of this kind is in a kernel is not known; off in every Kernel era. Not the
+	// rule of 6.1.192: its debugfs sched_tags report wake_batch=1 and
+	// min_shallow_depth=1 under mq-deadline with nr_requests 64 (round 11,
+	// testdata/kernel/hosts/2026-12-03-eve, fam-2q-ph-dl-aio-pin facts), as the
+	// default models.
 	DeadlineMinShallowAsyncDepth bool
 	// MaxPlugRequests is BLK_MAX_REQUEST_COUNT: a plug holding this many requests is
 	// flushed before another is added (32 since v5.16, 16 before). 0 means 32.
