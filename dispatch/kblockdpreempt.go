@@ -82,6 +82,13 @@ type kblockdPreempt struct {
 // other task. Package stack sets it from its fio threads.
 func (h *Host) SetOtherTasks(fn func(cpu int, now sim.Time) bool) { h.kbPreemptState().others = fn }
 
+// KblockdPreemptCounts returns how many kblockd runs preempted their submitter
+// (runInsertAsync's path) and how many of them then handed the CPU to another
+// process, charging CPUCosts.MMSwitch: diagnostics of the emulated switch costs.
+func (h *Host) KblockdPreemptCounts() (runs, processSwitches uint64) {
+	return h.kbPreempt.runs, h.kbPreempt.mm
+}
+
 // kblockdRan records that cpu's kblockd worker has just run an item that took the
 // CPU from busy time start to end: the lead of the task it interrupted starts again
 // from here (Options.NoPlaceEntityCredit), and the worker's lag takes the nice-0 time

@@ -407,6 +407,16 @@ func TestDumpReference(t *testing.T) {
 		}
 		o.Wake.TLBWorkingSet = sim.Time(d.Nanoseconds())
 	}
+	// BLKMQ_ORACLE_TICKREFILL: "" or 1 (DefaultWake's), 0 = without
+	// stack.EmulationOptions.TickSwitchRefill (the tick's process switches between
+	// CPU-bound fio processes, stack/tickrefill.go; the model before round 12)
+	switch v := os.Getenv("BLKMQ_ORACLE_TICKREFILL"); v {
+	case "", "1":
+	case "0":
+		o.Wake.TickSwitchRefill = false
+	default:
+		t.Fatalf("BLKMQ_ORACLE_TICKREFILL %q: allowed: 0 or 1", v)
+	}
 	switch v := os.Getenv("BLKMQ_ORACLE_TTWU"); v {
 	case "", "0":
 	case "1":

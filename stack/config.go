@@ -376,6 +376,16 @@ type SubmitTiming struct {
 	// Config.EmulatedWith (EmulationOptions.TLBWorkingSet); 0 (the default, natively)
 	// = the constant MMSwitch per switch, [0, 1 ms].
 	TLBWorkingSet sim.Time
+	// TickSwitchRefill charges, without the time slice's run queues
+	// (CheckPreemptTick), the process switches CFS's tick makes between fio
+	// processes that share a CPU and do not sleep: at the first tick past a
+	// sched_slice since the CPU's last charged switch, while a thread of another
+	// process waits for the CPU, a submission there charges
+	// dispatch.CPUCosts.MMSwitch and starts a TLB refill (stack/tickrefill.go).
+	// Set by Config.EmulatedWith (EmulationOptions.TickSwitchRefill); no effect
+	// without TLBWorkingSet, with CheckPreemptTick (which models those switches
+	// itself), or natively.
+	TickSwitchRefill bool
 }
 
 func (t SubmitTiming) withDefaults() SubmitTiming {

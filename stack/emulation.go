@@ -74,6 +74,14 @@ type EmulationOptions struct {
 	// DefaultTLBWorkingSet (its basis). Used with WakeSplit only (MMSwitch is 0
 	// otherwise); no effect with NoMMSwitch.
 	TLBWorkingSet sim.Time
+	// TickSwitchRefill charges the process switches that CFS's scheduler tick
+	// makes between fio processes that share a CPU without sleeping
+	// (SubmitTiming.TickSwitchRefill, stack/tickrefill.go): MMSwitch and the
+	// TLBWorkingSet refill after each, at check_preempt_tick's rate (one per
+	// sched_slice rounded up to the next tick). Opt-in; needs TLBWorkingSet and
+	// WakeSplit, and is left out with CheckPreemptTick (which makes those
+	// switches itself). No new cost: it counts a switch the default model omits.
+	TickSwitchRefill bool
 	// CheckPreemptTick turns on the CFS time slice between fio threads that share a
 	// CPU (SubmitTiming.CheckPreemptTick, stack/schedtick.go), whose tick preemptions
 	// charge the scaled Switch and MMSwitch.
@@ -294,6 +302,7 @@ func (c Config) EmulatedWith(factor float64, o EmulationOptions) (Config, error)
 		c.Submit.TLBWorkingSet = min(sim.Time(math.Round(float64(o.TLBWorkingSet)*factor)), sim.Millisecond)
 	}
 	c.Submit.CheckPreemptTick = c.Submit.CheckPreemptTick || o.CheckPreemptTick
+	c.Submit.TickSwitchRefill = c.Submit.TickSwitchRefill || o.TickSwitchRefill && c.Submit.TLBWorkingSet > 0
 	// fio's parent process is emulated code too (stack/fiothreads.go)
 	c.Placement.FioParentSlowdown = factor
 	return c, nil

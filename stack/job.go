@@ -657,6 +657,7 @@ func (j *job) submitReturned(now sim.Time) {
 // itself refuses the NOWAIT write (FSOptions.UnwrittenWriteEAGAIN).
 func (j *job) submit(u *ioU, now sim.Time) {
 	j.chargeDIOPages(&u.bio)
+	j.r.tickSwitch(j, now) // stack/tickrefill.go
 	j.r.chargeTLBRefill(j.q, j.runCPU)
 	if j.spec.IOEngine == fio.EngineIOUring {
 		switch {

@@ -22,6 +22,7 @@ func (r *runner) otherTasks(cpu int, now sim.Time) bool {
 	if m := r.mmLoaded(); m != nil {
 		m[cpu] = 0
 	}
+	r.switchedAt(cpu, max(now, r.host.CPUFreeAt(cpu)))
 	return true
 }
 
@@ -56,6 +57,14 @@ type mmState struct {
 	// is back (SubmitTiming.TLBWorkingSet, stack/tlbrefill.go); nil until a switch
 	refill []tlbRefill
 	one    int8 // oneMM's answer: 0 not known yet, 1 one address space, 2 several
+	// switches counts the process switches mmRun charged, refilled the TLB refill
+	// chargeTLBRefill charged (SwitchCounts)
+	switches uint64
+	refilled sim.Time
+	// since is, per CPU, when the last process switch was charged there, and
+	// tickSwitches counts the tick's switches charged (stack/tickrefill.go)
+	since        []sim.Time
+	tickSwitches uint64
 }
 
 // mmLoaded returns the per-CPU loaded address spaces, nil when wake-up switches are not
@@ -95,7 +104,9 @@ func (r *runner) mmRun(q blockQueue, cpu, mm int) {
 	if prev := m[cpu]; prev != 0 && prev != mm {
 		h.OnCPU(cpu)
 		h.Charge(t.MMSwitch)
-		r.tlbFlushed(cpu, t.MMSwitch) // the rest of the working set (stack/tlbrefill.go)
+		r.mm.switches++
+		r.tlbFlushed(cpu, t.MMSwitch)
+		r.switchedAt(cpu, max(r.eng.Now(), h.CPUFreeAt(cpu))) // the rest of the working set (stack/tlbrefill.go)
 	}
 	m[cpu] = mm
 }

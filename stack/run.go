@@ -57,6 +57,27 @@ type Result struct {
 	// run without writes.
 	Sysfs   []SysfsResult
 	Freezes []dispatch.FreezeStats
+	// Switches counts the context switches the emulated CPU costs were charged for.
+	Switches SwitchCounts
+}
+
+// SwitchCounts are a run's charged switch events, for comparing with the guest's
+// per-task schedstats (oracle facts: slices, voluntary and nonvoluntary switches).
+type SwitchCounts struct {
+	// KblockdPreemptRuns are kblockd runs that preempted their submitter
+	// (dispatch.Host.KblockdPreemptCounts), KblockdProcessSwitches those of them
+	// whose sleep handed the CPU to another fio process (CPUCosts.MMSwitch charged).
+	KblockdPreemptRuns, KblockdProcessSwitches uint64
+	// ProcessSwitches are the switches between two fio processes charged at a
+	// wake-up, a sleep's hand-over or a tick preemption (stack/mmswitch.go mmRun).
+	ProcessSwitches uint64
+	// TickSwitches are the CFS tick preemptions (SubmitTiming.CheckPreemptTick),
+	// TickRefillSwitches the tick's process switches SubmitTiming.TickSwitchRefill
+	// charged.
+	TickSwitches, TickRefillSwitches uint64
+	// TLBRefill is the TLB refill charged after those switches beyond the
+	// switches' own MMSwitch (SubmitTiming.TLBWorkingSet), ns of CPU time.
+	TLBRefill sim.Time
 }
 
 // JobResult is one job instance's fio result plus where its I/Os waited.
@@ -416,6 +437,9 @@ func (r *runner) lunFor(s *fio.Spec) (blockQueue, error) {
 func (r *runner) result(end sim.Time) *Result {
 	res := &Result{End: end, Events: r.eng.Fired(), CPUBusy: r.host.CPUBusy(), LineTransfers: r.host.LineTransfers(), Contention: r.host.Contention(),
 		Interrupted: r.interrupted}
+	res.Switches.KblockdPreemptRuns, res.Switches.KblockdProcessSwitches = r.host.KblockdPreemptCounts()
+	res.Switches.ProcessSwitches, res.Switches.TickSwitches, res.Switches.TLBRefill = r.mm.switches, r.schedTickSwitches(), r.mm.refilled
+	res.Switches.TickRefillSwitches = r.mm.tickSwitches
 	if r.allFinished() {
 		res.LastFinish = r.lastFinish
 	}

@@ -86,6 +86,7 @@ func (r *runner) chargeTLBRefill(q blockQueue, cpu int) {
 	}
 	c := min(t.MMSwitch, s.left)
 	s.left -= c
+	r.mm.refilled += c
 	h.OnCPU(cpu)
 	h.Charge(c)
 }

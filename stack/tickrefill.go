@@ -1,0 +1,112 @@
+package stack
+
+import "github.com/blkmq/blkmq/sim"
+
+// The tick's process switches between CPU-bound fio processes
+// (SubmitTiming.TickSwitchRefill).
+//
+// Kernel basis (6.1, kernel/sched/fair.c and core.c): a task that never sleeps keeps
+// its CPU until scheduler_tick → task_tick_fair → entity_tick → check_preempt_tick
+// finds that it has run longer than sched_slice (sysctl_sched_latency shared by up
+// to sched_nr_latency = 8 runnable nice-0 tasks, sysctl_sched_min_granularity each
+// beyond; both scaled by 1 + ilog2(min(CPUs, 8)), so 12 ms and 1.5 ms on the
+// oracle's two vCPUs); the tick (CONFIG_HZ=250: 4 ms) then sets need_resched and
+// __schedule → pick_next_entity runs the leftmost waiting task. The current task
+// was picked at a tick's return, so it is preempted at the first tick after its
+// slice: every 8 ms with two or three runnable tasks (slices 6 and 4 ms), every
+// tick with four or more. When the next task belongs to another process,
+// context_switch → switch_mm_irqs_off writes CR3, which under QEMU TCG flushes the
+// vCPU's whole softmmu TLB (stack/tlbrefill.go gives the basis): the next task
+// refills its working set page by page. The guest shows these switches as the
+// readers' nonvoluntary context switches: four CPU-bound reader processes on one
+// CPU (hold-4r-nb-none-pin-r9, hosts/2026-12-03-pm) switch 0.0325 times per
+// command, 249 per second, one per tick.
+//
+// The model without it lets fio threads that wait for their CPU take turns
+// submission by submission and charges a process switch only where a thread sleeps
+// and is woken (mmRun) or a preempting kblockd run hands the CPU over: readers
+// that never sleep make no switch and refill nothing. With it, a submission on a
+// CPU where a thread of another fio process waits for the CPU (cpuWait) charges the
+// switch the tick would have made once the CPU's last charged switch is a slice
+// (for the threads runnable now, counting the submitter) rounded up to the next
+// tick in the past: CPUCosts.MMSwitch at once and the rest of the working set
+// (SubmitTiming.TLBWorkingSet) over the commands that follow. No new cost: both
+// are the existing, separately derived values. Not modelled: the vruntime clause of
+// check_preempt_tick (a task more than a slice ahead of the leftmost after
+// min_granularity: with equal weights and round-robin turns it does not fire
+// earlier), the switch's own context-switch cost (charged for sleeps only), which
+// thread runs next (the submitter's address space is taken as loaded).
+
+// tickSince returns the per-CPU time of the last process switch charged there.
+func (r *runner) tickSince() []sim.Time {
+	if r.mm.since == nil {
+		r.mm.since = make([]sim.Time, r.cfg.NrCPUs)
+	}
+	return r.mm.since
+}
+
+// switchedAt records a process switch charged on cpu at now (mmRun, a kblockd
+// hand-off, a tick switch): the time slice of the task that runs starts there.
+func (r *runner) switchedAt(cpu int, now sim.Time) {
+	if !r.sub.TickSwitchRefill || cpu < 0 || cpu >= r.cfg.NrCPUs {
+		return
+	}
+	s := r.tickSince()
+	s[cpu] = max(s[cpu], now)
+}
+
+// tickSwitch charges, before j's submission at now, the tick's switch to another
+// process on j's CPU when one is due (SubmitTiming.TickSwitchRefill).
+func (r *runner) tickSwitch(j *job, now sim.Time) {
+	cpu := j.runCPU
+	if !r.sub.TickSwitchRefill || r.sub.CheckPreemptTick || cpu < 0 || cpu >= r.cfg.NrCPUs || r.oneMM() {
+		return
+	}
+	nr, other := 1, false
+	for _, k := range r.jobs {
+		if k == j || k.runCPU != cpu || !k.cpuWait {
+			continue
+		}
+		nr++
+		other = other || k.mm != j.mm
+	}
+	if !other {
+		return
+	}
+	h := j.q.Host()
+	t := h.CostTable()
+	if t == nil || t.MMSwitch <= 0 {
+		return
+	}
+	at := max(now, h.CPUFreeAt(cpu)) // where the CPU is in its work
+	since := r.tickSince()
+	tick := r.cfg.Placement.tick()
+	due := ((since[cpu]+cfsSlice(r.cfg.NrCPUs, nr))/tick + 1) * tick
+	if at < due {
+		return
+	}
+	h.OnCPU(cpu)
+	h.Charge(t.MMSwitch)
+	r.tlbFlushed(cpu, t.MMSwitch)
+	r.mm.tickSwitches++
+	since[cpu] = due
+	if m := r.mmLoaded(); m != nil {
+		m[cpu] = j.mm
+	}
+}
+
+// cfsSlice is sched_slice for nr runnable nice-0 tasks on a machine of nrCPUs CPUs
+// (the same sysctls as tickState: 6 ms latency, 0.75 ms minimum granularity, both
+// scaled by 1 + ilog2(min(nrCPUs, 8))).
+func cfsSlice(nrCPUs, nr int) sim.Time {
+	t := tickState{}
+	n := min(max(nrCPUs, 1), 8)
+	factor := sim.Time(0)
+	for n > 0 {
+		factor++
+		n >>= 1
+	}
+	t.latency = factor * 6 * sim.Millisecond
+	t.minGran = factor * 750 * sim.Microsecond
+	return t.slice(nr)
+}

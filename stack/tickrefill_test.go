@@ -1,0 +1,81 @@
+package stack_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/blkmq/blkmq/nullblk"
+	"github.com/blkmq/blkmq/sim"
+	"github.com/blkmq/blkmq/stack"
+)
+
+// tickRun runs n CPU-bound 4k readers at iodepth 32 pinned to CPU 1 of a 2 ms
+// null_blk with 128 tags (processes, or threads of one process with thread),
+// emulated at factor 60 with the working-set refill and TickSwitchRefill as on.
+func tickRun(t *testing.T, n int, thread, on bool) *stack.Result {
+	t.Helper()
+	cfg := stack.Config{
+		NrCPUs: 2,
+		Host: stack.Host{CanQueue: 128, NrHwQueues: 2, CmdPerLun: 128, Driver: stack.DriverNullBlk,
+			NullBlk: stack.NullBlk{IRQMode: nullblk.IRQTimer}},
+		LUNs: []stack.LUN{{Name: "/dev/nullb0", Device: nullDevice(2 * sim.Millisecond), Scheduler: "none"}},
+		Seed: 1,
+	}
+	cfg, err := cfg.EmulatedWith(60, stack.EmulationOptions{WakeSplit: true, IssueAtReturn: true, ReadEventsAfterWork: true,
+		TLBWorkingSet: stack.DefaultTLBWorkingSet, TickSwitchRefill: on})
+	if err != nil {
+		t.Fatal(err)
+	}
+	th := ""
+	if thread {
+		th = "thread=1\n"
+	}
+	specs := parse(t, fmt.Sprintf(`
+[r]
+ioengine=libaio
+direct=1
+rw=randread
+bs=4k
+iodepth=32
+cpus_allowed=1
+numjobs=%d
+time_based=1
+runtime=400ms
+filename=/dev/nullb0
+`, n)+th)
+	res, err := stack.Run(cfg, specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// TestTickSwitchRefill: four CPU-bound reader processes on one CPU make no modelled
+// switch without the option; with it they switch once per 4 ms tick (sched_slice 3 ms
+// for four tasks, rounded up to the tick: 100 in 400 ms, within the run's start) and
+// spend more CPU per command; two processes switch every other tick (6 ms slice);
+// threads of one process (no CR3 write) and a run without the option charge none.
+func TestTickSwitchRefill(t *testing.T) {
+	per := func(r *stack.Result) float64 { return float64(r.CPUBusy[1]) / float64(r.Queues[0].Dispatched) }
+	off, on := tickRun(t, 4, false, false), tickRun(t, 4, false, true)
+	t.Logf("four processes: %d tick switches, %.0f ns of CPU 1 per command (%.0f without)", on.Switches.TickRefillSwitches, per(on), per(off))
+	if off.Switches.TickRefillSwitches != 0 || off.Switches.ProcessSwitches != 0 {
+		t.Errorf("without the option: %+v, want no switch", off.Switches)
+	}
+	if n := on.Switches.TickRefillSwitches; n < 90 || n > 100 {
+		t.Errorf("four processes: %d tick switches in 400 ms, want one per 4 ms tick (90-100)", n)
+	}
+	if !(per(on) > per(off)) {
+		t.Errorf("four processes: %.0f ns per command with the switches, %.0f without: want more", per(on), per(off))
+	}
+	if n := tickRun(t, 2, false, true).Switches.TickRefillSwitches; n < 45 || n > 50 {
+		t.Errorf("two processes: %d tick switches in 400 ms, want one per 8 ms (45-50)", n)
+	}
+	if th := tickRun(t, 4, true, true); th.Switches.TickRefillSwitches != 0 {
+		t.Errorf("four threads: %d tick switches, want 0 (one address space)", th.Switches.TickRefillSwitches)
+	}
+	native, err := stack.Config{NrCPUs: 1}.EmulatedWith(1, stack.EmulationOptions{TickSwitchRefill: true})
+	if err != nil || native.Submit.TickSwitchRefill {
+		t.Errorf("without TLBWorkingSet: Submit.TickSwitchRefill %v, err %v; want false", native.Submit.TickSwitchRefill, err)
+	}
+}
