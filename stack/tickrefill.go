@@ -1,6 +1,10 @@
 package stack
 
-import "github.com/blkmq/blkmq/sim"
+import (
+	"math/bits"
+
+	"github.com/blkmq/blkmq/sim"
+)
 
 // The tick's process switches between CPU-bound fio processes
 // (SubmitTiming.TickSwitchRefill).
@@ -99,14 +103,7 @@ func (r *runner) tickSwitch(j *job, now sim.Time) {
 // (the same sysctls as tickState: 6 ms latency, 0.75 ms minimum granularity, both
 // scaled by 1 + ilog2(min(nrCPUs, 8))).
 func cfsSlice(nrCPUs, nr int) sim.Time {
-	t := tickState{}
-	n := min(max(nrCPUs, 1), 8)
-	factor := sim.Time(0)
-	for n > 0 {
-		factor++
-		n >>= 1
-	}
-	t.latency = factor * 6 * sim.Millisecond
-	t.minGran = factor * 750 * sim.Microsecond
+	factor := sim.Time(bits.Len(uint(min(max(nrCPUs, 1), 8)))) // 1 + ilog2(n)
+	t := tickState{latency: factor * 6 * sim.Millisecond, minGran: factor * 750 * sim.Microsecond}
 	return t.slice(nr)
 }
