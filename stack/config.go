@@ -66,6 +66,15 @@ type Config struct {
 	// time-bound run is checked every Watchdog/4 and stops with such an error once a
 	// request has made no progress for Watchdog.
 	Watchdog sim.Time
+	// HistogramBits is the precision of each job's latency histograms (fio's
+	// FIO_IO_U_PLAT_BITS): every power of two of latencies split into
+	// 2^HistogramBits bins, so a percentile is within 2^-(HistogramBits+1) of the
+	// latencies in its bin. 0 = fio.DefaultHistogramBits (6, fio's own: 14.5 KiB per
+	// histogram when every bin is hit, a few KiB typically, bins being allocated a
+	// power of two at a time as values reach them); [1, fio.MaxHistogramBits].
+	// Lower is coarser and smaller (4 bits: 3.9 KiB at most), higher finer and larger
+	// (10 bits: 200 KiB at most). Only the reported percentiles and bins change.
+	HistogramBits int
 	// Limits bound the run's memory and simulated events and report its progress
 	// (stack/limits.go); the zero value applies the defaults.
 	Limits Limits

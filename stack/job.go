@@ -362,13 +362,26 @@ type startEvent struct{ j *job }
 // Fire starts the job's thread.
 func (e *startEvent) Fire(now sim.Time) { e.j.run(now) }
 
+// newCollector is fio.NewCollectorBits at bits (0 = fio's default); Config.check
+// has validated bits.
+func newCollector(s *fio.Spec, bits int) *fio.Collector {
+	if bits == 0 {
+		return fio.NewCollector(s)
+	}
+	c, err := fio.NewCollectorBits(s, bits)
+	if err != nil {
+		panic(err) // out of range: refused by Config.check before any job is made
+	}
+	return c
+}
+
 // startDelaySeed separates a job's startdelay=LO-HI draw from its workload stream
 // ("sdly").
 const startDelaySeed = 0x73646c79
 
 func newJob(r *runner, s fio.Spec, q blockQueue, cpu int, allowed []int, region, size int64, salt uint64) *job {
 	j := &job{r: r, spec: s, q: q, cpu: cpu, runCPU: cpu, allowed: allowed, region: region, size: size,
-		rnd: sim.NewRand(workloadSeed(r.cfg.Seed, &s) + salt + 1), coll: fio.NewCollector(&s), nextDir: -1}
+		rnd: sim.NewRand(workloadSeed(r.cfg.Seed, &s) + salt + 1), coll: newCollector(&s, r.cfg.HistogramBits), nextDir: -1}
 	if s.StartDelayHigh > s.StartDelay {
 		// startdelay=LO-HI: fio's fixup_options draws each job's delay with
 		// rand_between at microsecond steps; this stream is the job's own, apart

@@ -144,6 +144,10 @@ func (c *Config) estimateMemory(specs []fio.Spec) (float64, string) {
 		ious += float64(max(specs[i].EffectiveIODepth, 1))
 	}
 	jobs := float64(len(specs)) * memPerJob
+	if b := c.HistogramBits; b > fio.DefaultHistogramBits {
+		// finer histograms: each job's two clat histograms may fill up
+		jobs += float64(len(specs)) * 2 * float64(fio.HistogramMaxBytes(b)-fio.HistogramMaxBytes(fio.DefaultHistogramBits))
+	}
 	total := memBase + ctx + tags + ious*memPerIoU + jobs
 	return total, fmt.Sprintf("%d jobs × %s, %.0f io_us × %d B, %d LUNs × %d CPUs × %.0f hctxs and their tags",
 		len(specs), fmtBytes(memPerJob), ious, memPerIoU, len(c.LUNs), c.NrCPUs, hw)

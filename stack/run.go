@@ -470,6 +470,9 @@ func (r *runner) result(end sim.Time) *Result {
 		res.Disks = append(res.Disks, q.DiskStats())
 		res.DiskNames = append(res.DiskNames, r.cfg.LUNs[i].Name)
 	}
+	if len(r.jobs) > 0 {
+		res.Jobs = make([]JobResult, 0, len(r.jobs)) // one allocation: a JobResult is large, and jobs many
+	}
 	for _, j := range r.jobs {
 		// fio's runtime is the job's elapsed time: a job whose runtime ran out
 		// (a rate or thinktime sleep is capped at the timeout: rate_ddir) ran

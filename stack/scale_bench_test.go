@@ -95,7 +95,7 @@ func BenchmarkScale(b *testing.B) {
 	for _, s := range shapes {
 		for _, engine := range engines {
 			b.Run(fmt.Sprintf("%s/engine=%s/jobs=%d/cpus=%d", s.by, engine, s.jobs, s.cpus), func(b *testing.B) {
-				var ios, events, perJob, cpuNs float64
+				var ios, events, perJob, cpuNs, runs, async float64
 				for i := 0; i < b.N; i++ {
 					runtime.GC()
 					var before, after runtime.MemStats
@@ -110,6 +110,10 @@ func BenchmarkScale(b *testing.B) {
 						ios += float64(j.Fio.Read().TotalIOs)
 					}
 					events += float64(res.Events)
+					for _, q := range res.Queues {
+						runs += float64(q.Runs)
+						async += float64(q.AsyncRuns)
+					}
 					perJob += (float64(after.HeapAlloc) - float64(before.HeapAlloc)) / float64(s.jobs)
 					runtime.KeepAlive(res)
 					b.StartTimer()
@@ -118,7 +122,46 @@ func BenchmarkScale(b *testing.B) {
 				b.ReportMetric(cpuNs/ios, "cpu-ns/simio")
 				b.ReportMetric(events/ios, "events/simio")
 				b.ReportMetric(perJob/float64(b.N), "B/job")
+				b.ReportMetric(runs/ios, "runs/simio")
+				b.ReportMetric(async/ios, "asyncruns/simio")
+				if events > 0 {
+					b.ReportMetric(cpuNs/events, "cpu-ns/event")
+				}
 			})
 		}
+	}
+}
+
+// BenchmarkScaleRatio runs each family's end shapes (1 and 4 096 jobs on 8 CPUs; 64
+// jobs on 2 and 1 024 CPUs) alternately in every iteration and reports the ratio of
+// their CPU time per simulated I/O (cost-ratio: the large shape's over the small
+// one's; issue 18's target is at most 1.5) and of their engine events per I/O
+// (events-ratio: the part of the growth that is the model's own work). Both shapes of
+// a pair share the process and the host's load of the moment, so the ratio is
+// steadier on a shared machine than two separate benchmarks' figures.
+func BenchmarkScaleRatio(b *testing.B) {
+	for _, f := range []struct {
+		name         string
+		small, large [2]int // jobs, cpus
+	}{{"jobs=1-4096/cpus=8", [2]int{1, 8}, [2]int{4096, 8}}, {"jobs=64/cpus=2-1024", [2]int{64, 2}, [2]int{64, 1024}}} {
+		b.Run(f.name, func(b *testing.B) {
+			var cpu, ios, ev [2]float64
+			for i := 0; i < b.N; i++ {
+				for k, s := range [2][2]int{f.small, f.large} {
+					runtime.GC()
+					t0 := cpuTime()
+					res := scaleRun(b, "libaio", s[0], s[1], nextScaleJitter(b.Name()))
+					cpu[k] += float64(cpuTime() - t0)
+					for _, j := range res.Jobs {
+						ios[k] += float64(j.Fio.Read().TotalIOs)
+					}
+					ev[k] += float64(res.Events)
+				}
+			}
+			b.ReportMetric((cpu[1]/ios[1])/(cpu[0]/ios[0]), "cost-ratio")
+			b.ReportMetric((ev[1]/ios[1])/(ev[0]/ios[0]), "events-ratio")
+			b.ReportMetric(cpu[0]/ios[0], "small-cpu-ns/simio")
+			b.ReportMetric(cpu[1]/ios[1], "large-cpu-ns/simio")
+		})
 	}
 }

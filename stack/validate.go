@@ -103,6 +103,9 @@ func (c *Config) check() error {
 	if c.Watchdog < 0 {
 		return configErrorf("Watchdog", "Watchdog %v out of range [0 (= 1h), %v]", c.Watchdog, sim.MaxTime)
 	}
+	if c.HistogramBits < 0 || c.HistogramBits > fio.MaxHistogramBits {
+		return configErrorf("HistogramBits", "HistogramBits %d out of range [0 (= %d), %d]", c.HistogramBits, fio.DefaultHistogramBits, fio.MaxHistogramBits)
+	}
 	for _, d := range []struct {
 		field string
 		v     sim.Time

@@ -99,8 +99,14 @@ func registerLimitFlags(root *cobra.Command) {
 
 func fmtGiB(n int64) string { return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30)) }
 
-// withLimits returns cfg with the --max-memory and --max-events of cmd.
+// withLimits returns cfg with the --max-memory and --max-events of cmd, and its
+// --hist-bits where the command has it (run, sweep).
 func withLimits(cmd *cobra.Command, cfg stack.Config) stack.Config {
+	if f := cmd.Flags().Lookup("hist-bits"); f != nil && f.Changed {
+		if n, err := cmd.Flags().GetInt("hist-bits"); err == nil {
+			cfg.HistogramBits = n // out of range: refused by stack.Run's Config check
+		}
+	}
 	if v, ok := cmd.Flags().Lookup("max-memory").Value.(*byteSize); ok {
 		cfg.Limits.MaxMemory = int64(*v)
 	}

@@ -24,6 +24,8 @@ type machineFlags struct {
 	config  string
 	seed    uint64
 	runtime time.Duration
+	// histBits is --hist-bits (stack.Config.HistogramBits; applied by withLimits)
+	histBits int
 	// strict rejects options accepted but not modelled; sections is --section;
 	// jobArgs are fio options given on the command line instead of a job file
 	strict   bool
@@ -48,6 +50,7 @@ scsi_debug, null_blk, cloud, ssd, hdd (default "null_blk")`)
 	f.StringVar(&m.config, "config", "", "TOML file with the same settings (kernel, cpus, host, devices, set); flags override it")
 	f.Uint64Var(&m.seed, "seed", 1, "seed of the fio workloads' random offsets and read/write mix (PCG); model timing jitter uses its own fixed stream")
 	f.DurationVar(&m.runtime, "runtime", 0, "override every job's runtime (e.g. 10s; 0 = the job file's)")
+	f.IntVar(&m.histBits, "hist-bits", fio.DefaultHistogramBits, fmt.Sprintf("latency histogram precision: each power of two of latencies in 2^N bins, [1, %d] (0 = 6, fio's own) (at most 14.5 KiB per histogram, allocated as latencies reach its bins; 4: 3.9 KiB, 10: 200 KiB); only percentiles and bins change", fio.MaxHistogramBits))
 	f.BoolVar(&m.strict, "strict", false, "reject a job file whose options are accepted but not modelled (each is otherwise a warning)")
 	f.StringArrayVar(&m.sections, "section", nil, "run only the named job section (fio --section), repeatable; [global] sections always apply")
 }
