@@ -109,6 +109,12 @@ type ModelOptions struct {
 	// KworkerTasks runs the model with stack.Placement.KworkerTasks (a CPU whose kblockd
 	// worker is runnable or running is not idle for placement).
 	KworkerTasks bool
+	// FioParent runs the model with stack.Placement.FioParent (fio's parent process
+	// as a task: its 10 ms reap loop occupies a CPU, which then is not idle for the
+	// wake-up placement of the jobs; FioParentRunFor, scaled by EmulationSlowdown
+	// through stack's emulation). Opt-in: measured with the budget hand-off switches
+	// (KblockdTTWU, IRQPreempt) in round 12, README.
+	FioParent bool
 	// IOQueueAsync, when positive, runs the model with stack.SubmitTiming.IOQueueAsync
 	// at this native cost, scaled by EmulationSlowdown (io_uring's -EAGAIN hand-off
 	// to io-wq charged on the submitting CPU); 0 (default) = none. For measuring the
@@ -295,6 +301,7 @@ func prepareModel(c *Case, jobPath string, o ModelOptions) (stack.Config, []fio.
 		{o.ForkIdlestGroup, &cfg.Placement.ForkIdlestGroup},
 		{o.NohzKickNrRunning, &cfg.Placement.NohzKickNrRunning},
 		{o.KworkerTasks, &cfg.Placement.KworkerTasks},
+		{o.FioParent, &cfg.Placement.FioParent},
 		{o.WorkerIdleBalance, &cfg.Placement.WorkerIdleBalance},
 	} {
 		if sw.on {
