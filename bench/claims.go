@@ -57,9 +57,20 @@ type Claim struct {
 	// it is judged as any other claim.
 	NotRobust string `json:"not_robust,omitempty"`
 	// Recorded is the model value last recorded for a known miss or an informational
-	// claim, with the band it must stay in.
+	// claim, with the band it must stay in. A not-robust claim may carry one too; its
+	// mean must then stay in the band.
 	Recorded *Record `json:"recorded,omitempty"`
+	// Replicas is the number of model runs of each (scenario, variant) this claim is
+	// judged from, with jitter seeds 1 … Replicas (stack.Config.JitterSeed: kblockd,
+	// wake-up and reap delays, tag hints; seed 1 is the default stream). 0 means 1.
+	// Options.Replicas (`blkmq claims --replicas`) overrides it for every claim. The
+	// claim is judged on the replicas' 95 % interval (Result.Interval), so a figure
+	// that leaves its tolerance on some jitter streams is not met.
+	Replicas int `json:"replicas,omitempty"`
 }
+
+// MaxReplicas bounds Claim.Replicas and Options.Replicas.
+const MaxReplicas = 1000
 
 // Record is the recorded model value of a known miss or an informational claim.
 type Record struct {
@@ -115,6 +126,8 @@ func decodeClaims(data []byte) (claimsFile, error) {
 			return f, fmt.Errorf("bench: claim %q: recorded band [%g, %g] has lo > hi", c.ID, c.Recorded.Band[0], c.Recorded.Band[1])
 		case c.KnownMiss != "" && c.Recorded == nil:
 			return f, fmt.Errorf("bench: claim %q: known_miss needs a recorded model value and band", c.ID)
+		case c.Replicas < 0 || c.Replicas > MaxReplicas:
+			return f, fmt.Errorf("bench: claim %q: replicas %d out of range [0, %d]", c.ID, c.Replicas, MaxReplicas)
 		case c.Thresholds != nil && c.Over != "":
 			return f, fmt.Errorf("bench: claim %q: thresholds and over cannot be combined", c.ID)
 		}
@@ -129,17 +142,18 @@ func DefaultClaims() ([]Claim, error) { return LoadClaims(blkmq.ClaimsJSON) }
 // Status is the outcome of one claim.
 type Status string
 
-// Claim outcomes. Met, Calibrated, KnownMiss, NotRobust and Info are expected; Unexpected and
-// Moved make `blkmq claims` exit 1 and TestClaims fail; Failed is an error (exit 2).
+// Claim outcomes. Met, Calibrated, KnownMiss, NotRobust and Info are expected; Unexpected,
+// Spread and Moved make `blkmq claims` exit 1 and TestClaims fail; Failed is an error (exit 2).
 const (
-	Met        Status = "met"        // within tolerance, predicted from sourced/assumed parameters
-	Calibrated Status = "calibrated" // within tolerance, but follows from a parameter fitted to this source's cells
-	KnownMiss  Status = "known miss" // outside tolerance, inside the recorded band
-	NotRobust  Status = "not robust" // within tolerance, but leaves it when an assumed parameter moves within its plausible range
-	Info       Status = "info"       // not judged against the source; inside the recorded band
-	Unexpected Status = "MISSED"     // outside tolerance with no known-miss record
-	Moved      Status = "MOVED"      // a known miss or informational value left its band, or a known miss is now met
-	Failed     Status = "ERROR"      // the scenario is not registered, returned an error or lacks the metric
+	Met        Status = "met"              // within tolerance, predicted from sourced/assumed parameters
+	Calibrated Status = "calibrated"       // within tolerance, but follows from a parameter fitted to this source's cells
+	KnownMiss  Status = "known miss"       // outside tolerance, inside the recorded band
+	NotRobust  Status = "not robust"       // within tolerance, but leaves it when an assumed parameter moves within its plausible range, or its replicas' interval crosses an edge of the tolerance (the claim records why)
+	Spread     Status = "not met (spread)" // the replicas' 95 % interval crosses an edge of the tolerance, and the claim records no reason (not_robust)
+	Info       Status = "info"             // not judged against the source; inside the recorded band
+	Unexpected Status = "MISSED"           // outside tolerance with no known-miss record
+	Moved      Status = "MOVED"            // a known miss or informational value left its band, or a known miss is now met
+	Failed     Status = "ERROR"            // the scenario is not registered, returned an error or lacks the metric
 )
 
 // Expected reports whether s is an outcome that needs no action.
@@ -149,9 +163,17 @@ func (s Status) Expected() bool {
 
 // Result is the evaluation of one claim.
 type Result struct {
-	Claim  Claim
-	Model  float64 // modelled value (NaN when failed)
-	Status Status
+	Claim Claim
+	// Model is the modelled value (NaN when failed): with replicas, their mean.
+	Model float64
+	// Values holds the model value of each replica, in jitter-seed order (one entry
+	// without replicas); SD is their sample standard deviation (0 for one replica).
+	Values []float64
+	SD     float64
+	// Interval is the 95 % interval of one run's value, [lo, hi]: Model ± t(0.975,
+	// n-1)·SD·sqrt(1+1/n) over n replicas ([Model, Model] for one).
+	Interval [2]float64
+	Status   Status
 	// Reason is a short explanation for the table: the known miss's short reason, the
 	// calibrated parameter the figure follows from, or what moved.
 	Reason string
@@ -214,10 +236,25 @@ type Options struct {
 	Parallel int
 	// Scale multiplies named scenario parameters (sensitivity runs); nil = defaults.
 	Scale Scale
-	// Progress, when non-nil, is called after each (scenario, variant) run with
-	// the runs done and the runs needed, one call at a time; it does not change
+	// Replicas, when > 0, is the number of jitter replicas of every claim (each
+	// claim's own Claim.Replicas otherwise). Replica r (1-based) runs with jitter seed
+	// r; replica 1 is the run without replicas (Scale unchanged).
+	Replicas int
+	// Progress, when non-nil, is called after each (scenario, variant, replica) run
+	// with the runs done and the runs needed, one call at a time; it does not change
 	// the results.
 	Progress func(done, total int)
+}
+
+// replicasOf is the number of replicas claim c is judged from under o.
+func (o Options) replicasOf(c Claim) int {
+	switch {
+	case o.Replicas > 0:
+		return min(o.Replicas, MaxReplicas)
+	case c.Replicas > 0:
+		return c.Replicas
+	}
+	return 1
 }
 
 // Evaluate runs every (scenario, variant) the claims need — in parallel, at most
@@ -227,17 +264,25 @@ func Evaluate(ctx context.Context, claims []Claim, seed uint64, parallel int) []
 	return EvaluateWith(ctx, claims, Options{Seed: seed, Parallel: parallel})
 }
 
-// RunMetrics runs every (scenario, variant) the claims need and returns their metrics
-// (or errors) by scenario and variant.
-func runMetrics(ctx context.Context, claims []Claim, o Options) map[runKey]runOut {
-	need := map[runKey]bool{}
+// runJob is one model run: a (scenario, variant) at one replica (1-based).
+type runJob struct {
+	k   runKey
+	rep int
+}
+
+// runMetrics runs every (scenario, variant) the claims need, as many replicas as the
+// claims that use it need (the largest), and returns their metrics (or errors) by
+// scenario and variant, in replica order.
+func runMetrics(ctx context.Context, claims []Claim, o Options) map[runKey][]runOut {
+	need := map[runKey]int{}
 	for _, c := range claims {
 		if _, ok := Lookup(c.Scenario); !ok {
 			continue
 		}
-		need[runKey{c.Scenario, c.Variant}] = true
+		n := o.replicasOf(c)
+		need[runKey{c.Scenario, c.Variant}] = max(need[runKey{c.Scenario, c.Variant}], n)
 		if c.Over != "" {
-			need[runKey{c.Scenario, c.Over}] = true
+			need[runKey{c.Scenario, c.Over}] = max(need[runKey{c.Scenario, c.Over}], n)
 		}
 	}
 	keys := make([]runKey, 0, len(need))
@@ -245,26 +290,46 @@ func runMetrics(ctx context.Context, claims []Claim, o Options) map[runKey]runOu
 		keys = append(keys, k)
 	}
 	sortLongestFirst(keys)
+	// Replica 1 of every run first (in cost order), then replica 2, …: the long runs
+	// still start first, and a run's replicas spread over the workers.
+	var jobs []runJob
+	for rep := 1; ; rep++ {
+		added := false
+		for _, k := range keys {
+			if need[k] >= rep {
+				jobs = append(jobs, runJob{k, rep})
+				added = true
+			}
+		}
+		if !added {
+			break
+		}
+	}
+	runs := map[runKey][]runOut{}
+	for k, n := range need {
+		runs[k] = make([]runOut, n)
+	}
 	var mu sync.Mutex
-	runs := map[runKey]runOut{}
+	done := 0
 	parallel := o.Parallel
 	if parallel <= 0 {
 		parallel = runtime.GOMAXPROCS(0)
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(parallel)
-	for _, k := range keys {
+	for _, j := range jobs {
 		g.Go(func() error {
 			var out runOut
 			if err := gctx.Err(); err != nil {
 				out.err = err
 			} else {
-				out = runOne(k, o)
+				out = runOne(j.k, o, j.rep)
 			}
 			mu.Lock()
-			runs[k] = out
+			runs[j.k][j.rep-1] = out
+			done++
 			if o.Progress != nil {
-				o.Progress(len(runs), len(keys))
+				o.Progress(done, len(jobs))
 			}
 			mu.Unlock()
 			return nil
@@ -310,16 +375,31 @@ func sortLongestFirst(keys []runKey) {
 	})
 }
 
-// runOne runs one scenario variant; a panic in the model (a programming error, or a
-// scaled parameter outside what the model accepts) becomes the run's error.
-func runOne(k runKey, o Options) (out runOut) {
+// replicaScale is o.Scale for replica rep: unchanged for replica 1 (the default
+// jitter stream, or the one o.Scale carries), else a copy with jitter seed rep.
+func replicaScale(sc Scale, rep int) Scale {
+	if rep <= 1 {
+		return sc
+	}
+	out := make(Scale, len(sc)+1)
+	for k, v := range sc {
+		out[k] = v
+	}
+	out[JitterSeedParam] = float64(rep)
+	return out
+}
+
+// runOne runs one scenario variant at one replica; a panic in the model (a
+// programming error, or a scaled parameter outside what the model accepts) becomes
+// the run's error.
+func runOne(k runKey, o Options, rep int) (out runOut) {
 	defer func() {
 		if p := recover(); p != nil {
 			out = runOut{err: fmt.Errorf("model panic: %v", p)}
 		}
 	}()
 	s, _ := Lookup(k.scenario)
-	out.m, out.err = s.run(k.variant, o.Seed, o.Scale)
+	out.m, out.err = s.run(k.variant, o.Seed, replicaScale(o.Scale, rep))
 	return out
 }
 
@@ -328,24 +408,26 @@ type runOut struct {
 	err error
 }
 
-// EvaluateWith is Evaluate with options (parameter scaling for sensitivity runs).
+// EvaluateWith is Evaluate with options (parameter scaling for sensitivity runs,
+// replicas).
 func EvaluateWith(ctx context.Context, claims []Claim, o Options) []Result {
 	runs := runMetrics(ctx, claims, o)
 	out := make([]Result, 0, len(claims))
 	for _, c := range claims {
-		out = append(out, judge(c, runs))
+		out = append(out, judge(c, runs, o.replicasOf(c)))
 	}
 	return out
 }
 
-// ModelValue computes the claim's model value from one run's metrics (and, for a
-// ratio, the Over run's).
-func (c Claim) modelValue(runs map[runKey]runOut) (float64, error) {
+// modelValue computes the claim's model value from one replica's metrics (and, for
+// a ratio, the same replica of the Over run: both ran with the same jitter seed).
+func (c Claim) modelValue(runs map[runKey][]runOut, rep int) (float64, error) {
 	get := func(k runKey) (map[string]float64, error) {
-		r, ok := runs[k]
-		if !ok {
+		rs, ok := runs[k]
+		if !ok || rep >= len(rs) {
 			return nil, fmt.Errorf("%s %s: not run", k.scenario, k.variant)
 		}
+		r := rs[rep]
 		if r.err != nil {
 			return nil, fmt.Errorf("%s %s: %w", k.scenario, k.variant, r.err)
 		}
@@ -410,23 +492,47 @@ func countPoints(c Claim, m map[string]float64) (float64, error) {
 	return float64(n), nil
 }
 
-// judge evaluates one claim against the runs.
-func judge(c Claim, runs map[runKey]runOut) Result {
-	r := Result{Claim: c, Model: math.NaN()}
+// judge evaluates one claim against n replicas of the runs.
+//
+// With one replica the claim is judged on its value, as before replicas. With more,
+// Model is the replicas' mean and the claim is judged on Interval, the 95 % interval
+// of one run (replicaStats): within the accepted range means the whole interval is;
+// an interval across an edge of the range is Spread (or NotRobust when the claim
+// records why it is not robust, or KnownMiss when it records a miss); an interval
+// wholly outside is a miss.
+func judge(c Claim, runs map[runKey][]runOut, n int) Result {
+	r := Result{Claim: c, Model: math.NaN(), Interval: [2]float64{math.NaN(), math.NaN()}}
 	s, ok := Lookup(c.Scenario)
 	if !ok {
 		r.Status, r.Err = Failed, fmt.Errorf("scenario %q is not registered (renamed or removed?)", c.Scenario)
 		r.Reason = "scenario not registered"
 		return r
 	}
-	v, err := c.modelValue(runs)
-	r.Model = v
-	if err != nil {
-		r.Status, r.Err, r.Reason = Failed, err, "error"
-		return r
+	vals := make([]float64, 0, n)
+	for rep := range n {
+		v, err := c.modelValue(runs, rep)
+		if err != nil {
+			r.Status, r.Err, r.Reason = Failed, err, "error"
+			if n > 1 {
+				r.Err = fmt.Errorf("replica %d (jitter seed %d): %w", rep+1, rep+1, err)
+			}
+			return r
+		}
+		vals = append(vals, v)
 	}
+	r.Values = vals
+	r.Model, r.SD, r.Interval = replicaStats(vals)
+	v := r.Model
 	r.CalibratedBy = s.calibratedFor(c.ID)
-	ok, judged := c.Within(v)
+	okMean, judged := c.Within(v)
+	inside, across := c.placeInterval(r.Interval)
+	if n == 1 {
+		inside, across = okMean, false // one run: judged on its value, exactly as before replicas
+	}
+	spreadNote := ""
+	if n > 1 {
+		spreadNote = fmt.Sprintf("%d replicas: 95%% interval %s crosses an edge of %s; ", n, fmtInterval(r.Interval), c.Bounds())
+	}
 	switch {
 	case !judged:
 		switch {
@@ -437,14 +543,23 @@ func judge(c Claim, runs map[runKey]runOut) Result {
 		default:
 			r.Status, r.Reason = Moved, fmt.Sprintf("left recorded band [%.4g, %.4g]", c.Recorded.Band[0], c.Recorded.Band[1])
 		}
-	case ok && c.KnownMiss != "":
+	case (inside || across) && c.NotRobust != "" && c.Recorded != nil && !c.Recorded.In(v):
+		r.Status, r.Reason = Moved, fmt.Sprintf("not-robust mean left recorded band [%.4g, %.4g]", c.Recorded.Band[0], c.Recorded.Band[1])
+	case inside && c.KnownMiss != "":
 		r.Status, r.Reason = Moved, "known miss now met: update the record"
-	case ok && len(r.CalibratedBy) > 0:
+	case inside && len(r.CalibratedBy) > 0:
 		r.Status, r.Reason = Calibrated, "follows from "+strings.Join(r.CalibratedBy, ", ")
-	case ok && c.NotRobust != "":
+	case inside && c.NotRobust != "":
 		r.Status, r.Reason = NotRobust, c.NotRobust
-	case ok:
+	case inside:
 		r.Status = Met
+	case across && c.NotRobust != "":
+		r.Status, r.Reason = NotRobust, spreadNote+c.NotRobust
+	case across && c.KnownMiss == "":
+		r.Status, r.Reason = Spread, strings.TrimSuffix(spreadNote, "; ")
+		if okMean {
+			r.Reason += " (mean within)"
+		}
 	case c.KnownMiss == "":
 		r.Status, r.Reason = Unexpected, "no known-miss record"
 	case c.Recorded.In(v):

@@ -18,9 +18,12 @@ const DefaultBandWidth = 0.05
 // change. For each known miss and informational claim it records the model value and
 // re-centres the band on it, keeping the band's relative half-width (DefaultBandWidth
 // when there was none; exact for units "bool" and "count"). A known miss that is now
-// met loses its known_miss and record. An unexpected miss is left alone (its
-// mechanism must be written by hand) and reported. Results whose claim is not in the
-// file, or that failed, change nothing.
+// met loses its known_miss and record; a not-robust claim that has a record gets it
+// re-centred on its mean the same way. An unexpected miss, and a claim whose
+// replicas' interval crosses its tolerance without a not_robust reason (Spread), are
+// left alone (the mechanism or reason must be written by hand) and reported. With
+// replicas a claim counts as met when its whole interval is (as judge decides).
+// Results whose claim is not in the file, or that failed, change nothing.
 func RecordClaims(data []byte, results []Result) ([]byte, []string, error) {
 	f, err := decodeClaims(data)
 	if err != nil {
@@ -37,15 +40,25 @@ func RecordClaims(data []byte, results []Result) ([]byte, []string, error) {
 		if !ok || r.Status == Failed {
 			continue
 		}
-		ok, judged := c.Within(r.Model)
+		inside, across, judged := c.placeResult(r)
+		refresh := false
 		switch {
-		case judged && ok && c.KnownMiss != "":
+		case !judged: // informational
+			refresh = true
+		case inside && c.KnownMiss != "":
 			notes = append(notes, fmt.Sprintf("%s: now met (model %.4g): known_miss removed; check its text was not the only record of a mechanism", c.ID, r.Model))
 			c.KnownMiss, c.Recorded = "", nil
-		case judged && ok:
-		case judged && c.KnownMiss == "":
-			notes = append(notes, fmt.Sprintf("%s: unexpected miss (model %.4g, accepted %s): write its known_miss by hand", c.ID, r.Model, c.Bounds()))
+		case (inside || across) && c.NotRobust != "":
+			refresh = c.Recorded != nil // a not-robust claim's record follows its mean
+		case inside: // met or calibrated
+		case c.KnownMiss != "":
+			refresh = true
+		case across:
+			notes = append(notes, fmt.Sprintf("%s: spread (mean %.4g, 95%% interval %s, accepted %s): write its not_robust by hand", c.ID, r.Model, fmtInterval(r.Interval), c.Bounds()))
 		default:
+			notes = append(notes, fmt.Sprintf("%s: unexpected miss (model %.4g, accepted %s): write its known_miss by hand", c.ID, r.Model, c.Bounds()))
+		}
+		if refresh {
 			old := c.Recorded
 			rec := &Record{Model: round4(r.Model)}
 			if old != nil && old.Model == rec.Model && old.In(r.Model) {

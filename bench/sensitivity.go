@@ -66,6 +66,11 @@ func sensitivityOver(ctx context.Context, claims []Claim, base []Result, params 
 			for i, f := range SensitivityFactors {
 				so := o
 				so.Scale = Scale{p.Name: f}
+				if so.Replicas == 0 {
+					// one run per scaled parameter unless --replicas asks for more:
+					// the claims' own replicas would multiply the sensitivity run
+					so.Replicas = 1
+				}
 				scaled[i] = EvaluateWith(ctx, cs, so)
 			}
 			for k, c := range cs {

@@ -24,6 +24,7 @@ func newClaimsCmd() *cobra.Command {
 		record      string
 		sensitivity bool
 		eta         string
+		replicas    int
 	)
 	cmd := &cobra.Command{
 		Use:   "claims",
@@ -35,7 +36,13 @@ status and a short reason. Status is one of
   calibrated  within tolerance, but the figure follows from a parameter derived from
               the same source's published cells (not evidence of the model)
   known miss  outside tolerance, at the value recorded for it (mechanism missing)
+  not robust  within tolerance, but the claim records an assumed parameter under which
+              it leaves it, or its replicas' 95 % interval crosses an edge of the
+              tolerance (the claim records why)
   info        not judged against the source, at its recorded value
+  not met (spread)
+              the replicas' 95 % interval crosses an edge of the tolerance and the
+              claim records no reason (not_robust)
   MISSED      outside tolerance with no known-miss record
   MOVED       a known miss or informational value left its recorded band, or a known
               miss is now met (refresh the records with --record once understood)
@@ -45,8 +52,14 @@ status and a short reason. Status is one of
 adds every scenario parameter with its basis (sourced, assumed, calibrated);
 --sensitivity re-runs each claim with each assumed parameter halved and doubled.
 
-Exit status: 0 when every figure is met, calibrated, a recorded known miss or
-informational within its band; 1 on any MISSED or MOVED figure; 2 on errors; 128
+Each figure is judged from the replicas its claim asks for (testdata/claims.json
+"replicas"; --replicas N for every claim): runs with model-jitter seeds 1 … N (the
+workload seed is the same), the mean shown as MODEL and the 95 % interval of one run
+(mean ± t·sd·sqrt(1+1/N)) as INTERVAL; a claim is met only when the whole interval is
+within the accepted range. Same seeds, same output.
+
+Exit status: 0 when every figure is met, calibrated, not robust, a recorded known miss
+or informational within its band; 1 on any MISSED, not met (spread) or MOVED figure; 2 on errors; 128
 after Ctrl-C (SIGINT) or SIGTERM: no further scenario starts, the ones running finish,
 and the table shows what finished (the rest as errors); a second signal exits at once.`,
 		Example: `  blkmq claims
@@ -59,6 +72,9 @@ and the table shows what finished (the rest as errors); a second signal exits at
 			if format != "text" && format != "json" {
 				return &exitError{2, fmt.Errorf("--format %q: allowed values are text, json", format)}
 			}
+			if replicas < 0 || replicas > bench.MaxReplicas {
+				return &exitError{2, fmt.Errorf("--replicas %d: must be in [0, %d] (0 = each claim's own)", replicas, bench.MaxReplicas)}
+			}
 			if parallel < 0 {
 				return &exitError{2, fmt.Errorf("--parallel %d: must be >= 0 (0 = all CPUs)", parallel)}
 			}
@@ -67,7 +83,7 @@ and the table shows what finished (the rest as errors); a second signal exits at
 				return &exitError{2, err}
 			}
 			if show != "" {
-				return showClaim(cmd.OutOrStdout(), claims, show, seed)
+				return showClaim(cmd.OutOrStdout(), claims, show, seed, replicas)
 			}
 			if only != "" {
 				var kept []bench.Claim
@@ -87,7 +103,7 @@ and the table shows what finished (the rest as errors); a second signal exits at
 					return &exitError{2, fmt.Errorf("--record: %w", err)}
 				}
 			}
-			opts := bench.Options{Seed: seed, Parallel: parallel}
+			opts := bench.Options{Seed: seed, Parallel: parallel, Replicas: replicas}
 			var results []bench.Result
 			// Ctrl-C: no new scenario starts; the table shows what finished
 			// (the rest as errors) and the exit status is 128, as fio's
@@ -135,6 +151,7 @@ and the table shows what finished (the rest as errors); a second signal exits at
 	}
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed of the fio workloads' random offsets and read/write mix (PCG); model timing jitter uses its own fixed stream")
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json (json adds each scenario's parameters with their basis)")
+	cmd.Flags().IntVar(&replicas, "replicas", 0, "model-jitter replicas of every claim (jitter seeds 1 … N; 0 = each claim's own, testdata/claims.json \"replicas\"); a claim is met only when its replicas' 95% interval is within the accepted range")
 	cmd.Flags().IntVar(&parallel, "parallel", 0, "scenario runs at once (0 = all CPUs)")
 	cmd.Flags().StringVar(&eta, "eta", "auto", "progress on stderr, as fio's --eta: auto (on a terminal: scenario runs done and time elapsed), always (also a line per finished run when not a terminal), never")
 	cmd.Flags().StringVar(&only, "only", "", "run only the claims whose id starts with this prefix (e.g. 000/)")
@@ -201,10 +218,10 @@ func shortReason(s string) string {
 
 func writeClaimsText(w io.Writer, results []bench.Result) error {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "CLAIM\tPUBLISHED\tMODEL\tUNIT\tACCEPTED\tSTATUS\tREASON")
+	fmt.Fprintln(tw, "CLAIM\tPUBLISHED\tMODEL\tINTERVAL (N)\tUNIT\tACCEPTED\tSTATUS\tREASON")
 	for _, r := range results {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Claim.ID, fmtValue(r.Claim.Published), fmtValue(r.Model),
-			r.Claim.Unit, r.Claim.Bounds(), r.Status, shortReason(r.Reason))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Claim.ID, fmtValue(r.Claim.Published), fmtValue(r.Model),
+			fmtIntervalCol(r), r.Claim.Unit, r.Claim.Bounds(), r.Status, shortReason(r.Reason))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -220,10 +237,23 @@ func writeClaimsText(w io.Writer, results []bench.Result) error {
 			unexpected++
 		}
 	}
-	_, err := fmt.Fprintf(w, "\n%d met, %d not robust, %d known misses, %d calibrated, %d unexpected\n%d informational, %d errors\n",
+	spread := ""
+	if n := countStatus(results, bench.Spread); n > 0 {
+		spread = fmt.Sprintf(" (%d of them spread)", n)
+	}
+	_, err := fmt.Fprintf(w, "\n%d met, %d not robust, %d known misses, %d calibrated, %d unexpected%s\n%d informational, %d errors\n",
 		countStatus(results, bench.Met), countStatus(results, bench.NotRobust), countStatus(results, bench.KnownMiss),
-		countStatus(results, bench.Calibrated), unexpected, countStatus(results, bench.Info), countStatus(results, bench.Failed))
+		countStatus(results, bench.Calibrated), unexpected, spread, countStatus(results, bench.Info), countStatus(results, bench.Failed))
 	return err
+}
+
+// fmtIntervalCol is the INTERVAL (N) column: the replicas' 95 % interval and their
+// number, or "-" for one run.
+func fmtIntervalCol(r bench.Result) string {
+	if len(r.Values) < 2 {
+		return "-"
+	}
+	return fmt.Sprintf("%s-%s (%d)", fmtValue(r.Interval[0]), fmtValue(r.Interval[1]), len(r.Values))
 }
 
 func writeSensitivityText(w io.Writer, rows []bench.SensitivityRow) error {
@@ -258,6 +288,10 @@ type jsonResult struct {
 	Variant      string        `json:"variant"`
 	Published    float64       `json:"published"`
 	Model        *float64      `json:"model"`
+	Replicas     int           `json:"replicas"`
+	Values       []*float64    `json:"values,omitempty"`
+	SD           *float64      `json:"sd,omitempty"`
+	Interval     []*float64    `json:"interval,omitempty"`
 	Unit         string        `json:"unit"`
 	Accepted     string        `json:"accepted"`
 	Status       string        `json:"status"`
@@ -298,7 +332,14 @@ func writeClaimsJSON(w io.Writer, results []bench.Result, sens []bench.Sensitivi
 		c := r.Claim
 		j := jsonResult{ID: c.ID, Source: c.Source, Text: c.Text, Quote: c.Quote, Scenario: c.Scenario, Variant: c.Variant,
 			Published: c.Published, Model: finite(r.Model), Unit: c.Unit, Accepted: c.Bounds(), Status: string(r.Status),
-			Reason: r.Reason, Recorded: c.Recorded, CalibratedBy: r.CalibratedBy}
+			Reason: r.Reason, Recorded: c.Recorded, CalibratedBy: r.CalibratedBy, Replicas: len(r.Values)}
+		if len(r.Values) > 1 {
+			for _, v := range r.Values {
+				j.Values = append(j.Values, finite(v))
+			}
+			j.SD = finite(r.SD)
+			j.Interval = []*float64{finite(r.Interval[0]), finite(r.Interval[1])}
+		}
 		if r.Err != nil {
 			j.Error = r.Err.Error()
 		}
@@ -332,7 +373,7 @@ func writeClaimsJSON(w io.Writer, results []bench.Result, sens []bench.Sensitivi
 }
 
 // showClaim prints how claim id is computed and its source, then runs it.
-func showClaim(w io.Writer, claims []bench.Claim, id string, seed uint64) error {
+func showClaim(w io.Writer, claims []bench.Claim, id string, seed uint64, replicas int) error {
 	var c *bench.Claim
 	for i := range claims {
 		if claims[i].ID == id {
@@ -416,12 +457,21 @@ func showClaim(w io.Writer, claims []bench.Claim, id string, seed uint64) error 
 			return &exitError{2, err}
 		}
 	}
-	r := bench.Evaluate(context.Background(), []bench.Claim{*c}, seed, 0)[0]
+	r := bench.EvaluateWith(context.Background(), []bench.Claim{*c}, bench.Options{Seed: seed, Replicas: replicas})[0]
 	fmt.Fprintf(w, "model      %s %s: %s", fmtValue(r.Model), c.Unit, r.Status)
 	if r.Reason != "" {
 		fmt.Fprintf(w, " (%s)", r.Reason)
 	}
 	fmt.Fprintln(w)
+	if len(r.Values) > 1 {
+		vs := make([]string, len(r.Values))
+		for i, v := range r.Values {
+			vs[i] = fmtValue(v)
+		}
+		fmt.Fprintf(w, "replicas   %d (jitter seeds 1-%d): mean %s, sd %s, 95%% interval %s-%s; values %s", len(r.Values), len(r.Values),
+			fmtValue(r.Model), fmtValue(r.SD), fmtValue(r.Interval[0]), fmtValue(r.Interval[1]), strings.Join(vs, " "))
+		fmt.Fprintln(w)
+	}
 	for _, name := range r.CalibratedBy {
 		for _, p := range s.Params {
 			if p.Name == name {

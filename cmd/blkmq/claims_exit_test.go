@@ -8,8 +8,9 @@ import (
 )
 
 // TestClaimsExit checks the exit status of `blkmq claims`: 0 when every figure is met,
-// calibrated, a recorded known miss or informational within its band; 1 on an
-// unexpected miss or a moved figure; 2 on any error (it wins over 1).
+// calibrated, not robust, a recorded known miss or informational within its band; 1
+// on an unexpected miss, a spread (replicas' interval across the tolerance with no
+// not_robust record) or a moved figure; 2 on any error (it wins over 1).
 func TestClaimsExit(t *testing.T) {
 	res := func(ss ...bench.Status) []bench.Result {
 		var out []bench.Result
@@ -23,7 +24,8 @@ func TestClaimsExit(t *testing.T) {
 		in   []bench.Result
 		want int
 	}{
-		{"all-expected", res(bench.Met, bench.Calibrated, bench.KnownMiss, bench.Info), 0},
+		{"all-expected", res(bench.Met, bench.Calibrated, bench.KnownMiss, bench.Info, bench.NotRobust), 0},
+		{"unrecorded-spread", res(bench.Met, bench.Spread), 1},
 		{"unexpected-miss", res(bench.Met, bench.Unexpected), 1},
 		{"moved-known-miss", res(bench.KnownMiss, bench.Moved), 1},
 		{"error-wins", res(bench.Unexpected, bench.Failed), 2},

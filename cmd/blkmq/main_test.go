@@ -28,6 +28,8 @@ func TestClaimsBadFlags(t *testing.T) {
 		{[]string{"claims", "--format", "xml"}, `--format "xml": allowed values are text, json`},
 		{[]string{"claims", "--only", "999/"}, `--only "999/" matches no claim id`},
 		{[]string{"claims", "--parallel", "-1"}, `--parallel -1: must be >= 0`},
+		{[]string{"claims", "--replicas", "-1"}, `--replicas -1: must be in [0, 1000]`},
+		{[]string{"claims", "--replicas", "1001"}, `--replicas 1001: must be in [0, 1000]`},
 		{[]string{"claims", "extra"}, `unknown command "extra"`},
 	}
 	for _, tt := range tests {
