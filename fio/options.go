@@ -470,6 +470,10 @@ func parseBlockSize(v string, kbBase int) (int64, error) {
 			// powers of 1000, "for compatibility with old scripts"
 			return 0, fmt.Errorf("not a multiple of %d (%d bytes: with fio's default kb_base=1024, kib/mib/... are powers of 1000, 4kib is 4000; write 4k, or set kb_base=1000)", SectorSize, n)
 		}
+		if kbBase == 1000 && strings.IndexFunc(v, func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }) >= 0 {
+			// with kb_base=1000 the families swap: k/m/g are powers of 1000
+			return 0, fmt.Errorf("not a multiple of %d (%d bytes: with kb_base=1000, k/m/g/... are powers of 1000 (4k is 4000); write kib/mib/..., which are powers of 1024 there, or drop kb_base=1000)", SectorSize, n)
+		}
 		return 0, fmt.Errorf("not a multiple of %d", SectorSize)
 	}
 	return n, nil
