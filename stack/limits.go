@@ -152,6 +152,21 @@ func (c *Config) estimateMemory(specs []fio.Spec) (float64, string) {
 // sizeBound reports whether the spec ends when its bytes are done (no runtime).
 func sizeBound(s *fio.Spec) bool { return s.Runtime == 0 }
 
+// sizeBoundBytes is what a size-bound job transfers (job.done): io_size, else its
+// size, times loops, or number_ios blocks if fewer; as a float, so no product of
+// the options' ranges overflows.
+func sizeBoundBytes(s *fio.Spec, size int64) float64 {
+	b := size
+	if s.IOSize > 0 {
+		b = s.IOSize
+	}
+	total := float64(b) * float64(max(s.Loops, 1))
+	if s.NumberIOs > 0 {
+		total = min(total, float64(s.NumberIOs)*float64(s.BlockSize))
+	}
+	return total
+}
+
 // checkResources compares the estimates made before the run with Limits.
 func (c *Config) checkResources(specs []fio.Spec) error {
 	if lim := c.Limits.maxMemory(); lim >= 0 {
@@ -168,7 +183,7 @@ func (c *Config) checkResources(specs []fio.Spec) error {
 				if size == 0 {
 					size = 1 << 30
 				}
-				ios += float64(size/s.BlockSize) * float64(max(s.Loops, 1))
+				ios += sizeBoundBytes(s, size) / float64(s.BlockSize)
 			}
 		}
 		if ev := ios * eventsPerIO; ev > lim {
@@ -268,7 +283,7 @@ func (g *guard) done() float64 {
 	for _, j := range g.r.jobs {
 		if sizeBound(&j.spec) {
 			issued += float64(j.issuedBytes)
-			total += float64(j.size) * float64(max(j.spec.Loops, 1))
+			total += sizeBoundBytes(&j.spec, j.size)
 		}
 	}
 	if total == 0 {
