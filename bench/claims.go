@@ -247,30 +247,58 @@ func runMetrics(ctx context.Context, claims []Claim, o Options) map[runKey]runOu
 	sortLongestFirst(keys)
 	var mu sync.Mutex
 	runs := map[runKey]runOut{}
+	abandoned := false // set when ctx ended the wait: later results are dropped
 	parallel := o.Parallel
 	if parallel <= 0 {
 		parallel = runtime.GOMAXPROCS(0)
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(parallel)
-	for _, k := range keys {
-		g.Go(func() error {
-			var out runOut
-			if err := gctx.Err(); err != nil {
-				out.err = err
+	all := make(chan struct{})
+	go func() {
+		defer close(all)
+		for _, k := range keys {
+			g.Go(func() error {
+				var out runOut
+				if err := gctx.Err(); err != nil {
+					out.err = err
+				} else {
+					out = runOne(k, o)
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				if abandoned {
+					return nil
+				}
+				runs[k] = out
+				if o.Progress != nil {
+					o.Progress(len(runs), len(keys))
+				}
+				return nil
+			})
+		}
+		_ = g.Wait()
+	}()
+	select {
+	case <-all:
+	case <-ctx.Done():
+		// A scenario run cannot be stopped part-way (Scenario.Run takes no
+		// context; the nr_requests sweep alone is tens of seconds of CPU), so a
+		// cancelled ctx returns at once: the runs in flight finish in the
+		// background and are dropped, and every run not done carries ctx's error.
+		mu.Lock()
+		abandoned = true
+		out := make(map[runKey]runOut, len(keys))
+		for _, k := range keys {
+			if r, ok := runs[k]; ok {
+				out[k] = r
 			} else {
-				out = runOne(k, o)
+				out[k] = runOut{err: ctx.Err()}
 			}
-			mu.Lock()
-			runs[k] = out
-			if o.Progress != nil {
-				o.Progress(len(runs), len(keys))
-			}
-			mu.Unlock()
-			return nil
-		})
+		}
+		mu.Unlock()
+		return out
 	}
-	_ = g.Wait()
 	return runs
 }
 
@@ -329,6 +357,9 @@ type runOut struct {
 }
 
 // EvaluateWith is Evaluate with options (parameter scaling for sensitivity runs).
+// When ctx ends first it returns at once: the claims whose runs were not done fail
+// with ctx's error, and the runs still in flight finish in the background, their
+// results dropped.
 func EvaluateWith(ctx context.Context, claims []Claim, o Options) []Result {
 	runs := runMetrics(ctx, claims, o)
 	out := make([]Result, 0, len(claims))
