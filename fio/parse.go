@@ -412,7 +412,7 @@ func (j *jobBuilder) check(sec section, errs *errList) {
 		if s.IOSize > 0 {
 			key = "io_size"
 		}
-		at("loops", fmt.Errorf("%s %d bytes × loops %d is over %d bytes (1 EiB, the most a job transfers here); lower loops= or %s=", key, b, s.Loops, int64(MaxSize), key))
+		at("loops", fmt.Errorf("%s %d bytes × loops %d is over %d bytes (4 EiB, the most a job transfers here); lower loops= or %s=", key, b, s.Loops, int64(maxLoopedBytes), key))
 	}
 	if s.SteadyState.Set && s.SteadyState.Dur != 0 && s.SteadyState.Dur < 2*time.Second {
 		// steadystate.c needs at least two one-second samples; ss_dur=0 (fio's

@@ -62,9 +62,6 @@ func (s *Spec) Validate() error {
 	if s.Size != 0 && s.Size < s.BlockSize {
 		return bad("size", s.Size, "smaller than bs %d", s.BlockSize)
 	}
-	if b, over := s.loopedBytesOver(); over {
-		return bad("loops", s.Loops, "times %d bytes (io_size, else size) is over %d bytes (fio.MaxSize)", b, int64(MaxSize))
-	}
 	if s.Offset < 0 || s.Offset > MaxSize || s.Offset%SectorSize != 0 {
 		return bad("offset", s.Offset, "out of range [0, %d] or not a multiple of %d", int64(MaxSize), SectorSize)
 	}
@@ -152,13 +149,17 @@ func (s *Spec) Validate() error {
 	return nil
 }
 
-// loopedBytesOver reports whether the bytes the job transfers, io_size (else size)
-// times loops, exceed MaxSize (1 EiB; 2^60 × loops up to 2^20 would overflow the
-// int64 the run counts them in), and the per-loop bytes.
+// maxLoopedBytes bounds what one job transfers, io_size (else size) times loops:
+// 4 EiB, the bound package stack puts on a LUN's regions, far from the int64 the
+// run counts bytes in (2^60 × loops up to 2^20 would overflow it).
+const maxLoopedBytes = 1 << 62
+
+// loopedBytesOver reports whether io_size (else size) times loops exceeds
+// maxLoopedBytes, and the per-loop bytes.
 func (s *Spec) loopedBytesOver() (int64, bool) {
 	b := s.IOSize
 	if b <= 0 {
 		b = s.Size
 	}
-	return b, b > 0 && float64(b)*float64(max(s.Loops, 1)) > MaxSize
+	return b, b > 0 && float64(b)*float64(max(s.Loops, 1)) > maxLoopedBytes
 }

@@ -31,20 +31,20 @@ func TestIOSizeCountsInEventEstimate(t *testing.T) {
 	}
 }
 
-// TestLoopsTimesIOSizeOverflow: io_size (or size) × loops past 1 EiB is refused,
-// naming loops. io_size=1p loops=1048576 is 2^70 bytes, which wrapped to 0 in the
+// TestLoopsTimesIOSizeOverflow: io_size (or size) × loops past 4 EiB is refused,
+// naming loops (stack checked size × loops, not io_size). io_size=1p loops=1048576 is 2^70 bytes, which wrapped to 0 in the
 // run's int64 count, so the job stopped before its first I/O and the run exited 0
 // with nothing done.
 func TestLoopsTimesIOSizeOverflow(t *testing.T) {
 	_, err := fio.Parse(strings.NewReader("[a]\nrw=randread\nsize=1m\nio_size=1p\nloops=1048576\n"), "t.fio")
-	if err == nil || !strings.Contains(err.Error(), "loops=1048576") || !strings.Contains(err.Error(), "over 1152921504606846976 bytes") {
-		t.Fatalf("parse: err %v, want loops named with the 1 EiB bound", err)
+	if err == nil || !strings.Contains(err.Error(), "loops=1048576") || !strings.Contains(err.Error(), "over 4611686018427387904 bytes") {
+		t.Fatalf("parse: err %v, want loops named with the 4 EiB bound", err)
 	}
 	specs := parse(t, "[a]\nrw=randread\nsize=1m\n")
 	specs[0].IOSize, specs[0].Loops = 1<<50, 1<<20
 	_, err = stack.Run(baseConfig(), specs)
 	var ce *stack.ConfigError
-	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "loops") {
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "io_size 1125899906842624 × loops 1048576") {
 		t.Fatalf("stack.Run of a Spec built in Go: err %v, want a *ConfigError naming loops", err)
 	}
 }
