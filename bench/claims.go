@@ -311,31 +311,66 @@ func runMetrics(ctx context.Context, claims []Claim, o Options) map[runKey][]run
 	}
 	var mu sync.Mutex
 	done := 0
+	filled := map[runJob]bool{} // the replicas whose run ended (set under mu)
+	abandoned := false          // set when ctx ended the wait: later results are dropped
 	parallel := o.Parallel
 	if parallel <= 0 {
 		parallel = runtime.GOMAXPROCS(0)
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(parallel)
-	for _, j := range jobs {
-		g.Go(func() error {
-			var out runOut
-			if err := gctx.Err(); err != nil {
-				out.err = err
-			} else {
-				out = runOne(j.k, o, j.rep)
+	all := make(chan struct{})
+	go func() {
+		defer close(all)
+		for _, j := range jobs {
+			g.Go(func() error {
+				var out runOut
+				if err := gctx.Err(); err != nil {
+					out.err = err
+				} else {
+					out = runOne(j.k, o, j.rep)
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				if abandoned {
+					return nil
+				}
+				runs[j.k][j.rep-1] = out
+				filled[j] = true
+				done++
+				if o.Progress != nil {
+					o.Progress(done, len(jobs))
+				}
+				return nil
+			})
+		}
+		_ = g.Wait()
+	}()
+	select {
+	case <-all:
+	case <-ctx.Done():
+		// A scenario run cannot be stopped part-way (Scenario.Run takes no
+		// context; the nr_requests sweep alone is tens of seconds of CPU), so a
+		// cancelled ctx returns at once: the runs in flight finish in the
+		// background and are dropped, and every replica not done carries ctx's
+		// error.
+		mu.Lock()
+		abandoned = true
+		out := make(map[runKey][]runOut, len(runs))
+		for k, reps := range runs {
+			cp := make([]runOut, len(reps))
+			for i := range reps {
+				if filled[runJob{k, i + 1}] {
+					cp[i] = reps[i]
+				} else {
+					cp[i] = runOut{err: ctx.Err()}
+				}
 			}
-			mu.Lock()
-			runs[j.k][j.rep-1] = out
-			done++
-			if o.Progress != nil {
-				o.Progress(done, len(jobs))
-			}
-			mu.Unlock()
-			return nil
-		})
+			out[k] = cp
+		}
+		mu.Unlock()
+		return out
 	}
-	_ = g.Wait()
 	return runs
 }
 
@@ -409,7 +444,9 @@ type runOut struct {
 }
 
 // EvaluateWith is Evaluate with options (parameter scaling for sensitivity runs,
-// replicas).
+// replicas). When ctx ends first it returns at once: the claims whose runs were not
+// done fail with ctx's error, and the runs still in flight finish in the background,
+// their results dropped.
 func EvaluateWith(ctx context.Context, claims []Claim, o Options) []Result {
 	runs := runMetrics(ctx, claims, o)
 	out := make([]Result, 0, len(claims))

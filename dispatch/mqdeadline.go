@@ -34,6 +34,12 @@ type MQDeadline struct {
 	starved  int
 	lastDir  device.Op
 
+	// The iosched tunables, as /sys/block/DEV/queue/iosched/ names them (set from
+	// the defaults above, as dd_init_sched sets them): ReadExpire and WriteExpire the FIFO
+	// deadlines (model ns; read_expire/write_expire, which sysfs shows in ms);
+	// WritesStarved how many read batches may pass pending writes (writes_starved);
+	// FifoBatch the most requests of one sort-ordered batch (fifo_batch); FrontMerges
+	// whether a bio may merge in front of a request (front_merges).
 	ReadExpire, WriteExpire  sim.Time
 	WritesStarved, FifoBatch int
 	FrontMerges              bool

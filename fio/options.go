@@ -106,6 +106,7 @@ var optionList = []struct {
 	{[]string{"allrandrepeat"}, setRandRepeat},
 	{[]string{"norandommap"}, setNoRandomMap},
 	{[]string{"hipri"}, setHipri},
+	{[]string{"pre_read"}, setPreRead},
 	{[]string{"thread"}, boolField(func(s *Spec) *bool { return &s.Thread })},
 	{[]string{"sync"}, setSyncIO},
 	{[]string{"nrfiles", "nr_files"}, setNrFiles},
@@ -121,7 +122,7 @@ var ignoredOptions = []string{
 	"refill_buffers", "scramble_buffers", "zero_buffers", "buffer_compress_percentage",
 	"buffer_compress_chunk", "buffer_pattern", "dedupe_percentage",
 	"fallocate", "create_on_open", "create_serialize", "allow_file_create", "unlink",
-	"overwrite", "fsync_on_close", "pre_read",
+	"overwrite", "fsync_on_close",
 	"exitall_on_error", "continue_on_error",
 	"output-format", "output", "eta", "eta-newline", "status-interval", "minimal",
 	"terse-version", "significant_figures", "group_reporting_percentiles",
@@ -468,6 +469,10 @@ func parseBlockSize(v string, kbBase int) (int64, error) {
 			// HOWTO "int": with kb_base=1024 (the default) the IEC spellings are
 			// powers of 1000, "for compatibility with old scripts"
 			return 0, fmt.Errorf("not a multiple of %d (%d bytes: with fio's default kb_base=1024, kib/mib/... are powers of 1000, 4kib is 4000; write 4k, or set kb_base=1000)", SectorSize, n)
+		}
+		if kbBase == 1000 && strings.IndexFunc(v, func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }) >= 0 {
+			// with kb_base=1000 the families swap: k/m/g are powers of 1000
+			return 0, fmt.Errorf("not a multiple of %d (%d bytes: with kb_base=1000, k/m/g/... are powers of 1000 (4k is 4000); write kib/mib/..., which are powers of 1024 there, or drop kb_base=1000)", SectorSize, n)
 		}
 		return 0, fmt.Errorf("not a multiple of %d", SectorSize)
 	}
@@ -927,6 +932,19 @@ func setHipri(j *jobBuilder, v string) error {
 	b, err := parseBool(v)
 	if err == nil && b {
 		j.pending = "polled completions (RWF_HIPRI / IORING_SETUP_IOPOLL) are not modelled: the I/O completes by interrupt on the modelled path (null_blk's and scsi_debug's poll queues are not simulated)"
+	}
+	return err
+}
+
+// setPreRead reads pre_read: fio 3.33 (filesetup.c, pre_read_files) reads each
+// file's region once with plain read() calls of the largest read block size before
+// the job's I/O starts, outside the job's statistics. The model skips that pass:
+// the job starts at once and the disk's statistics (disk_util) leave those reads
+// out. pre_read=0 changes nothing and is accepted silently.
+func setPreRead(j *jobBuilder, v string) error {
+	b, err := parseBool(v)
+	if err == nil && b {
+		j.pending = "fio would read the job's whole region once before the job starts (plain read() calls, not in the job's statistics); the model skips that pass: the job starts at once and disk_util leaves those reads out"
 	}
 	return err
 }

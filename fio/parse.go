@@ -407,6 +407,13 @@ func (j *jobBuilder) check(sec section, errs *errList) {
 	if s.TimeBased && s.Runtime == 0 {
 		at("time_based", errors.New("needs runtime > 0"))
 	}
+	if b, over := s.loopedBytesOver(); over {
+		key := "size"
+		if s.IOSize > 0 {
+			key = "io_size"
+		}
+		at("loops", fmt.Errorf("%s %d bytes × loops %d is over %d bytes (4 EiB, the most a job transfers here); lower loops= or %s=", key, b, s.Loops, int64(maxLoopedBytes), key))
+	}
 	if s.SteadyState.Set && s.SteadyState.Dur != 0 && s.SteadyState.Dur < 2*time.Second {
 		// steadystate.c needs at least two one-second samples; ss_dur=0 (fio's
 		// default) disables the detection (SteadyState.Active)

@@ -272,7 +272,7 @@ func TestParseErrors(t *testing.T) {
 		{"int-overflow", "[job]\niodepth=99999999999999999999999\n", "fio: e.fio:2: [job] iodepth=99999999999999999999999: overflows 64 bits"},
 		{"percentile-list", "[job]\npercentile_list=50:101\n", "fio: e.fio:2: [job] percentile_list=50:101: percentile \"101\" out of range (0, 100]"},
 		{"policy", "[job]\ncpus_allowed_policy=spread\n", "fio: e.fio:2: [job] cpus_allowed_policy=spread: want shared or split"},
-		{"kb_base-1000-bs", "[job]\nkb_base=1000\nbs=1k\n", "fio: e.fio:3: [job] bs=1k: not a multiple of 512"},
+		{"kb_base-1000-bs", "[job]\nkb_base=1000\nbs=1k\n", "fio: e.fio:3: [job] bs=1k: not a multiple of 512 (1000 bytes: with kb_base=1000, k/m/g/... are powers of 1000 (4k is 4000); write kib/mib/..., which are powers of 1024 there, or drop kb_base=1000)"},
 		{"kb_base-bad", "[job]\nkb_base=512\n", "fio: e.fio:2: [job] kb_base=512: want 1000 or 1024"},
 		{"avgtime-zero", "[job]\nbwavgtime=0\n", "fio: e.fio:2: [job] bwavgtime=0: out of range [1ms, 8760h0m0s]"},
 		{"missing-key", "[job]\n=4k\n", "fio: e.fio:2: [job] missing option name in \"=4k\""},

@@ -148,3 +148,18 @@ func (s *Spec) Validate() error {
 	}
 	return nil
 }
+
+// maxLoopedBytes bounds what one job transfers, io_size (else size) times loops:
+// 4 EiB, the bound package stack puts on a LUN's regions, far from the int64 the
+// run counts bytes in (2^60 × loops up to 2^20 would overflow it).
+const maxLoopedBytes = 1 << 62
+
+// loopedBytesOver reports whether io_size (else size) times loops exceeds
+// maxLoopedBytes, and the per-loop bytes.
+func (s *Spec) loopedBytesOver() (int64, bool) {
+	b := s.IOSize
+	if b <= 0 {
+		b = s.Size
+	}
+	return b, b > 0 && float64(b)*float64(max(s.Loops, 1)) > maxLoopedBytes
+}

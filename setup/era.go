@@ -111,7 +111,7 @@ func sbitmapEra(kernel string) (wake, recalc string) {
 // backports apply ("6.1.0-57-amd64" → "6.1.192"); other forms count as their
 // MAJOR.MINOR. note says what was given and how it mapped.
 func kernelRelease(v string) (rel, note string, err error) {
-	const allowed = "MAJOR.MINOR in [4.15, 6.19] (the blk-mq SCSI budget era), or current"
+	const allowed = "MAJOR.MINOR in [4.15, 6.19] (the blk-mq SCSI budget era), a stable release (6.1.192: mainline plus its modelled backports) or a uname -r form (6.1.0-57-amd64, v5.17, 6.8-rc2), or current"
 	p, perr := dispatch.KernelProfile(v)
 	if perr != nil {
 		if strings.Contains(perr.Error(), "Debian ABI") {

@@ -132,6 +132,29 @@ func (p *paramSet) isInert(name string) bool {
 	return false
 }
 
+// repeatedParams returns a warning for each parameter that pairs give more than
+// once: the kernel's parse_args (kernel/params.c) sets each key=value in turn, so
+// the last one wins, as it does here; a value given twice is more often a typo
+// than meant.
+func repeatedParams(kind string, pairs [][2]string, where string) []string {
+	var out []string
+	seen := map[string][]string{}
+	var order []string
+	for _, p := range pairs {
+		if _, ok := seen[p[0]]; !ok {
+			order = append(order, p[0])
+		}
+		seen[p[0]] = append(seen[p[0]], p[1])
+	}
+	for _, k := range order {
+		if vs := seen[k]; len(vs) > 1 {
+			out = append(out, fmt.Sprintf("%s: %s %s given %d times (%s): the last, %s=%s, wins, as the kernel's parse_args sets each in turn",
+				where, kind, k, len(vs), strings.Join(vs, ", then "), k, vs[len(vs)-1]))
+		}
+	}
+	return out
+}
+
 // splitDescription splits "KIND k=v k=v ..." (an optional leading "modprobe" and
 // "KIND." prefixes on the names are accepted) into the kind and its pairs.
 func splitDescription(desc, where string) (string, [][2]string, error) {

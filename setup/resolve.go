@@ -263,6 +263,7 @@ func (s *state) applyDevices(d Description, hostFrom, devFrom, hostAt, devAt str
 		if k.driver && len(devs) > 1 {
 			return fmt.Errorf("setup: %s: %s is its own host driver and must be the only --device of its host (more LUNs: scsi_debug max_luns= or num_tgts=, null_blk nr_devices=, nvme namespaces=)", where, kind)
 		}
+		s.warn = append(s.warn, repeatedParams(kind, pairs, where)...)
 		kinds, names, pairsOf = append(kinds, k), append(names, kind), append(pairsOf, pairs)
 	}
 	host := d.Host
@@ -296,6 +297,7 @@ func (s *state) applyDevices(d Description, hostFrom, devFrom, hostAt, devAt str
 		if !ok {
 			return fmt.Errorf("setup: %s: unknown host kind %q; allowed: %s", where, clip(kind), kindNames(hostKinds))
 		}
+		s.warn = append(s.warn, repeatedParams(kind, pairs, where)...)
 		if err := hk.parse(s, pairs, where, "host "+kind+" ("+hostFrom+")"); err != nil {
 			return fmt.Errorf("setup: %w", err)
 		}

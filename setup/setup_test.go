@@ -103,7 +103,7 @@ func TestResolveBad(t *testing.T) {
 		{"tags", Description{Set: []string{"tags=global"}},
 			`setup: flags: tags=global: allowed: per-hctx, shared`},
 		{"kernel-4.14", Description{Kernel: "4.14"},
-			`setup: flags: kernel=4.14: allowed: MAJOR.MINOR in [4.15, 6.19] (the blk-mq SCSI budget era), or current`},
+			`setup: flags: kernel=4.14: allowed: MAJOR.MINOR in [4.15, 6.19] (the blk-mq SCSI budget era), a stable release (6.1.192: mainline plus its modelled backports) or a uname -r form (6.1.0-57-amd64, v5.17, 6.8-rc2), or current`},
 		{"era-enum", Description{Set: []string{"era/scsi_restart=sometimes"}},
 			`setup: flags: era/scsi_restart=sometimes: allowed: counter, every-completion`},
 		{"device-kind", Description{Devices: []string{"virtio queues=4"}},

@@ -338,6 +338,34 @@ func (e *Engine) RunUntil(t Time) {
 	}
 }
 
+// RunUntilCapped is RunUntil that also returns once it has fired n events (n >= 1)
+// with more due by t: then it reports true and Now stays at the last event fired;
+// a later RunUntil or RunUntilCapped to t carries on as the one RunUntil call would
+// have (same events, same order). It reports false when it ran to t (Now = t) or a
+// handler called Stop. A caller that must notice something outside the model (a
+// signal) between events runs a long stretch in such slices.
+func (e *Engine) RunUntilCapped(t Time, n uint64) (capped bool) {
+	if t < e.now {
+		panic(fmt.Sprintf("sim: RunUntilCapped in the past: t=%v < now=%v", t, e.now))
+	}
+	e.stopped = false
+	stop := e.fired + max(n, 1)
+	for !e.stopped {
+		top, ok := e.peek()
+		if !ok || top.at > t {
+			break
+		}
+		if e.fired >= stop {
+			return true
+		}
+		e.fire(top)
+	}
+	if !e.stopped {
+		e.now = t
+	}
+	return false
+}
+
 // Stop makes the current Run or RunUntil return after the event being fired. Calling
 // it outside Run has no effect on the next Run.
 func (e *Engine) Stop() { e.stopped = true }

@@ -33,8 +33,8 @@ type Limits struct {
 	// not call back into the run; it does not change the result.
 	Progress func(Progress)
 	// Interrupt, when non-nil, ends the run early once it is closed (fio's
-	// SIGINT: terminate the jobs and report what they did): Run checks it
-	// between chunks of events (with Progress) and returns the results up to
+	// SIGINT: terminate the jobs and report what they did): Run looks at it
+	// every InterruptSlice events and returns the results up to
 	// the model time reached, every unfinished job's window ending there and
 	// Result.Interrupted set. It does not change the result of a run it does
 	// not interrupt.
@@ -156,6 +156,21 @@ func (c *Config) estimateMemory(specs []fio.Spec) (float64, string) {
 // sizeBound reports whether the spec ends when its bytes are done (no runtime).
 func sizeBound(s *fio.Spec) bool { return s.Runtime == 0 }
 
+// sizeBoundBytes is what a size-bound job transfers (job.done): io_size, else its
+// size, times loops, or number_ios blocks if fewer; as a float, so no product of
+// the options' ranges overflows.
+func sizeBoundBytes(s *fio.Spec, size int64) float64 {
+	b := size
+	if s.IOSize > 0 {
+		b = s.IOSize
+	}
+	total := float64(b) * float64(max(s.Loops, 1))
+	if s.NumberIOs > 0 {
+		total = min(total, float64(s.NumberIOs)*float64(s.BlockSize))
+	}
+	return total
+}
+
 // checkResources compares the estimates made before the run with Limits.
 func (c *Config) checkResources(specs []fio.Spec) error {
 	if lim := c.Limits.maxMemory(); lim >= 0 {
@@ -172,7 +187,7 @@ func (c *Config) checkResources(specs []fio.Spec) error {
 				if size == 0 {
 					size = 1 << 30
 				}
-				ios += float64(size/s.BlockSize) * float64(max(s.Loops, 1))
+				ios += sizeBoundBytes(s, size) / float64(s.BlockSize)
 			}
 		}
 		if ev := ios * eventsPerIO; ev > lim {
@@ -205,6 +220,12 @@ type guard struct {
 
 const chunkEvents = 1 << 20
 
+// InterruptSlice is how many events a run with Limits.Interrupt fires at most
+// between two looks at it: about 20-40 ms of wall time at the model's 1-2 µs of
+// CPU per event, so Ctrl-C stops a run promptly (the guard's chunks of about
+// chunkEvents events would take a second or more).
+const InterruptSlice = 1 << 14
+
 func (r *runner) newGuard(end sim.Time) *guard {
 	g := &guard{r: r, limit: r.cfg.Limits.maxEvents(), end: end, chunk: sim.Millisecond, target: chunkEvents, progress: r.cfg.Limits.Progress}
 	if g.limit >= 0 {
@@ -224,7 +245,19 @@ func (g *guard) runTo(t sim.Time) error {
 		if g.chunk < t-from {
 			next = from + g.chunk
 		}
-		eng.RunUntil(next)
+		if stop := g.r.cfg.Limits.Interrupt; stop != nil {
+			// a signal is looked at every InterruptSlice events, not only between
+			// chunks; the slices fire the events one RunUntil would
+			for eng.RunUntilCapped(next, InterruptSlice) {
+				select {
+				case <-stop:
+					return errInterrupted
+				default:
+				}
+			}
+		} else {
+			eng.RunUntil(next)
+		}
 		if eng.Now() < next {
 			return errStopped
 		}
@@ -254,7 +287,7 @@ func (g *guard) done() float64 {
 	for _, j := range g.r.jobs {
 		if sizeBound(&j.spec) {
 			issued += float64(j.issuedBytes)
-			total += float64(j.size) * float64(max(j.spec.Loops, 1))
+			total += sizeBoundBytes(&j.spec, j.size)
 		}
 	}
 	if total == 0 {

@@ -229,6 +229,10 @@ func (c *Config) checkSpecs(specs []fio.Spec) error {
 		if float64(size)*float64(max(s.Loops, 1)) > maxRegionBytes {
 			return configErrorf(field+".Loops", "job %s: size %d × loops %d is more than %d bytes", s.Instance(), size, s.Loops, int64(maxRegionBytes))
 		}
+		if s.IOSize > 0 && float64(s.IOSize)*float64(max(s.Loops, 1)) > maxRegionBytes {
+			// the job transfers io_size per loop (job.done), counted in an int64
+			return configErrorf(field+".Loops", "job %s: io_size %d × loops %d is more than %d bytes", s.Instance(), s.IOSize, s.Loops, int64(maxRegionBytes))
+		}
 		perLUN[lun] += s.Offset + size + 1<<20 // each region 1 MiB aligned
 		if perLUN[lun] > maxRegionBytes {
 			return configErrorf(field+".Size", "job %s: the regions of the jobs on LUN %d add up to more than %d bytes (offset+size per job)", s.Instance(), lun, int64(maxRegionBytes))

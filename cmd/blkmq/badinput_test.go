@@ -89,7 +89,7 @@ func TestRunBadInputTable(t *testing.T) {
 		{"cpus-over-limit", ok, []string{"--cpus", "5000"},
 			"setup: flags: cpus: system/nr_cpus=5000: allowed: an integer in [1, 4096]"},
 		{"kernel-before-blk-mq-budget", ok, []string{"--kernel", "4.14"},
-			"setup: flags: kernel=4.14: allowed: MAJOR.MINOR in [4.15, 6.19] (the blk-mq SCSI budget era), or current"},
+			"setup: flags: kernel=4.14: allowed: MAJOR.MINOR in [4.15, 6.19] (the blk-mq SCSI budget era), a stable release (6.1.192: mainline plus its modelled backports) or a uname -r form (6.1.0-57-amd64, v5.17, 6.8-rc2), or current"},
 		{"negative-seed", ok, []string{"--seed", "-1"},
 			`--seed "-1": want a whole number in [0, 18446744073709551615]; --seed: seed of the fio workloads' random offsets and read/write mix (PCG); model timing jitter uses its own fixed stream`},
 	}

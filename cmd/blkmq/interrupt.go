@@ -30,7 +30,11 @@ const duplicateSignalWindow = 250 * time.Millisecond
 // see the call).
 var exitNow = os.Exit
 
-// interrupt catches SIGINT and SIGTERM while a model runs. The first signal
+// usr1Note is what a run prints at SIGUSR1, where fio prints its status report.
+const usr1Note = "blkmq: signal 10 (SIGUSR1): fio would print the running jobs' statistics now and go on; blkmq does not report mid-run (the results come at the end, or at Ctrl-C for the model time reached); the run goes on"
+
+// interrupt catches SIGINT and SIGTERM while a model runs (and SIGUSR1, which
+// it answers with usr1Note). The first signal
 // prints fio's "fio: terminating on signal N" on stderr and closes C, which
 // the runs watch (stack.Limits.Interrupt) to end at the model time reached and
 // report; a second one exits at once with secondSignalStatus, unless it is the same
@@ -48,7 +52,7 @@ type interrupt struct {
 // catchInterrupt starts catching SIGINT and SIGTERM; messages go to stderr.
 func catchInterrupt(stderr io.Writer) *interrupt {
 	in := &interrupt{c: make(chan struct{}), sigs: make(chan os.Signal, 2), done: make(chan struct{})}
-	signal.Notify(in.sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(in.sigs, append([]os.Signal{os.Interrupt, syscall.SIGTERM}, statusSignals...)...)
 	go func() {
 		var first time.Time
 		for n := 0; ; n++ {
@@ -56,6 +60,15 @@ func catchInterrupt(stderr io.Writer) *interrupt {
 			case <-in.done:
 				return
 			case s := <-in.sigs:
+				if s != os.Interrupt && s != syscall.SIGTERM { // statusSignals
+					// fio prints the running jobs' statistics at SIGUSR1
+					// (show_running_run_stats) and goes on; the model cannot take
+					// a mid-run snapshot without ending its jobs' windows, so it
+					// says so and goes on
+					fmt.Fprintln(stderr, usr1Note)
+					n--
+					continue
+				}
 				num := 2
 				if s == syscall.SIGTERM {
 					num = 15
