@@ -334,6 +334,9 @@ func (h *Hctx) runAsyncFrom(cpu int) {
 	}
 	if !running {
 		host.charge(host.cpu.c.Wakeup) // queue the work, wake kblockd
+		if host.kblockdFromSet && host.cpu.on {
+			host.kblockdLoopWakes += host.cpu.c.Wakeup // the next queueing's wake leaves after it
+		}
 	}
 	if h.singleHwQueue() {
 		h.workCPU = cpu
@@ -416,7 +419,8 @@ func (d *dispatchWait) wake(*sbitmap.Waiter) {
 func (q *Queue) runHwQueues(cpu int, async bool) {
 	if h := q.host; async && !h.kblockdFromSet {
 		h.kblockdFrom, h.kblockdFromSet = h.kblockdQueuedAt(cpu), true
-		defer func() { h.kblockdFromSet = false }()
+		h.kblockdLoopWakes = 0
+		defer h.endRunHwQueues()
 	}
 	sq := q.sqHctx(cpu)
 	if q.elevator == nil {
@@ -430,6 +434,9 @@ func (q *Queue) runHwQueues(cpu int, async bool) {
 		x.runHwQueueFrom(cpu, async)
 	}
 }
+
+// endRunHwQueues ends an asynchronous runHwQueues call.
+func (h *Host) endRunHwQueues() { h.kblockdFromSet, h.kblockdLoopWakes = false, 0 }
 
 // delayRunHwQueues is blk_mq_delay_run_hw_queues(q, 3 ms) issued from cpu: hctxs whose
 // run work is already pending are skipped.

@@ -186,6 +186,23 @@ type Timing struct {
 	// once. Off by default: an opt-in rule for measuring (it has no
 	// check_preempt_wakeup either).
 	GetTagRunQueueWait bool
+	// RunHwQueuesSerialWake times the kblockd runs one asynchronous blk_mq_run_hw_queues
+	// call queues (the freed-budget re-run of scsi_run_queue_async, a completion's
+	// restart) by the point the calling CPU reaches each queueing, not by the call's
+	// start. block/blk-mq.c (6.1) blk_mq_run_hw_queues walks the hctxs in index order
+	// (queue_for_each_hw_ctx) and, for each with pending work, blk_mq_run_hw_queue →
+	// __blk_mq_delay_run_hw_queue(async) → kblockd_mod_delayed_work_on(
+	// blk_mq_hctx_next_cpu(hctx)) → __queue_work → wake_up_worker → try_to_wake_up,
+	// whose IPI (or wake-list kick) leaves only when that try_to_wake_up has run: the
+	// kworker of the k-th hctx queued cannot be woken before the waker has paid the
+	// k-1 wake-ups before it. So the run of the k-th queued hctx is due
+	// (k-1) × CPUCosts.Wakeup (the cost each queueing already charges; emulated, it
+	// takes the TCG slowdown) later than the first's, plus its own KblockdMin..KblockdMax
+	// latency, drawn as before. No new parameter. It keeps the default rule's
+	// independence of the latencies (no local-first hand-off: the completing CPU's
+	// worker is not favoured, unlike KblockdTTWU). Only the default rule (KblockdTTWU
+	// unset) reads it; KblockdTTWU already sends its IPIs in loop order.
+	RunHwQueuesSerialWake bool
 }
 
 // DefaultTiming returns the Timing the zero value stands for (each field's default).
@@ -297,6 +314,9 @@ type Host struct {
 	// kblockdFromSet; Queue.runHwQueues).
 	kblockdFrom    sim.Time
 	kblockdFromSet bool
+	// kblockdLoopWakes is the wake-up CPU time the blk_mq_run_hw_queues call in
+	// progress has charged so far (Timing.RunHwQueuesSerialWake)
+	kblockdLoopWakes sim.Time
 	// kwRunEnd is, per CPU, when the kblockd work item its worker last started ends
 	// (Timing.KblockdTTWU; kworkerRunning)
 	kwRunEnd []sim.Time
@@ -370,6 +390,12 @@ func (h *Host) Flags() TagSetFlags {
 // TagSet returns the host's tag set (driver tags, sharing state).
 func (h *Host) TagSet() *tagset.TagSet { return h.ts }
 
+// serialLoop reports whether an asynchronous blk_mq_run_hw_queues call is in
+// progress under Timing.RunHwQueuesSerialWake (and the default kblockd rule).
+func (h *Host) serialLoop() bool {
+	return h.kblockdFromSet && h.timing.RunHwQueuesSerialWake && !h.timing.KblockdTTWU && h.cpu.on
+}
+
 func (h *Host) kblockdDelay() sim.Time {
 	return h.rnd.Uniform(h.timing.KblockdMin, h.timing.KblockdMax)
 }
@@ -381,6 +407,9 @@ func (h *Host) kblockdDelay() sim.Time {
 // costs it is now.
 func (h *Host) kblockdQueuedAt(cpu int) sim.Time {
 	if h.kblockdFromSet {
+		if h.serialLoop() {
+			return h.kblockdFrom + h.kblockdLoopWakes
+		}
 		return h.kblockdFrom
 	}
 	return h.pathAt(cpu)

@@ -48,19 +48,30 @@ func TestKblockdTTWUWakeOrder(t *testing.T) {
 		name  string
 		ttwu  bool
 		costs bool
-		from  int
-		busy  map[int]sim.Time // CPU → work charged there at the call
-		want  map[int]sim.Time // hctx → dispatch time after the call
+		// serial: Timing.RunHwQueuesSerialWake (the default rule, each run due after
+		// the wake-ups the caller sent before it)
+		serial bool
+		from   int
+		busy   map[int]sim.Time // CPU → work charged there at the call
+		want   map[int]sim.Time // hctx → dispatch time after the call
 	}{
-		{"default/costs-off/from-cpu2", false, false, 2, nil, map[int]sim.Time{0: d, 1: d, 2: d, 3: d}},
-		{"ttwu/costs-off/from-cpu2", true, false, 2, nil, map[int]sim.Time{0: d, 1: d, 2: 0, 3: d}},
-		{"ttwu/costs-on/from-cpu0", true, true, 0, nil,
+		{"default/costs-off/from-cpu2", false, false, false, 2, nil, map[int]sim.Time{0: d, 1: d, 2: d, 3: d}},
+		{"default/costs-on/from-cpu2", false, true, false, 2, nil, map[int]sim.Time{0: d, 1: d, 2: d, 3: d}},
+		// RunHwQueuesSerialWake: hctx k's run is due its latency after the k wake-ups
+		// the loop sent before it, whichever CPU's worker it is; no CPU costs, no order
+		{"serial/costs-on/from-cpu2", false, true, true, 2, nil, map[int]sim.Time{0: d, 1: w + d, 2: 2*w + d, 3: 3*w + d}},
+		{"serial/costs-off/from-cpu2", false, false, true, 2, nil, map[int]sim.Time{0: d, 1: d, 2: d, 3: d}},
+		// under KblockdTTWU the switch changes nothing (its IPIs already leave in order)
+		{"ttwu+serial/costs-on/from-cpu0", true, true, true, 0, nil,
 			map[int]sim.Time{0: 4 * w, 1: 2*w + d + r, 2: 3*w + d + r, 3: 4*w + d + r}},
-		{"ttwu/costs-on/from-cpu3", true, true, 3, nil,
+		{"ttwu/costs-off/from-cpu2", true, false, false, 2, nil, map[int]sim.Time{0: d, 1: d, 2: 0, 3: d}},
+		{"ttwu/costs-on/from-cpu0", true, true, false, 0, nil,
+			map[int]sim.Time{0: 4 * w, 1: 2*w + d + r, 2: 3*w + d + r, 3: 4*w + d + r}},
+		{"ttwu/costs-on/from-cpu3", true, true, false, 3, nil,
 			map[int]sim.Time{0: w + d + r, 1: 2*w + d + r, 2: 3*w + d + r, 3: 4 * w}},
 		// CPU 1 busy for 50 µs: activated by the caller (resched IPI, no idle exit), its
 		// worker runs when CPU 1's work is done
-		{"ttwu/costs-on/from-cpu0/cpu1-busy", true, true, 0, map[int]sim.Time{1: 50 * sim.Microsecond},
+		{"ttwu/costs-on/from-cpu0/cpu1-busy", true, true, false, 0, map[int]sim.Time{1: 50 * sim.Microsecond},
 			map[int]sim.Time{0: 4 * w, 1: 50*sim.Microsecond + c.IPI, 2: 3*w + d + r, 3: 4*w + d + r}},
 	}
 	for _, tt := range tests {
@@ -68,7 +79,7 @@ func TestKblockdTTWUWakeOrder(t *testing.T) {
 			eng := sim.NewEngine()
 			h, err := dispatch.NewHost(eng, dispatch.HostConfig{NrCPUs: 4, NrHwQueues: 4, CanQueue: 8,
 				CPU: dispatch.CPUModel{Off: !tt.costs},
-				Timing: dispatch.Timing{KblockdMin: d, KblockdMax: d, KblockdTTWU: tt.ttwu,
+				Timing: dispatch.Timing{KblockdMin: d, KblockdMax: d, KblockdTTWU: tt.ttwu, RunHwQueuesSerialWake: tt.serial,
 					NoProcessOneWork: true}}) // the dispatch at once: the wake order, not the switch-in (TestProcessOneWork)
 			if err != nil {
 				t.Fatal(err)

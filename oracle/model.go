@@ -115,6 +115,10 @@ type ModelOptions struct {
 	// through stack's emulation). Opt-in: measured with the budget hand-off switches
 	// (KblockdTTWU, IRQPreempt) in round 12, README.
 	FioParent bool
+	// RunHwQueuesSerialWake runs the model with dispatch.Timing.RunHwQueuesSerialWake
+	// (the kblockd runs of one asynchronous blk_mq_run_hw_queues call due in hctx
+	// order, one wake-up cost apart). For measuring the rule (round 12, issue 14).
+	RunHwQueuesSerialWake bool
 	// IOQueueAsync, when positive, runs the model with stack.SubmitTiming.IOQueueAsync
 	// at this native cost, scaled by EmulationSlowdown (io_uring's -EAGAIN hand-off
 	// to io-wq charged on the submitting CPU); 0 (default) = none. For measuring the
@@ -302,6 +306,7 @@ func prepareModel(c *Case, jobPath string, o ModelOptions) (stack.Config, []fio.
 		{o.NohzKickNrRunning, &cfg.Placement.NohzKickNrRunning},
 		{o.KworkerTasks, &cfg.Placement.KworkerTasks},
 		{o.FioParent, &cfg.Placement.FioParent},
+		{o.RunHwQueuesSerialWake, &cfg.Timing.RunHwQueuesSerialWake},
 		{o.WorkerIdleBalance, &cfg.Placement.WorkerIdleBalance},
 	} {
 		if sw.on {

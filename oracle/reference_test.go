@@ -349,7 +349,8 @@ func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
 // BLKMQ_ORACLE_IOWQSYSCALL=1 SubmitTiming.IOWQSubmitWorkSyscall (old rule),
 // BLKMQ_ORACLE_FORKIDLEST=1 Placement.ForkIdlestGroup, BLKMQ_ORACLE_NOHZKICK=1
 // Placement.NohzKickNrRunning, BLKMQ_ORACLE_KWTASKS=1 Placement.KworkerTasks,
-// BLKMQ_ORACLE_FIOPARENT=1 Placement.FioParent (ModelOptions.FioParent).
+// BLKMQ_ORACLE_FIOPARENT=1 Placement.FioParent (ModelOptions.FioParent),
+// BLKMQ_ORACLE_SERIALWAKE=1 Timing.RunHwQueuesSerialWake (ModelOptions.RunHwQueuesSerialWake).
 func TestDumpReference(t *testing.T) {
 	path := os.Getenv("BLKMQ_ORACLE_DUMP")
 	if path == "" {
@@ -500,7 +501,7 @@ func TestDumpReference(t *testing.T) {
 	for _, sw := range []struct {
 		env string
 		on  *bool
-	}{{"BLKMQ_ORACLE_TICK", &o.CheckPreemptTick}, {"BLKMQ_ORACLE_BALANCE", &o.RebalanceDomains}, {"BLKMQ_ORACLE_FORKIDLEST", &o.ForkIdlestGroup}, {"BLKMQ_ORACLE_NOHZKICK", &o.NohzKickNrRunning}, {"BLKMQ_ORACLE_KWTASKS", &o.KworkerTasks}, {"BLKMQ_ORACLE_WORKERBALANCE", &o.WorkerIdleBalance}, {"BLKMQ_ORACLE_IOWQSYSCALL", &o.IOWQSubmitWorkSyscall}, {"BLKMQ_ORACLE_RUNQWAIT", &o.GetTagRunQueueWait}, {"BLKMQ_ORACLE_FIOPARENT", &o.FioParent}} {
+	}{{"BLKMQ_ORACLE_TICK", &o.CheckPreemptTick}, {"BLKMQ_ORACLE_BALANCE", &o.RebalanceDomains}, {"BLKMQ_ORACLE_FORKIDLEST", &o.ForkIdlestGroup}, {"BLKMQ_ORACLE_NOHZKICK", &o.NohzKickNrRunning}, {"BLKMQ_ORACLE_KWTASKS", &o.KworkerTasks}, {"BLKMQ_ORACLE_WORKERBALANCE", &o.WorkerIdleBalance}, {"BLKMQ_ORACLE_IOWQSYSCALL", &o.IOWQSubmitWorkSyscall}, {"BLKMQ_ORACLE_RUNQWAIT", &o.GetTagRunQueueWait}, {"BLKMQ_ORACLE_FIOPARENT", &o.FioParent}, {"BLKMQ_ORACLE_SERIALWAKE", &o.RunHwQueuesSerialWake}} {
 		switch v := os.Getenv(sw.env); v {
 		case "", "0":
 		case "1":
