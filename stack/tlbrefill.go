@@ -109,3 +109,12 @@ func (r *runner) chargeTLBRefill(q blockQueue, cpu int) {
 // reproductions. Sensitivity on the reference set (case rows / effect signs):
 // ×0.5 537 / 110, ×1 542 / 108, ×2 545 / 107 (without the option 537 / 104).
 const DefaultTLBWorkingSet = 35 * sim.Microsecond
+
+// DefaultTLBHostRefill is EmulationOptions.TLBHostRefill's value, 636 µs of emulated
+// (host) CPU time per CR3 write: DefaultTLBWorkingSet's own derivation before it was
+// divided by the reference set's slowdown (18.04), from the same two cells
+// (hold-2r-nb-none-pin against hold-1r-nb-none-pin, round 9). Every other host set's
+// refill is then a prediction: the same 636 µs whatever that set's slowdown, where
+// the default charges 35 µs × slowdown (631 on the reference set, 700 on
+// hosts/2026-12-04, the 1 ms limit on the three 2026-12-03 sets).
+const DefaultTLBHostRefill = 636 * sim.Microsecond
