@@ -409,6 +409,19 @@ func TestDumpReference(t *testing.T) {
 		}
 		o.Wake.TLBWorkingSet = sim.Time(d.Nanoseconds())
 	}
+	// BLKMQ_ORACLE_TLBHOST: "" or 0 (off), 1 (stack.DefaultTLBHostRefill) or a
+	// host-time duration (stack.EmulationOptions.TLBHostRefill)
+	switch v := os.Getenv("BLKMQ_ORACLE_TLBHOST"); v {
+	case "", "0":
+	case "1":
+		o.Wake.TLBHostRefill = stack.DefaultTLBHostRefill
+	default:
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 || d > time.Millisecond {
+			t.Fatalf("BLKMQ_ORACLE_TLBHOST %q: allowed: 0, 1 or a duration in (0, 1ms]", v)
+		}
+		o.Wake.TLBHostRefill = sim.Time(d.Nanoseconds())
+	}
 	// BLKMQ_ORACLE_TICKREFILL: "" or 1 (DefaultWake's), 0 = without
 	// stack.EmulationOptions.TickSwitchRefill (the tick's process switches between
 	// CPU-bound fio processes, stack/tickrefill.go; the model before round 12)
@@ -418,6 +431,17 @@ func TestDumpReference(t *testing.T) {
 		o.Wake.TickSwitchRefill = false
 	default:
 		t.Fatalf("BLKMQ_ORACLE_TICKREFILL %q: allowed: 0 or 1", v)
+	}
+	// BLKMQ_ORACLE_DRAIN: "" or 1 (DefaultWake's), 0 = without
+	// stack.EmulationOptions.DrainSwitch (the switches of fio processes that drain
+	// their completions within their turn, stack/tickrefill.go; the model before
+	// round 12's tlbhost12)
+	switch v := os.Getenv("BLKMQ_ORACLE_DRAIN"); v {
+	case "", "1":
+	case "0":
+		o.Wake.DrainSwitch = false
+	default:
+		t.Fatalf("BLKMQ_ORACLE_DRAIN %q: allowed: 0 or 1", v)
 	}
 	switch v := os.Getenv("BLKMQ_ORACLE_TTWU"); v {
 	case "", "0":

@@ -395,6 +395,12 @@ type SubmitTiming struct {
 	// without TLBWorkingSet, with CheckPreemptTick (which models those switches
 	// itself), or natively.
 	TickSwitchRefill bool
+	// DrainSwitch adds to TickSwitchRefill the switch a reader process makes when it
+	// sleeps in getevents because its turn on the CPU used up its completions
+	// before the first command it resubmitted completed (stack/tickrefill.go).
+	// Set by Config.EmulatedWith (EmulationOptions.DrainSwitch); no effect without
+	// TickSwitchRefill.
+	DrainSwitch bool
 }
 
 func (t SubmitTiming) withDefaults() SubmitTiming {

@@ -74,6 +74,15 @@ type EmulationOptions struct {
 	// DefaultTLBWorkingSet (its basis). Used with WakeSplit only (MMSwitch is 0
 	// otherwise); no effect with NoMMSwitch.
 	TLBWorkingSet sim.Time
+	// TLBHostRefill, when above 0, replaces TLBWorkingSet × factor by a host-time
+	// cost (ns of emulated CPU, not scaled by the factor, [0, 1 ms]): the hypothesis
+	// that QEMU's softmmu refill after a CR3 write (tlb_fill → x86_cpu_tlb_fill →
+	// get_physical_address → tlb_set_page_full, the emulator's own C code) takes a
+	// host time that does not grow with the slowdown of translated guest code.
+	// Needs TLBWorkingSet above 0 (which turns the refill on); MMSwitch keeps its
+	// scaling. Opt-in; DefaultTLBHostRefill gives the value and its basis, and the
+	// round-12 measurement that keeps it off.
+	TLBHostRefill sim.Time
 	// TickSwitchRefill charges the process switches that CFS's scheduler tick
 	// makes between fio processes that share a CPU without sleeping
 	// (SubmitTiming.TickSwitchRefill, stack/tickrefill.go): MMSwitch and the
@@ -82,6 +91,14 @@ type EmulationOptions struct {
 	// WakeSplit, and is left out with CheckPreemptTick (which makes those
 	// switches itself). No new cost: it counts a switch the default model omits.
 	TickSwitchRefill bool
+	// DrainSwitch adds to TickSwitchRefill the voluntary switches of fio processes
+	// that share a CPU and drain their own completions within their turn
+	// (SubmitTiming.DrainSwitch, stack/tickrefill.go): charged like a tick switch
+	// (MMSwitch and the refill) once the CPU has submitted the submitting job's
+	// iodepth commands since its last switch in less time than that job's last
+	// command took from submission to completion. oracle.DefaultWake turns it on;
+	// needs TickSwitchRefill. No new cost.
+	DrainSwitch bool
 	// CheckPreemptTick turns on the CFS time slice between fio threads that share a
 	// CPU (SubmitTiming.CheckPreemptTick, stack/schedtick.go), whose tick preemptions
 	// charge the scaled Switch and MMSwitch.
@@ -232,6 +249,9 @@ func (c Config) EmulatedWith(factor float64, o EmulationOptions) (Config, error)
 	if o.TLBWorkingSet < 0 || o.TLBWorkingSet > sim.Millisecond {
 		return c, configErrorf("EmulationOptions.TLBWorkingSet", "emulation: TLB working-set refill cost %v out of range [0, 1ms]", o.TLBWorkingSet)
 	}
+	if o.TLBHostRefill < 0 || o.TLBHostRefill > sim.Millisecond {
+		return c, configErrorf("EmulationOptions.TLBHostRefill", "emulation: TLB host refill cost %v out of range [0, 1ms]", o.TLBHostRefill)
+	}
 	if o.MMSwitch < 0 || o.MMSwitch > sim.Millisecond {
 		return c, configErrorf("EmulationOptions.MMSwitch", "emulation: process-switch cost %v out of range [0, 1ms]", o.MMSwitch)
 	}
@@ -300,9 +320,13 @@ func (c Config) EmulatedWith(factor float64, o EmulationOptions) (Config, error)
 	c.Submit.MMSwitchAtWake = c.Submit.MMSwitchAtWake || o.WakeSplit && !o.MMSwitchKblockdOnly && c.CPU.Costs.MMSwitch > 0
 	if o.TLBWorkingSet > 0 && c.CPU.Costs.MMSwitch > 0 && !c.CPU.Off {
 		c.Submit.TLBWorkingSet = min(sim.Time(math.Round(float64(o.TLBWorkingSet)*factor)), sim.Millisecond)
+		if o.TLBHostRefill > 0 {
+			c.Submit.TLBWorkingSet = o.TLBHostRefill
+		}
 	}
 	c.Submit.CheckPreemptTick = c.Submit.CheckPreemptTick || o.CheckPreemptTick
 	c.Submit.TickSwitchRefill = c.Submit.TickSwitchRefill || o.TickSwitchRefill && c.Submit.TLBWorkingSet > 0
+	c.Submit.DrainSwitch = c.Submit.DrainSwitch || o.DrainSwitch && c.Submit.TickSwitchRefill
 	// fio's parent process is emulated code too (stack/fiothreads.go)
 	c.Placement.FioParentSlowdown = factor
 	return c, nil

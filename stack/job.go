@@ -99,6 +99,11 @@ type job struct {
 	lastDone                     sim.Time
 	finished                     bool
 	stopped                      bool
+	// lastLat is the last completed io_u's time from fio's start_time to its
+	// completion, awake the submissions since the thread last slept in getevents
+	// (SubmitTiming.DrainSwitch)
+	lastLat sim.Time
+	awake   int
 	// timedOut: the job stopped because its runtime ran out (fio's
 	// runtime_exceeded), not because its size was done or it was stopped early
 	timedOut bool
@@ -847,6 +852,9 @@ func (j *job) EndBio(b *dispatch.Bio, now sim.Time, _ error) {
 	u := b.Priv.(*ioU)
 
 	u.doneAt, u.inFlight = now, false
+	if now > u.submitAt {
+		j.lastLat = now - u.submitAt // SubmitTiming.DrainSwitch
+	}
 	j.cq.push(u)
 	j.cqN++
 	// a thread asleep in getevents wakes once iodepth_batch_complete_min completions
@@ -960,6 +968,7 @@ func (j *job) getevents(now sim.Time) bool {
 			// asleep in read_events / io_cqring_wait: its schedule() switches
 			// away from it on its CPU
 			j.inGetevents = true
+			j.awake = 0 // SubmitTiming.DrainSwitch
 			j.chargeSwitch(j.runCPU)
 			j.tickSleep(now)
 			return false

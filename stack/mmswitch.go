@@ -65,6 +65,10 @@ type mmState struct {
 	// tickSwitches counts the tick's switches charged (stack/tickrefill.go)
 	since        []sim.Time
 	tickSwitches uint64
+	// cmds is, per CPU, the submissions since that switch, and drainSwitches the
+	// switches DrainSwitch charged (stack/tickrefill.go)
+	cmds          []int
+	drainSwitches uint64
 }
 
 // mmLoaded returns the per-CPU loaded address spaces, nil when wake-up switches are not

@@ -75,6 +75,9 @@ type SwitchCounts struct {
 	// TickRefillSwitches the tick's process switches SubmitTiming.TickSwitchRefill
 	// charged.
 	TickSwitches, TickRefillSwitches uint64
+	// DrainSwitches are the switches SubmitTiming.DrainSwitch charged: a reader
+	// process that drained its completions within its turn and slept.
+	DrainSwitches uint64
 	// TLBRefill is the TLB refill charged after those switches beyond the
 	// switches' own MMSwitch (SubmitTiming.TLBWorkingSet), ns of CPU time.
 	TLBRefill sim.Time
@@ -439,7 +442,7 @@ func (r *runner) result(end sim.Time) *Result {
 		Interrupted: r.interrupted}
 	res.Switches.KblockdPreemptRuns, res.Switches.KblockdProcessSwitches = r.host.KblockdPreemptCounts()
 	res.Switches.ProcessSwitches, res.Switches.TickSwitches, res.Switches.TLBRefill = r.mm.switches, r.schedTickSwitches(), r.mm.refilled
-	res.Switches.TickRefillSwitches = r.mm.tickSwitches
+	res.Switches.TickRefillSwitches, res.Switches.DrainSwitches = r.mm.tickSwitches, r.mm.drainSwitches
 	if r.allFinished() {
 		res.LastFinish = r.lastFinish
 	}

@@ -41,6 +41,40 @@ import (
 // earlier), the switch's own context-switch cost (charged for sleeps only), which
 // thread runs next (the submitter's address space is taken as loaded).
 
+// The switches of processes that drain their completions within their turn
+// (SubmitTiming.DrainSwitch).
+//
+// Kernel basis (6.1): a fio reader process that has the CPU reaps what has
+// completed and resubmits it (io_getevents with min_nr 1 → read_events; io_submit);
+// once its ring is empty it sleeps in read_events (wait_event_interruptible_hrtimeout
+// → schedule), a voluntary switch: __schedule → pick_next_task_fair runs the next
+// waiting reader and context_switch → switch_mm_irqs_off writes CR3 (a TLB flush
+// under TCG, stack/tlbrefill.go). Its ring is empty within its turn when its iodepth
+// commands take less CPU time than one command's latency: the first one it
+// resubmitted has not completed when it has resubmitted the last. On a fast host
+// (hosts/2026-12-04, slowdown 20) four qd32 reader processes on one CPU spend about
+// 32 µs of CPU per command, so a turn ends after about 1.4-1.8 ms of a 2 ms
+// null_blk, before the tick's 4 ms: the guest's readers switch 0.030-0.031 times per
+// command, 530-720 per second, almost all voluntary (0.001 nonvoluntary); on the
+// slow hosts (about 100 µs per command, 3.2 ms a ring) the tick comes first
+// (hosts/2026-12-03-pm: 250 per second, mostly nonvoluntary). The model lets the
+// processes take turns command by command, so a reader kept awake that way never
+// finds its ring empty and makes no such switch.
+//
+// The model: with a thread of another process waiting for the CPU (as for the tick
+// switch), a submission charges the switch (MMSwitch at once, the working-set
+// refill over the commands that follow: the same costs as a tick switch) once the
+// CPU has submitted more than the submitter's iodepth commands since its last
+// charged switch, in less time than the submitter's last command took from fio's
+// start_time to its completion, provided the submitter has submitted more than its
+// iodepth commands since it last slept in getevents (a thread the model already puts
+// to sleep, such as a qd1 reader, has its turns ended by the model's own sleeps and
+// wake-up switches, mmRun). No new parameter: the iodepth, the latency and the CPU
+// time are the model's own. Not modelled: which process runs next, the sleep's own
+// context-switch cost (the thread does not really sleep in the model), a turn that
+// ends with part of the ring refilled (two qd64 processes on hosts/2026-12-04 switch
+// 0.014 times per command, the model 0.004).
+
 // tickSince returns the per-CPU time of the last process switch charged there.
 func (r *runner) tickSince() []sim.Time {
 	if r.mm.since == nil {
@@ -57,12 +91,16 @@ func (r *runner) switchedAt(cpu int, now sim.Time) {
 	}
 	s := r.tickSince()
 	s[cpu] = max(s[cpu], now)
+	if r.mm.cmds != nil {
+		r.mm.cmds[cpu] = 0
+	}
 }
 
 // tickSwitch charges, before j's submission at now, the tick's switch to another
 // process on j's CPU when one is due (SubmitTiming.TickSwitchRefill).
 func (r *runner) tickSwitch(j *job, now sim.Time) {
 	cpu := j.runCPU
+	j.awake++
 	if !r.sub.TickSwitchRefill || r.sub.CheckPreemptTick || cpu < 0 || cpu >= r.cfg.NrCPUs || r.oneMM() {
 		return
 	}
@@ -86,14 +124,33 @@ func (r *runner) tickSwitch(j *job, now sim.Time) {
 	since := r.tickSince()
 	tick := r.cfg.Placement.tick()
 	due := ((since[cpu]+cfsSlice(r.cfg.NrCPUs, nr))/tick + 1) * tick
-	if at < due {
+	drained := false
+	if r.sub.DrainSwitch {
+		if r.mm.cmds == nil {
+			r.mm.cmds = make([]int, r.cfg.NrCPUs)
+		}
+		r.mm.cmds[cpu]++
+		// the submitter's turn would have used up its completions: its iodepth
+		// commands took less than one of its commands' latency
+		drained = r.mm.cmds[cpu] > j.spec.EffectiveIODepth && j.awake > j.spec.EffectiveIODepth &&
+			j.lastLat > 0 && at-since[cpu] < j.lastLat
+	}
+	if at < due && !drained {
 		return
 	}
 	h.OnCPU(cpu)
 	h.Charge(t.MMSwitch)
 	r.tlbFlushed(cpu, t.MMSwitch)
-	r.mm.tickSwitches++
-	since[cpu] = due
+	if at < due {
+		r.mm.drainSwitches++
+		since[cpu] = at
+	} else {
+		r.mm.tickSwitches++
+		since[cpu] = due
+	}
+	if r.mm.cmds != nil {
+		r.mm.cmds[cpu] = 0
+	}
 	if m := r.mmLoaded(); m != nil {
 		m[cpu] = j.mm
 	}

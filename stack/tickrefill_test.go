@@ -14,6 +14,12 @@ import (
 // emulated at factor 60 with the working-set refill and TickSwitchRefill as on.
 func tickRun(t *testing.T, n int, thread, on bool) *stack.Result {
 	t.Helper()
+	return tickRunAt(t, 60, n, thread, on, false)
+}
+
+// tickRunAt is tickRun at emulation factor f, with DrainSwitch as drain.
+func tickRunAt(t *testing.T, f float64, n int, thread, on, drain bool) *stack.Result {
+	t.Helper()
 	cfg := stack.Config{
 		NrCPUs: 2,
 		Host: stack.Host{CanQueue: 128, NrHwQueues: 2, CmdPerLun: 128, Driver: stack.DriverNullBlk,
@@ -21,8 +27,8 @@ func tickRun(t *testing.T, n int, thread, on bool) *stack.Result {
 		LUNs: []stack.LUN{{Name: "/dev/nullb0", Device: nullDevice(2 * sim.Millisecond), Scheduler: "none"}},
 		Seed: 1,
 	}
-	cfg, err := cfg.EmulatedWith(60, stack.EmulationOptions{WakeSplit: true, IssueAtReturn: true, ReadEventsAfterWork: true,
-		TLBWorkingSet: stack.DefaultTLBWorkingSet, TickSwitchRefill: on})
+	cfg, err := cfg.EmulatedWith(f, stack.EmulationOptions{WakeSplit: true, IssueAtReturn: true, ReadEventsAfterWork: true,
+		TLBWorkingSet: stack.DefaultTLBWorkingSet, TickSwitchRefill: on, DrainSwitch: drain})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,5 +83,36 @@ func TestTickSwitchRefill(t *testing.T) {
 	native, err := stack.Config{NrCPUs: 1}.EmulatedWith(1, stack.EmulationOptions{TickSwitchRefill: true})
 	if err != nil || native.Submit.TickSwitchRefill {
 		t.Errorf("without TLBWorkingSet: Submit.TickSwitchRefill %v, err %v; want false", native.Submit.TickSwitchRefill, err)
+	}
+}
+
+// TestDrainSwitch: four qd32 reader processes on one CPU of a 2 ms device drain
+// their rings within a turn when a command costs little CPU (factor 12: a ring of 33
+// submissions takes about 1 ms; the guest's 0.030 switches per command on
+// hosts/2026-12-04), so they switch more often than the tick and spend more CPU per
+// command; at factor 60 a ring takes longer than a command's latency and only the
+// tick switches; threads make none. (Without the per-command emulation overhead
+// the oracle adds, factor 20 is at the threshold here: 33 submissions take about
+// the 2.1 ms of a command's latency.)
+func TestDrainSwitch(t *testing.T) {
+	per := func(r *stack.Result) float64 { return float64(r.CPUBusy[1]) / float64(r.Queues[0].Dispatched) }
+	tick, drain := tickRunAt(t, 12, 4, false, true, false), tickRunAt(t, 12, 4, false, true, true)
+	sw := float64(drain.Switches.DrainSwitches) / float64(drain.Queues[0].Dispatched)
+	t.Logf("factor 12: %d drain + %d tick switches (%.4f per command), %.0f ns of CPU 1 per command (%.0f with the tick's only)",
+		drain.Switches.DrainSwitches, drain.Switches.TickRefillSwitches, sw, per(drain), per(tick))
+	if tick.Switches.DrainSwitches != 0 {
+		t.Errorf("without the option: %d drain switches, want 0", tick.Switches.DrainSwitches)
+	}
+	if sw < 0.02 || sw > 0.04 {
+		t.Errorf("factor 12: %.4f drain switches per command, want 0.02-0.04 (the guest's 0.030-0.031)", sw)
+	}
+	if !(per(drain) > per(tick)) {
+		t.Errorf("factor 12: %.0f ns per command with drain switches, %.0f without: want more", per(drain), per(tick))
+	}
+	if slow := tickRunAt(t, 60, 4, false, true, true); slow.Switches.DrainSwitches != 0 {
+		t.Errorf("factor 60: %d drain switches, want 0 (a ring outlasts a command's latency)", slow.Switches.DrainSwitches)
+	}
+	if th := tickRunAt(t, 12, 4, true, true, true); th.Switches.DrainSwitches != 0 {
+		t.Errorf("four threads: %d drain switches, want 0 (one address space)", th.Switches.DrainSwitches)
 	}
 }

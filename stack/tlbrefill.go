@@ -109,3 +109,19 @@ func (r *runner) chargeTLBRefill(q blockQueue, cpu int) {
 // reproductions. Sensitivity on the reference set (case rows / effect signs):
 // ×0.5 537 / 110, ×1 542 / 108, ×2 545 / 107 (without the option 537 / 104).
 const DefaultTLBWorkingSet = 35 * sim.Microsecond
+
+// DefaultTLBHostRefill is EmulationOptions.TLBHostRefill's value, 636 µs of emulated
+// (host) CPU time per CR3 write: DefaultTLBWorkingSet's own derivation before it was
+// divided by the reference set's slowdown (18.04), from the same two cells
+// (hold-2r-nb-none-pin against hold-1r-nb-none-pin, round 9). Every other host set's
+// refill is then a prediction: the same 636 µs whatever that set's slowdown, where
+// the default charges 35 µs × slowdown (631 on the reference set, 700 on
+// hosts/2026-12-04, the 1 ms limit on the three 2026-12-03 sets). Measured in round
+// 12 (tlbhost12) and kept off: the guests' extra CPU per process switch is not one
+// host time (550-880 µs on the reference host, 270-790 on hosts/2026-12-04 at about
+// the same slowdown, 590-1050 on hosts/2026-12-03-pm, 70-130 on hosts/2026-12-03);
+// with DrainSwitch on it gains 1 row on the reference set (and loses 3 effect signs
+// of free-placement io_uring rows that move with any small change), 5 clat rows on
+// hosts/2026-12-04 and 1 on the eve set, and moves hold-4r-nb-none-pin-r9 on the pm
+// host from -3 % to +8 %.
+const DefaultTLBHostRefill = 636 * sim.Microsecond
