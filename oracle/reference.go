@@ -43,6 +43,9 @@ func (ix *Index) CompareReference(c *Case, o ModelOptions) (*Comparison, *ModelR
 	if o.Wake == (stack.EmulationOptions{}) && !o.WakeOff {
 		o.Wake = DefaultWake
 	}
+	if DefaultIRQPreempt && !o.IRQPreemptOff {
+		o.IRQPreempt = true
+	}
 	if o.EmulationOverhead == 0 {
 		if o.EmulationOverhead, err = ix.OverheadWith(c, o.EmulationSlowdown, o.Wake); err != nil {
 			return nil, nil, err

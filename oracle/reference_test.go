@@ -340,8 +340,8 @@ func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
 // TestDumpReference writes every case's comparison and every effect as JSON to
 // $BLKMQ_ORACLE_DUMP (opt-in): the input of the known-miss bookkeeping. With
 // BLKMQ_ORACLE_TTWU=1 the model runs with dispatch.Timing.KblockdTTWU
-// (ModelOptions.KblockdTTWU), with BLKMQ_ORACLE_PREEMPT=1 with
-// dispatch.Timing.IRQPreempt (ModelOptions.IRQPreempt); BLKMQ_ORACLE_POW=0 turns
+// (ModelOptions.KblockdTTWU), with BLKMQ_ORACLE_PREEMPT=0 without
+// dispatch.Timing.IRQPreempt (ModelOptions.IRQPreemptOff; DefaultIRQPreempt); BLKMQ_ORACLE_POW=0 turns
 // the ProcessOneWork rule off (dispatch.Timing.NoProcessOneWork), BLKMQ_ORACLE_WRITEPLUG=0
 // blkdev_write_iter's plug (ModelOptions.NoBlkdevWriteIterPlug), BLKMQ_ORACLE_TICK=1
 // and BLKMQ_ORACLE_BALANCE=1 switch on CheckPreemptTick and RebalanceDomains,
@@ -451,9 +451,9 @@ func TestDumpReference(t *testing.T) {
 		t.Fatalf("BLKMQ_ORACLE_TTWU %q: allowed: 0 or 1", v)
 	}
 	switch v := os.Getenv("BLKMQ_ORACLE_PREEMPT"); v {
-	case "", "0":
-	case "1":
-		o.IRQPreempt = true
+	case "", "1":
+	case "0":
+		o.IRQPreemptOff = true
 	default:
 		t.Fatalf("BLKMQ_ORACLE_PREEMPT %q: allowed: 0 or 1", v)
 	}
