@@ -93,7 +93,10 @@ func (r *runner) tickSwitch(j *job, now sim.Time) {
 	h.Charge(t.MMSwitch)
 	r.tlbFlushed(cpu, t.MMSwitch)
 	r.mm.tickSwitches++
-	since[cpu] = due
+	// the switch is at the latest tick the CPU's work has reached (due itself
+	// while the sharing goes on): a task that ran alone there for many slices is
+	// past its slice once, so it is one switch, not one per slice it ran alone
+	since[cpu] = max(due, at/tick*tick)
 	if m := r.mmLoaded(); m != nil {
 		m[cpu] = j.mm
 	}
