@@ -79,6 +79,14 @@ skips its runs); a second signal exits at once.`,
 			if parallel < 0 {
 				return &exitError{2, fmt.Errorf("--parallel %d: must be >= 0 (0 = all CPUs)", parallel)}
 			}
+			// the records are what the default run is judged against: seed 1's values
+			// at each claim's own replica count
+			if record != "" && replicas != 0 {
+				return &exitError{2, fmt.Errorf("--record with --replicas %d: a record holds the mean at the claim's own replica count (testdata/claims.json \"replicas\"), which the default run judges it by; drop --replicas", replicas)}
+			}
+			if record != "" && seed != 1 {
+				return &exitError{2, fmt.Errorf("--record with --seed %d: a record holds seed 1's value, which the default run judges it by; drop --seed", seed)}
+			}
 			claims, err := bench.DefaultClaims()
 			if err != nil {
 				return &exitError{2, err}
