@@ -146,7 +146,11 @@ func (r *runner) tickSwitch(j *job, now sim.Time) {
 		since[cpu] = at
 	} else {
 		r.mm.tickSwitches++
-		since[cpu] = due
+		// the switch is at the latest tick the CPU's work has reached (due itself
+		// while the sharing goes on): a task that ran alone there for many slices
+		// is past its slice once, so it is one switch, not one per slice it ran
+		// alone
+		since[cpu] = max(due, at/tick*tick)
 	}
 	if r.mm.cmds != nil {
 		r.mm.cmds[cpu] = 0

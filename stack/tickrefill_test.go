@@ -116,3 +116,53 @@ func TestDrainSwitch(t *testing.T) {
 		t.Errorf("four threads: %d drain switches, want 0 (one address space)", th.Switches.DrainSwitches)
 	}
 }
+
+// TestTickSwitchRefillNoCatchUp: a second process that joins a CPU after the first
+// ran alone there for 200 ms is a switch at the next tick and then one per slice, as
+// check_preempt_tick makes them (the running task is past its slice once, not once
+// per slice it ran alone): 200 ms of sharing charges about as many switches as the
+// same 200 ms at the run's start (25 at one per 8 ms), not a burst catching up the
+// slices of the time it ran alone (50 before).
+func TestTickSwitchRefillNoCatchUp(t *testing.T) {
+	run := func(startdelay string) uint64 {
+		cfg := stack.Config{
+			NrCPUs: 2,
+			Host: stack.Host{CanQueue: 128, NrHwQueues: 2, CmdPerLun: 128, Driver: stack.DriverNullBlk,
+				NullBlk: stack.NullBlk{IRQMode: nullblk.IRQTimer}},
+			LUNs: []stack.LUN{{Name: "/dev/nullb0", Device: nullDevice(2 * sim.Millisecond), Scheduler: "none"}},
+			Seed: 1,
+		}
+		cfg, err := cfg.EmulatedWith(60, stack.EmulationOptions{WakeSplit: true, IssueAtReturn: true, ReadEventsAfterWork: true,
+			TLBWorkingSet: stack.DefaultTLBWorkingSet, TickSwitchRefill: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := stack.Run(cfg, parse(t, `
+[global]
+ioengine=libaio
+direct=1
+rw=randread
+bs=4k
+iodepth=32
+cpus_allowed=1
+filename=/dev/nullb0
+time_based=1
+[a]
+runtime=400ms
+[b]
+runtime=200ms
+startdelay=`+startdelay+`
+`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Switches.TickRefillSwitches
+	}
+	first, late := run("0"), run("200ms")
+	if first < 23 || first > 27 {
+		t.Errorf("b shares the CPU for its first 200 ms: %d tick switches, want 23-27 (one per 8 ms)", first)
+	}
+	if late < first-2 || late > first+2 {
+		t.Errorf("b joins at 200 ms: %d tick switches, want about the %d of the same sharing at the start", late, first)
+	}
+}

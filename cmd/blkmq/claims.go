@@ -60,8 +60,9 @@ within the accepted range. Same seeds, same output.
 
 Exit status: 0 when every figure is met, calibrated, not robust, a recorded known miss
 or informational within its band; 1 on any MISSED, not met (spread) or MOVED figure; 2 on errors; 128
-after Ctrl-C (SIGINT) or SIGTERM: no further scenario starts, the ones running finish,
-and the table shows what finished (the rest as errors); a second signal exits at once.`,
+after Ctrl-C (SIGINT) or SIGTERM: no further scenario starts, the table comes at once
+with what finished (the rest, the runs in flight included, as errors; --sensitivity
+skips its runs); a second signal exits at once.`,
 		Example: `  blkmq claims
   blkmq claims --only 000/ --format json
   blkmq claims --show 002/none-v4.13/read
@@ -77,6 +78,14 @@ and the table shows what finished (the rest as errors); a second signal exits at
 			}
 			if parallel < 0 {
 				return &exitError{2, fmt.Errorf("--parallel %d: must be >= 0 (0 = all CPUs)", parallel)}
+			}
+			// the records are what the default run is judged against: seed 1's values
+			// at each claim's own replica count
+			if record != "" && replicas != 0 {
+				return &exitError{2, fmt.Errorf("--record with --replicas %d: a record holds the mean at the claim's own replica count (testdata/claims.json \"replicas\"), which the default run judges it by; drop --replicas", replicas)}
+			}
+			if record != "" && seed != 1 {
+				return &exitError{2, fmt.Errorf("--record with --seed %d: a record holds seed 1's value, which the default run judges it by; drop --seed", seed)}
 			}
 			claims, err := bench.DefaultClaims()
 			if err != nil {
@@ -115,15 +124,23 @@ and the table shows what finished (the rest as errors); a second signal exits at
 			withScenarioProgress(cmd, eta, fmt.Sprintf("blkmq claims: running the scenarios of %d claims", len(claims)), &opts,
 				func() { results = bench.EvaluateWith(ctx, claims, opts) })
 			var sens []bench.SensitivityRow
-			if sensitivity {
-				sens = bench.Sensitivity(context.Background(), claims, results, opts)
+			showSens := sensitivity
+			switch {
+			case sensitivity && sig.Signal() != 0:
+				// interrupted: the table of what finished comes at once, not after
+				// the sensitivity runs (minutes of CPU)
+				fmt.Fprintln(cmd.ErrOrStderr(), "blkmq: claims interrupted: sensitivity runs skipped")
+				showSens = false
+			case sensitivity:
+				// a signal during them stops them as it stops the claims' runs
+				sens = bench.Sensitivity(ctx, claims, results, opts)
 			}
 			w := cmd.OutOrStdout()
 			if format == "json" {
 				err = writeClaimsJSON(w, results, sens)
 			} else {
 				err = writeClaimsText(w, results)
-				if err == nil && sensitivity {
+				if err == nil && showSens {
 					err = writeSensitivityText(w, sens)
 				}
 			}

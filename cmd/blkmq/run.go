@@ -95,6 +95,10 @@ func (m *machineFlags) loadJobs(path string) ([]fio.Spec, error) {
 		// above a year the job's check named the runtime in ns, not the flag
 		return nil, fmt.Errorf("--runtime %v: allowed: [0, %v] (0 = the job file's)", m.runtime, fio.MaxDuration)
 	}
+	if m.histBits < 0 || m.histBits > fio.MaxHistogramBits {
+		// the Config check would name stack's field, not the flag
+		return nil, fmt.Errorf("--hist-bits %d: allowed: [1, %d] (0 = %d, fio's own)", m.histBits, fio.MaxHistogramBits, fio.DefaultHistogramBits)
+	}
 	var specs []fio.Spec
 	var err error
 	switch {
