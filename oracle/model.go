@@ -193,12 +193,16 @@ var DefaultIRQPreempt = true
 // hosts/2026-12-03-pm from +29 % to -3 %, testdata/kernel/README.md), and the
 // voluntary switches of such processes that drain their completions within their
 // turn on a fast host (DrainSwitch, stack/tickrefill.go: no new cost; round 12,
-// tlbhost12: +11 rows on the reference set, +11 on hosts/2026-12-04). Against
+// tlbhost12: +11 rows on the reference set, +11 on hosts/2026-12-04), with the
+// refill after those tick and drain switches growing with the turn's commands up to
+// the working set (TLBRefillGrows, stack/tlbrefill.go: no new cost, the saturation
+// turn is round 9's calibration cell's; round 12, refill12: +20 rows on
+// hosts/2026-12-04, none moved on the other sets). Against
 // the quiet round-5 reference set it moves the checked rows within tolerance from 86
 // to 92 (IOPS) and 123 to 127 (mean clat) of 197, the effect signs from 99 to 100 of
 // 192, and the merge rows from 56 to 50 of 72 (testdata/kernel/README.md, "Wake-ups
 // as CPU time").
-var DefaultWake = stack.EmulationOptions{WakeSplit: true, IssueAtReturn: true, ReadEventsAfterWork: true, TLBWorkingSet: stack.DefaultTLBWorkingSet, TickSwitchRefill: true, DrainSwitch: true}
+var DefaultWake = stack.EmulationOptions{WakeSplit: true, IssueAtReturn: true, ReadEventsAfterWork: true, TLBWorkingSet: stack.DefaultTLBWorkingSet, TickSwitchRefill: true, DrainSwitch: true, TLBRefillGrows: true}
 
 // ModelRun is the model side of one Case.
 type ModelRun struct {

@@ -443,6 +443,17 @@ func TestDumpReference(t *testing.T) {
 	default:
 		t.Fatalf("BLKMQ_ORACLE_DRAIN %q: allowed: 0 or 1", v)
 	}
+	// BLKMQ_ORACLE_REFILLGROWS: "" or 1 (DefaultWake's), 0 = without
+	// stack.EmulationOptions.TLBRefillGrows (the refill after a tick or drain switch
+	// grows with the turn's commands, stack/tlbrefill.go; the model before round 12's
+	// refill12)
+	switch v := os.Getenv("BLKMQ_ORACLE_REFILLGROWS"); v {
+	case "", "1":
+	case "0":
+		o.Wake.TLBRefillGrows = false
+	default:
+		t.Fatalf("BLKMQ_ORACLE_REFILLGROWS %q: allowed: 0 or 1", v)
+	}
 	switch v := os.Getenv("BLKMQ_ORACLE_TTWU"); v {
 	case "", "0":
 	case "1":

@@ -401,6 +401,13 @@ type SubmitTiming struct {
 	// Set by Config.EmulatedWith (EmulationOptions.DrainSwitch); no effect without
 	// TickSwitchRefill.
 	DrainSwitch bool
+	// TLBRefillGrows makes the refill after a CR3 write grow with the commands of
+	// the turn (stack/tlbrefill.go, TLBRefillSaturation): after a tick or drain
+	// switch (TickSwitchRefill, DrainSwitch) each command after the switch's first
+	// charges (TLBWorkingSet − MMSwitch) / (TLBRefillSaturation − 1) instead of
+	// MMSwitch, up to TLBWorkingSet. Set by Config.EmulatedWith
+	// (EmulationOptions.TLBRefillGrows); no effect without TLBWorkingSet.
+	TLBRefillGrows bool
 }
 
 func (t SubmitTiming) withDefaults() SubmitTiming {

@@ -99,6 +99,13 @@ type EmulationOptions struct {
 	// command took from submission to completion. oracle.DefaultWake turns it on;
 	// needs TickSwitchRefill. No new cost.
 	DrainSwitch bool
+	// TLBRefillGrows charges the refill after a CR3 write by the commands of the
+	// turn: the switch's first command MMSwitch, each later one the share of the
+	// working set that brings a turn of TLBRefillSaturation commands (round 9's
+	// calibration turn) to TLBWorkingSet (SubmitTiming.TLBRefillGrows,
+	// stack/tlbrefill.go), after the tick's and drain switches (TickSwitchRefill,
+	// DrainSwitch). No new cost. oracle.DefaultWake turns it on; needs TLBWorkingSet.
+	TLBRefillGrows bool
 	// CheckPreemptTick turns on the CFS time slice between fio threads that share a
 	// CPU (SubmitTiming.CheckPreemptTick, stack/schedtick.go), whose tick preemptions
 	// charge the scaled Switch and MMSwitch.
@@ -327,6 +334,7 @@ func (c Config) EmulatedWith(factor float64, o EmulationOptions) (Config, error)
 	c.Submit.CheckPreemptTick = c.Submit.CheckPreemptTick || o.CheckPreemptTick
 	c.Submit.TickSwitchRefill = c.Submit.TickSwitchRefill || o.TickSwitchRefill && c.Submit.TLBWorkingSet > 0
 	c.Submit.DrainSwitch = c.Submit.DrainSwitch || o.DrainSwitch && c.Submit.TickSwitchRefill
+	c.Submit.TLBRefillGrows = c.Submit.TLBRefillGrows || o.TLBRefillGrows && c.Submit.TLBWorkingSet > 0
 	// fio's parent process is emulated code too (stack/fiothreads.go)
 	c.Placement.FioParentSlowdown = factor
 	return c, nil

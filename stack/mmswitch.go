@@ -109,7 +109,7 @@ func (r *runner) mmRun(q blockQueue, cpu, mm int) {
 		h.OnCPU(cpu)
 		h.Charge(t.MMSwitch)
 		r.mm.switches++
-		r.tlbFlushed(cpu, t.MMSwitch)
+		r.tlbFlushed(cpu, t.MMSwitch, false)
 		r.switchedAt(cpu, max(r.eng.Now(), h.CPUFreeAt(cpu))) // the rest of the working set (stack/tlbrefill.go)
 	}
 	m[cpu] = mm

@@ -140,7 +140,7 @@ func (r *runner) tickSwitch(j *job, now sim.Time) {
 	}
 	h.OnCPU(cpu)
 	h.Charge(t.MMSwitch)
-	r.tlbFlushed(cpu, t.MMSwitch)
+	r.tlbFlushed(cpu, t.MMSwitch, true)
 	if at < due {
 		r.mm.drainSwitches++
 		since[cpu] = at

@@ -166,3 +166,65 @@ startdelay=`+startdelay+`
 		t.Errorf("b joins at 200 ms: %d tick switches, want about the %d of the same sharing at the start", late, first)
 	}
 }
+
+// TestTLBRefillGrows: after a drain switch the refill grows with the turn's commands
+// (stack/tlbrefill.go TLBRefillSaturation), so four qd16 processes, whose turns are
+// about 17 commands, pay less refill per switch than the saturated working set, and
+// less CPU per command than with the per-command MMSwitch refill; qd32 turns (33
+// commands, past the saturation turn) pay the whole set either way.
+func TestTLBRefillGrows(t *testing.T) {
+	run := func(depth int, grows bool) *stack.Result {
+		t.Helper()
+		cfg := stack.Config{
+			NrCPUs: 2,
+			Host: stack.Host{CanQueue: 128, NrHwQueues: 2, CmdPerLun: 128, Driver: stack.DriverNullBlk,
+				NullBlk: stack.NullBlk{IRQMode: nullblk.IRQTimer}},
+			LUNs: []stack.LUN{{Name: "/dev/nullb0", Device: nullDevice(2 * sim.Millisecond), Scheduler: "none"}},
+			Seed: 1,
+		}
+		cfg, err := cfg.EmulatedWith(12, stack.EmulationOptions{WakeSplit: true, IssueAtReturn: true, ReadEventsAfterWork: true,
+			TLBWorkingSet: stack.DefaultTLBWorkingSet, TickSwitchRefill: true, DrainSwitch: true, TLBRefillGrows: grows})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := stack.Run(cfg, parse(t, fmt.Sprintf(`
+[r]
+ioengine=libaio
+direct=1
+rw=randread
+bs=4k
+iodepth=%d
+cpus_allowed=1
+numjobs=4
+time_based=1
+runtime=400ms
+filename=/dev/nullb0
+`, depth)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	perSwitch := func(r *stack.Result) float64 {
+		n := r.Switches.DrainSwitches + r.Switches.TickRefillSwitches
+		if n == 0 {
+			return 0
+		}
+		return float64(r.Switches.TLBRefill) / float64(n)
+	}
+	full := float64(stack.DefaultTLBWorkingSet-stack.DefaultMMSwitch) * 12
+	old, grown := run(16, false), run(16, true)
+	t.Logf("qd16: refill per switch %.0f ns grown, %.0f per command (the saturated set %.0f)", perSwitch(grown), perSwitch(old), full)
+	if grown.Switches.DrainSwitches == 0 {
+		t.Fatal("qd16: no drain switches")
+	}
+	if p := perSwitch(grown); p <= 0 || p > 0.85*full {
+		t.Errorf("qd16: %.0f ns of refill per switch, want above 0 and below 85 %% of the set's %.0f", p, full)
+	}
+	if !(perSwitch(grown) < perSwitch(old)) {
+		t.Errorf("qd16: grown refill %.0f ns per switch not below the per-command one's %.0f", perSwitch(grown), perSwitch(old))
+	}
+	if p := perSwitch(run(32, true)); p < 0.9*full {
+		t.Errorf("qd32: %.0f ns of refill per switch, want the whole set (%.0f)", p, full)
+	}
+}

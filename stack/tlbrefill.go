@@ -48,19 +48,22 @@ import "github.com/blkmq/blkmq/sim"
 type tlbRefill struct {
 	left  sim.Time // refill still to charge before the working set is back
 	first bool     // the next command's pages were charged with the switch
+	turn  bool     // a tick or drain switch: the commands that follow are one turn
 }
 
 // tlbFlushed records a CR3 write on cpu whose first command's refill (charged,
 // dispatch.CPUCosts.MMSwitch) was charged with the switch: the rest of the working
-// set (SubmitTiming.TLBWorkingSet) is charged by the commands that follow.
-func (r *runner) tlbFlushed(cpu int, charged sim.Time) {
+// set (SubmitTiming.TLBWorkingSet) is charged by the commands that follow; turn
+// says the switch ends a turn the model counts (a tick or drain switch), whose
+// refill SubmitTiming.TLBRefillGrows spreads over the turn.
+func (r *runner) tlbFlushed(cpu int, charged sim.Time, turn bool) {
 	if r.sub.TLBWorkingSet <= 0 || cpu < 0 || cpu >= r.cfg.NrCPUs {
 		return
 	}
 	if r.mm.refill == nil {
 		r.mm.refill = make([]tlbRefill, r.cfg.NrCPUs)
 	}
-	r.mm.refill[cpu] = tlbRefill{left: max(r.sub.TLBWorkingSet-charged, 0), first: true}
+	r.mm.refill[cpu] = tlbRefill{left: max(r.sub.TLBWorkingSet-charged, 0), first: true, turn: turn}
 }
 
 // chargeTLBRefill charges on cpu the refill of one command's pages
@@ -84,11 +87,52 @@ func (r *runner) chargeTLBRefill(q blockQueue, cpu int) {
 	if t == nil || t.MMSwitch <= 0 {
 		return
 	}
-	c := min(t.MMSwitch, s.left)
+	step := t.MMSwitch
+	if r.sub.TLBRefillGrows && s.turn {
+		step = tlbRefillStep(r.sub.TLBWorkingSet, t.MMSwitch)
+	}
+	c := min(step, s.left)
 	s.left -= c
 	r.mm.refilled += c
 	h.OnCPU(cpu)
 	h.Charge(c)
+}
+
+// TLBRefillSaturation is the number of commands on a CPU after a CR3 write by which
+// SubmitTiming.TLBRefillGrows has refilled the whole working set (TLBWorkingSet):
+// the turn length of DefaultTLBWorkingSet's own calibration cell
+// (hold-2r-nb-none-pin, round 9: fio ctx 0.038 per command, one switch every 26.3
+// commands, which that derivation took to refill the whole set). Not a new fit: it
+// is the abscissa of the existing calibration point, whose other end is one command
+// costing MMSwitch (hold-wake-nb-12x1-pin, a switch per command: one command's
+// footprint). Between the two the refill is taken as linear in the commands of the
+// turn: the first command after a flush touches the code, stack and shared kernel
+// data of the whole I/O path (MMSwitch); each later one touches the pages only it
+// uses (its io_u, iocb and ring slot, its request and bio), which the same path's
+// code pages are not. Basis (guest facts, hosts/2026-12-04, one sitting, readers
+// pinned to one CPU: extra CPU per command over hold-1r-nb-none-pin divided by the
+// readers' switches per command): turns of 15 commands (qd16: 4, 6, 8 processes)
+// imply 250-400 µs per switch, turns of 25-31 (qd32: 2, 3, 4 processes) 570-720 µs
+// and of 70 (qd64, 2 processes) about 400 µs: growing with the turn up to about 30
+// commands, then flat. Applied to the switches that end a turn the model counts
+// (SubmitTiming.TickSwitchRefill's tick and drain switches, stack/tickrefill.go:
+// the commands the CPU submits until the next one are that turn), not to the
+// wake-up switches of mmRun, whose following commands are the model's
+// command-by-command interleaving of the runnable processes rather than one
+// process's turn: there the per-command MMSwitch refill stays (round 9's
+// approximation; charging those the grown step instead took hold-2r-nb-none-pin,
+// the calibration cell, from +1 % to +30 %, because the model wakes its two readers
+// twice as often as the guest switches them).
+const TLBRefillSaturation = 1 / 0.038
+
+// tlbRefillStep is the refill a command after the switch's first charges under
+// SubmitTiming.TLBRefillGrows: the rest of the working set spread over the
+// TLBRefillSaturation − 1 later commands of round 9's calibration turn.
+func tlbRefillStep(workingSet, first sim.Time) sim.Time {
+	if workingSet <= first {
+		return 0
+	}
+	return sim.Time(float64(workingSet-first) / (TLBRefillSaturation - 1))
 }
 
 // DefaultTLBWorkingSet is EmulationOptions.TLBWorkingSet's derived value, 35 µs
