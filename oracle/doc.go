@@ -64,4 +64,9 @@
 //	                                         # rerun the kernel side (skips without QEMU/guest)
 //	BLKMQ_ORACLE=1 BLKMQ_ORACLE_UPDATE=1 ... # rewrite testdata/kernel/results
 //	BLKMQ_ORACLE_REFRESH_MISSES=1 go test ./oracle/ -run TestRefreshKnownMisses
+//	BLKMQ_ORACLE_DUMP=FILE go test -count=1 ./oracle/ -run TestDumpReference
+//	                                         # every comparison and effect as JSON; its
+//	                                         # switches (BLKMQ_ORACLE_PREEMPT=0, _DRAIN=0,
+//	                                         # _TICKREFILL=0, _SERIALWAKE=1, ...) are in
+//	                                         # TestDumpReference's comment
 package oracle

@@ -351,6 +351,15 @@ func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
 // Placement.NohzKickNrRunning, BLKMQ_ORACLE_KWTASKS=1 Placement.KworkerTasks,
 // BLKMQ_ORACLE_FIOPARENT=1 Placement.FioParent (ModelOptions.FioParent),
 // BLKMQ_ORACLE_SERIALWAKE=1 Timing.RunHwQueuesSerialWake (ModelOptions.RunHwQueuesSerialWake).
+// DefaultWake's emulation switches: BLKMQ_ORACLE_TICKREFILL=0 and BLKMQ_ORACLE_DRAIN=0
+// leave out EmulationOptions.TickSwitchRefill and DrainSwitch, BLKMQ_ORACLE_TLBWS (off,
+// on or a duration) sets TLBWorkingSet, BLKMQ_ORACLE_TLBHOST=1 (or a duration) the
+// opt-in TLBHostRefill. Also: BLKMQ_ORACLE_IOSCHED=1 GetTagIOScheduleReturn,
+// BLKMQ_ORACLE_RUNQWAIT=1 GetTagRunQueueWait, BLKMQ_ORACLE_KEEPCPU=0 IOWQWorkerYields,
+// BLKMQ_ORACLE_PLACE_ENTITY=0 NoPlaceEntityCredit, BLKMQ_ORACLE_DD_MIN_SHALLOW=async
+// DeadlineMinShallowAsyncDepth, BLKMQ_ORACLE_DD_NEXT_RQ=clear DeadlineMoveClearsNextRq
+// (all ModelOptions); BLKMQ_ORACLE_WAKE, _DATACOPY, _MMSWITCH, _DIOPAGE, _CYCLE, _SEED
+// and _DUMP_CASES take values described where they are read below.
 func TestDumpReference(t *testing.T) {
 	path := os.Getenv("BLKMQ_ORACLE_DUMP")
 	if path == "" {

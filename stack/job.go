@@ -100,8 +100,8 @@ type job struct {
 	finished                     bool
 	stopped                      bool
 	// lastLat is the last completed io_u's time from fio's start_time to its
-	// completion, awake the submissions since the thread last slept in getevents
-	// (SubmitTiming.DrainSwitch)
+	// completion, and awake the job's submissions since its thread last slept in
+	// getevents (SubmitTiming.DrainSwitch)
 	lastLat sim.Time
 	awake   int
 	// timedOut: the job stopped because its runtime ran out (fio's

@@ -228,3 +228,62 @@ filename=/dev/nullb0
 		t.Errorf("qd32: %.0f ns of refill per switch, want the whole set (%.0f)", p, full)
 	}
 }
+
+// TestDrainSwitchLateJoin: with DrainSwitch on as oracle.DefaultWake has it, a
+// second process that joins a CPU after the first ran alone there for 200 ms makes
+// about as many switches (drain and tick together) in its 200 ms of sharing as the
+// same sharing at the run's start, at factor 16 (rings drained within a turn: the
+// drain switches, since at the switch) and at factor 60 (the tick's switches only,
+// since at the latest tick reached): neither rule catches up the lone time in a
+// burst when the two are combined (review12's tick rule merged with tlbhost12's).
+func TestDrainSwitchLateJoin(t *testing.T) {
+	run := func(f float64, startdelay string) *stack.Result {
+		cfg := stack.Config{
+			NrCPUs: 2,
+			Host: stack.Host{CanQueue: 128, NrHwQueues: 2, CmdPerLun: 128, Driver: stack.DriverNullBlk,
+				NullBlk: stack.NullBlk{IRQMode: nullblk.IRQTimer}},
+			LUNs: []stack.LUN{{Name: "/dev/nullb0", Device: nullDevice(2 * sim.Millisecond), Scheduler: "none"}},
+			Seed: 1,
+		}
+		cfg, err := cfg.EmulatedWith(f, stack.EmulationOptions{WakeSplit: true, IssueAtReturn: true, ReadEventsAfterWork: true,
+			TLBWorkingSet: stack.DefaultTLBWorkingSet, TickSwitchRefill: true, DrainSwitch: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := stack.Run(cfg, parse(t, `
+[global]
+ioengine=libaio
+direct=1
+rw=randread
+bs=4k
+iodepth=32
+cpus_allowed=1
+filename=/dev/nullb0
+time_based=1
+[a]
+runtime=400ms
+[b]
+runtime=200ms
+startdelay=`+startdelay+`
+`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	for _, f := range []float64{16, 60} {
+		first, late := run(f, "0"), run(f, "200ms")
+		n := func(r *stack.Result) uint64 { return r.Switches.DrainSwitches + r.Switches.TickRefillSwitches }
+		t.Logf("factor %v: at the start %d drain + %d tick, joining at 200 ms %d + %d", f,
+			first.Switches.DrainSwitches, first.Switches.TickRefillSwitches, late.Switches.DrainSwitches, late.Switches.TickRefillSwitches)
+		if n(first) == 0 {
+			t.Errorf("factor %v: no switch while two processes share the CPU", f)
+		}
+		if d := float64(n(late)) - float64(n(first)); d > 0.1*float64(n(first))+2 || d < -0.1*float64(n(first))-2 {
+			t.Errorf("factor %v: %d switches when b joins at 200 ms, want about the %d of the same sharing at the start", f, n(late), n(first))
+		}
+	}
+	if r := run(60, "0"); r.Switches.DrainSwitches != 0 {
+		t.Errorf("factor 60: %d drain switches, want 0 (a ring outlasts a command's latency)", r.Switches.DrainSwitches)
+	}
+}
