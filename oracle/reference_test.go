@@ -463,6 +463,16 @@ func TestDumpReference(t *testing.T) {
 	default:
 		t.Fatalf("BLKMQ_ORACLE_REFILLGROWS %q: allowed: 0 or 1", v)
 	}
+	// BLKMQ_ORACLE_WAKENOPREEMPT: "" or 0 (DefaultWake's: off), 1 = with
+	// stack.EmulationOptions.WakeupNoPreempt (a woken reader waits for the running
+	// process to sleep; the switch is charged at that sleep, stack/waketurn.go)
+	switch v := os.Getenv("BLKMQ_ORACLE_WAKENOPREEMPT"); v {
+	case "", "0":
+	case "1":
+		o.Wake.WakeupNoPreempt = true
+	default:
+		t.Fatalf("BLKMQ_ORACLE_WAKENOPREEMPT %q: allowed: 0 or 1", v)
+	}
 	switch v := os.Getenv("BLKMQ_ORACLE_TTWU"); v {
 	case "", "0":
 	case "1":

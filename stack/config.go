@@ -408,6 +408,15 @@ type SubmitTiming struct {
 	// MMSwitch, up to TLBWorkingSet. Set by Config.EmulatedWith
 	// (EmulationOptions.TLBRefillGrows); no effect without TLBWorkingSet.
 	TLBRefillGrows bool
+	// WakeupNoPreempt makes a fio reader process woken on a CPU where a thread of
+	// another fio process is still awake wait for that one to sleep (CFS
+	// check_preempt_wakeup → wakeup_preempt_entity: no preemption within the
+	// wakeup granularity): its wake-up charges no process switch, and the switch is
+	// charged when the running process sleeps in getevents with another process
+	// awake on its CPU, as a turn-ending switch (TLBRefillGrows' grown refill)
+	// (stack/waketurn.go). Set by Config.EmulatedWith
+	// (EmulationOptions.WakeupNoPreempt); no effect without TickSwitchRefill.
+	WakeupNoPreempt bool
 }
 
 func (t SubmitTiming) withDefaults() SubmitTiming {

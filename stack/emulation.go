@@ -106,6 +106,11 @@ type EmulationOptions struct {
 	// stack/tlbrefill.go), after the tick's and drain switches (TickSwitchRefill,
 	// DrainSwitch). No new cost. oracle.DefaultWake turns it on; needs TLBWorkingSet.
 	TLBRefillGrows bool
+	// WakeupNoPreempt charges the process switch between fio reader processes on a
+	// CPU when the running one sleeps rather than when another is woken
+	// (SubmitTiming.WakeupNoPreempt, stack/waketurn.go). No new cost. Opt-in;
+	// needs TickSwitchRefill.
+	WakeupNoPreempt bool
 	// CheckPreemptTick turns on the CFS time slice between fio threads that share a
 	// CPU (SubmitTiming.CheckPreemptTick, stack/schedtick.go), whose tick preemptions
 	// charge the scaled Switch and MMSwitch.
@@ -335,6 +340,7 @@ func (c Config) EmulatedWith(factor float64, o EmulationOptions) (Config, error)
 	c.Submit.TickSwitchRefill = c.Submit.TickSwitchRefill || o.TickSwitchRefill && c.Submit.TLBWorkingSet > 0
 	c.Submit.DrainSwitch = c.Submit.DrainSwitch || o.DrainSwitch && c.Submit.TickSwitchRefill
 	c.Submit.TLBRefillGrows = c.Submit.TLBRefillGrows || o.TLBRefillGrows && c.Submit.TLBWorkingSet > 0
+	c.Submit.WakeupNoPreempt = c.Submit.WakeupNoPreempt || o.WakeupNoPreempt && c.Submit.TickSwitchRefill
 	// fio's parent process is emulated code too (stack/fiothreads.go)
 	c.Placement.FioParentSlowdown = factor
 	return c, nil

@@ -113,11 +113,15 @@ type job struct {
 	reapPending bool
 	cqN         int  // completions waiting to be reaped
 	inGetevents bool // the thread sleeps in io_getevents / io_uring_enter(GETEVENTS)
-	drain       bool // wait_for_completions entered with the queue full
-	reapEv      reapEvent
-	switchedEv  switchedEvent
-	resumeEv    resumeEvent
-	wokeIdle    bool // woken from getevents with its CPU idle (ReapSubmitDelay)
+	// wakeDeferred: woken behind another awake fio process, its switch not yet
+	// charged (SubmitTiming.WakeupNoPreempt, stack/waketurn.go)
+	wakeDeferred bool
+	sleptAt      sim.Time // when it last slept in getevents (WakeupNoPreempt)
+	drain        bool     // wait_for_completions entered with the queue full
+	reapEv       reapEvent
+	switchedEv   switchedEvent
+	resumeEv     resumeEvent
+	wokeIdle     bool // woken from getevents with its CPU idle (ReapSubmitDelay)
 	// returnedAt is when the last submitting syscall returned
 	// (SubmitTiming.IssueAtReturn): fio reaps no completion before it
 	returnedAt sim.Time
@@ -970,6 +974,8 @@ func (j *job) getevents(now sim.Time) bool {
 			j.inGetevents = true
 			j.awake = 0 // SubmitTiming.DrainSwitch
 			j.chargeSwitch(j.runCPU)
+			j.sleptAt = now
+			j.r.sleepSwitch(j) // SubmitTiming.WakeupNoPreempt
 			j.tickSleep(now)
 			return false
 		}

@@ -69,6 +69,8 @@ type mmState struct {
 	// switches DrainSwitch charged (stack/tickrefill.go)
 	cmds          []int
 	drainSwitches uint64
+	// sleepSwitches counts the switches sleepSwitch charged (stack/waketurn.go)
+	sleepSwitches uint64
 }
 
 // mmLoaded returns the per-CPU loaded address spaces, nil when wake-up switches are not
@@ -96,6 +98,11 @@ func (r *runner) mmLoaded() []int {
 // wake-up. Not counted (assumed small): a tick preemption between two threads that
 // never sleep, fio's parent process (Placement.FioParent), a pacing sleep's wake-up.
 func (r *runner) mmRun(q blockQueue, cpu, mm int) {
+	r.mmRunJob(q, cpu, mm, nil)
+}
+
+// mmRunJob is mmRun for job j (nil: not a fio job thread's wake-up).
+func (r *runner) mmRunJob(q blockQueue, cpu, mm int, j *job) {
 	m := r.mmLoaded()
 	if m == nil || cpu < 0 || cpu >= len(m) {
 		return
@@ -106,6 +113,10 @@ func (r *runner) mmRun(q blockQueue, cpu, mm int) {
 		return
 	}
 	if prev := m[cpu]; prev != 0 && prev != mm {
+		if r.sub.WakeupNoPreempt && j != nil && j.partReap() && r.eng.Now()-j.sleptAt <= wakeupGran(r.cfg.NrCPUs) && r.mmAwake(cpu, prev) {
+			j.wakeDeferred = true
+			return // it waits for the running process to sleep (stack/waketurn.go)
+		}
 		h.OnCPU(cpu)
 		h.Charge(t.MMSwitch)
 		r.mm.switches++
@@ -120,6 +131,6 @@ func (r *runner) mmRun(q blockQueue, cpu, mm int) {
 // CPU's current one (stack/schedtick.go), not at its wake-up.
 func (j *job) mmWake(cpu int) {
 	if !j.r.schedTickOn() {
-		j.r.mmRun(j.q, cpu, j.mm)
+		j.r.mmRunJob(j.q, cpu, j.mm, j)
 	}
 }

@@ -78,6 +78,10 @@ type SwitchCounts struct {
 	// DrainSwitches are the switches SubmitTiming.DrainSwitch charged: a reader
 	// process that drained its completions within its turn and slept.
 	DrainSwitches uint64
+	// SleepSwitches are the switches SubmitTiming.WakeupNoPreempt charged when the
+	// running process slept with another awake on its CPU (counted in
+	// ProcessSwitches too).
+	SleepSwitches uint64
 	// TLBRefill is the TLB refill charged after those switches beyond the
 	// switches' own MMSwitch (SubmitTiming.TLBWorkingSet), ns of CPU time.
 	TLBRefill sim.Time
@@ -443,6 +447,7 @@ func (r *runner) result(end sim.Time) *Result {
 	res.Switches.KblockdPreemptRuns, res.Switches.KblockdProcessSwitches = r.host.KblockdPreemptCounts()
 	res.Switches.ProcessSwitches, res.Switches.TickSwitches, res.Switches.TLBRefill = r.mm.switches, r.schedTickSwitches(), r.mm.refilled
 	res.Switches.TickRefillSwitches, res.Switches.DrainSwitches = r.mm.tickSwitches, r.mm.drainSwitches
+	res.Switches.SleepSwitches = r.mm.sleepSwitches
 	if r.allFinished() {
 		res.LastFinish = r.lastFinish
 	}

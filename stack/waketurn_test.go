@@ -1,0 +1,73 @@
+package stack_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/blkmq/blkmq/nullblk"
+	"github.com/blkmq/blkmq/sim"
+	"github.com/blkmq/blkmq/stack"
+)
+
+// TestWakeupNoPreempt: three qd32 reader processes pinned to one CPU of a 2 ms
+// null_blk at factor 20 (hosts/2026-12-04's slowdown): with the option the woken
+// readers wait for the running one and the turns end once per ring (DrainSwitch or
+// the running one's sleep), about the guest's 0.033 switches per command. (This
+// bare configuration, without the oracle's per-cell overheads, drain-switches
+// without the option too; the oracle's hold-drain12-3r cell is where the option
+// moves the count: 0.0275 wake-up switches, no drain switch, to 0.030 drain
+// switches.) Twelve qd1 readers keep one switch per command (partReap).
+func TestWakeupNoPreempt(t *testing.T) {
+	run := func(n, depth int, wnp bool) (*stack.Result, float64) {
+		t.Helper()
+		cfg := stack.Config{
+			NrCPUs: 2,
+			Host: stack.Host{CanQueue: 128, NrHwQueues: 2, CmdPerLun: 128, Driver: stack.DriverNullBlk,
+				NullBlk: stack.NullBlk{IRQMode: nullblk.IRQTimer}},
+			LUNs: []stack.LUN{{Name: "/dev/nullb0", Device: nullDevice(2 * sim.Millisecond), Scheduler: "none"}},
+			Seed: 1,
+		}
+		cfg, err := cfg.EmulatedWith(20, stack.EmulationOptions{WakeSplit: true, IssueAtReturn: true, ReadEventsAfterWork: true,
+			TLBWorkingSet: stack.DefaultTLBWorkingSet, TickSwitchRefill: true, DrainSwitch: true, TLBRefillGrows: true,
+			WakeupNoPreempt: wnp})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := stack.Run(cfg, parse(t, fmt.Sprintf(`
+[r]
+ioengine=libaio
+direct=1
+rw=randread
+bs=4k
+iodepth=%d
+cpus_allowed=1
+numjobs=%d
+time_based=1
+runtime=400ms
+filename=/dev/nullb0
+`, depth, n)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cmds int64
+		for _, j := range res.Jobs {
+			cmds += j.Fio.Read().TotalIOs
+		}
+		s := res.Switches
+		return res, float64(s.ProcessSwitches+s.DrainSwitches+s.TickRefillSwitches) / float64(cmds)
+	}
+	offRes, off := run(3, 32, false)
+	onRes, on := run(3, 32, true)
+	t.Logf("3 x qd32: %.4f switches per command without, %.4f with (drain %d -> %d)", off, on,
+		offRes.Switches.DrainSwitches, onRes.Switches.DrainSwitches)
+	if onRes.Switches.DrainSwitches == 0 {
+		t.Error("3 x qd32: no drain switch with WakeupNoPreempt")
+	}
+	if on < 0.02 || on > 0.045 {
+		t.Errorf("3 x qd32: %.4f switches per command, want about one per ring (0.02-0.045)", on)
+	}
+	_, q1 := run(12, 1, true)
+	if q1 < 0.9 || q1 > 1.1 {
+		t.Errorf("12 x qd1: %.3f switches per command, want about 1", q1)
+	}
+}
