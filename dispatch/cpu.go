@@ -284,6 +284,12 @@ type CPUModel struct {
 	Off bool
 	// Costs is the cost table; the zero value selects DefaultCPUCosts.
 	Costs CPUCosts
+	// HostCores, when positive and below the number of CPUs, shares that many host
+	// cores among the CPUs (sim.HostCores): the emulation harness's vCPU threads on a
+	// host with fewer cores (QEMU TCG thread=multi on the oracle's 2-core host; basis:
+	// the harness string of each reference set). An idle CPU woken with work waits for
+	// a free host core. 0 (default) = every CPU has its own core.
+	HostCores int
 }
 
 func (m CPUModel) validate() error {
@@ -301,6 +307,9 @@ func (m CPUModel) validate() error {
 		if f.v < 0 || f.v > sim.Millisecond {
 			return fmt.Errorf("dispatch: CPU cost %s %v out of range [0, 1ms]", f.name, f.v)
 		}
+	}
+	if m.HostCores < 0 {
+		return fmt.Errorf("dispatch: HostCores %d out of range [0, nr_cpus]", m.HostCores)
 	}
 	if c.CPUsPerLLC < 0 {
 		return fmt.Errorf("dispatch: CPUsPerLLC %d out of range [0, nr_cpus]", c.CPUsPerLLC)
@@ -381,6 +390,9 @@ func newCPUState(m CPUModel, nrCPUs int) cpuState {
 	s.cpus = make([]*sim.CPU, nrCPUs)
 	for i := range s.cpus {
 		s.cpus[i] = sim.NewCPU(i)
+	}
+	if m.HostCores > 0 && m.HostCores < nrCPUs {
+		sim.NewHostCores(m.HostCores, s.cpus)
 	}
 	s.lines = map[any][]*sim.SharedLine{}
 	tc := s.c.Transfer

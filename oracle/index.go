@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -453,4 +454,18 @@ func (ix *Index) Find(name string) *Case {
 		}
 	}
 	return nil
+}
+
+// hostCoresRE finds the host's core count in a harness string ("... on a 2-core host").
+var hostCoresRE = regexp.MustCompile(`(\d+)-core host`)
+
+// HostCores returns the number of host cores the reference set's harness string says
+// the guest ran on, or 0 when it does not say.
+func (ix *Index) HostCores() int {
+	m := hostCoresRE.FindStringSubmatch(ix.Harness)
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
 }

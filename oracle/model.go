@@ -125,6 +125,11 @@ type ModelOptions struct {
 	// (the kblockd runs of one asynchronous blk_mq_run_hw_queues call due in hctx
 	// order, one wake-up cost apart). For measuring the rule (round 12, issue 14).
 	RunHwQueuesSerialWake bool
+	// HostCores, when positive, runs the model with dispatch.CPUModel.HostCores: the
+	// guest's vCPUs share that many host cores (Index.HostCores reads it from the
+	// reference set's harness string). For measuring the emulation rule (round 12,
+	// issue 14); 0 (default) = a host core per vCPU.
+	HostCores int
 	// IOQueueAsync, when positive, runs the model with stack.SubmitTiming.IOQueueAsync
 	// at this native cost, scaled by EmulationSlowdown (io_uring's -EAGAIN hand-off
 	// to io-wq charged on the submitting CPU); 0 (default) = none. For measuring the
@@ -325,6 +330,9 @@ func prepareModel(c *Case, jobPath string, o ModelOptions) (stack.Config, []fio.
 		return zero, nil, nil, fmt.Errorf("oracle: %w", err)
 	}
 	cfg.Setup = o.Setup
+	if o.HostCores > 0 {
+		cfg.CPU.HostCores = o.HostCores
+	}
 	// each switch turns its rule on and never off: a profile that has it already keeps it
 	for _, sw := range []struct {
 		on  bool

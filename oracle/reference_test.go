@@ -350,7 +350,9 @@ func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
 // BLKMQ_ORACLE_FORKIDLEST=1 Placement.ForkIdlestGroup, BLKMQ_ORACLE_NOHZKICK=1
 // Placement.NohzKickNrRunning, BLKMQ_ORACLE_KWTASKS=1 Placement.KworkerTasks,
 // BLKMQ_ORACLE_FIOPARENT=1 Placement.FioParent (ModelOptions.FioParent),
-// BLKMQ_ORACLE_SERIALWAKE=1 Timing.RunHwQueuesSerialWake (ModelOptions.RunHwQueuesSerialWake).
+// BLKMQ_ORACLE_SERIALWAKE=1 Timing.RunHwQueuesSerialWake (ModelOptions.RunHwQueuesSerialWake),
+// BLKMQ_ORACLE_HOSTCORES=1 CPUModel.HostCores from the set's harness string
+// (ModelOptions.HostCores, Index.HostCores: the vCPUs share the host's cores).
 // DefaultWake's emulation switches: BLKMQ_ORACLE_TICKREFILL=0 and BLKMQ_ORACLE_DRAIN=0
 // leave out EmulationOptions.TickSwitchRefill and DrainSwitch, BLKMQ_ORACLE_TLBWS (off,
 // on or a duration) sets TLBWorkingSet, BLKMQ_ORACLE_TLBHOST=1 (or a duration) the
@@ -563,6 +565,16 @@ func TestDumpReference(t *testing.T) {
 		default:
 			t.Fatalf("%s %q: allowed: 0 or 1", sw.env, v)
 		}
+	}
+	// BLKMQ_ORACLE_HOSTCORES=1: ModelOptions.HostCores from the set's harness string
+	switch v := os.Getenv("BLKMQ_ORACLE_HOSTCORES"); v {
+	case "", "0":
+	case "1":
+		if o.HostCores = ix.HostCores(); o.HostCores == 0 {
+			t.Fatalf("BLKMQ_ORACLE_HOSTCORES: the harness string names no host cores")
+		}
+	default:
+		t.Fatalf("BLKMQ_ORACLE_HOSTCORES %q: allowed: 0 or 1", v)
 	}
 	var out struct {
 		Cases   []*Comparison       `json:"cases"`

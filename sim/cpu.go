@@ -1,6 +1,9 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // CPU is a simulated processor that executes path steps one after another: a step
 // submitted while the CPU is still busy starts when the earlier work finishes. It models
@@ -12,6 +15,47 @@ type CPU struct {
 	irqUntil  Time // end of the interrupt-context work (Interrupt)
 	busy      Time
 	steps     uint64
+	host      *HostCores // the host cores this CPU's emulator thread shares, or nil
+}
+
+// HostCores is a pool of host cores shared by the CPUs given to NewHostCores: the vCPU
+// threads of an emulator (QEMU TCG, thread=multi: one host thread per vCPU) running on
+// fewer host cores than vCPUs. A CPU that is idle when a step becomes ready (a vCPU
+// kicked out of its halt by an IPI or an interrupt) starts it only when a host core is
+// free: when fewer than n of the other CPUs are still busy. Without preemption of a
+// running vCPU and without time slices (a vCPU keeps its core until its charged work
+// ends); a CPU that is already busy keeps its core. With no more CPUs than cores it
+// changes nothing.
+type HostCores struct {
+	n    int
+	cpus []*CPU
+	ends []Time
+}
+
+// NewHostCores attaches cpus to a pool of n host cores (n > 0) and returns it.
+func NewHostCores(n int, cpus []*CPU) *HostCores {
+	h := &HostCores{n: n, cpus: cpus}
+	for _, c := range cpus {
+		c.host = h
+	}
+	return h
+}
+
+// wakeAt returns when self, idle, can start a step ready at now: now, or the time at
+// which the other CPUs busy past now leave fewer than n of them running.
+func (h *HostCores) wakeAt(now Time, self *CPU) Time {
+	e := h.ends[:0]
+	for _, c := range h.cpus {
+		if c != self && c.busyUntil > now {
+			e = append(e, c.busyUntil)
+		}
+	}
+	h.ends = e
+	if len(e) < h.n {
+		return now
+	}
+	slices.Sort(e)
+	return e[len(e)-h.n]
 }
 
 // NewCPU returns an idle CPU with the given id (used by SharedLine to tell CPUs apart).
@@ -27,6 +71,9 @@ func (c *CPU) Exec(now, cost Time) Time {
 		panic(negativeCost{c.id, "Exec", cost})
 	}
 	start := max(now, c.busyUntil)
+	if c.host != nil && now > c.busyUntil {
+		start = c.host.wakeAt(now, c)
+	}
 	c.busyUntil = start + cost
 	c.busy += cost
 	c.steps++
@@ -58,6 +105,9 @@ func (c *CPU) Interrupt(now, cost Time) Time {
 		panic(negativeCost{c.id, "Interrupt", cost})
 	}
 	start := max(now, c.irqUntil)
+	if c.host != nil && now > c.busyUntil {
+		start = c.host.wakeAt(now, c)
+	}
 	end := start + cost
 	c.irqUntil = end
 	if c.busyUntil > start {
