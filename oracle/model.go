@@ -125,6 +125,10 @@ type ModelOptions struct {
 	// (the kblockd runs of one asynchronous blk_mq_run_hw_queues call due in hctx
 	// order, one wake-up cost apart). For measuring the rule (round 12, issue 14).
 	RunHwQueuesSerialWake bool
+	// WakeupPreemptReap runs the model with stack.SubmitTiming.WakeupPreemptReap (a
+	// woken reaper whose lag exceeds the wakeup granularity preempts its CPU's
+	// running task). For measuring the rule (round 12, issue 14).
+	WakeupPreemptReap bool
 	// IOQueueAsync, when positive, runs the model with stack.SubmitTiming.IOQueueAsync
 	// at this native cost, scaled by EmulationSlowdown (io_uring's -EAGAIN hand-off
 	// to io-wq charged on the submitting CPU); 0 (default) = none. For measuring the
@@ -342,6 +346,7 @@ func prepareModel(c *Case, jobPath string, o ModelOptions) (stack.Config, []fio.
 		{o.KworkerTasks, &cfg.Placement.KworkerTasks},
 		{o.FioParent, &cfg.Placement.FioParent},
 		{o.RunHwQueuesSerialWake, &cfg.Timing.RunHwQueuesSerialWake},
+		{o.WakeupPreemptReap, &cfg.Submit.WakeupPreemptReap},
 		{o.WorkerIdleBalance, &cfg.Placement.WorkerIdleBalance},
 	} {
 		if sw.on {
