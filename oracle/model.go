@@ -130,6 +130,10 @@ type ModelOptions struct {
 	// reference set's harness string). For measuring the emulation rule (round 12,
 	// issue 14); 0 (default) = a host core per vCPU.
 	HostCores int
+	// WakeupPreemptReap runs the model with stack.SubmitTiming.WakeupPreemptReap (a
+	// woken reaper whose lag exceeds the wakeup granularity preempts its CPU's
+	// running task). For measuring the rule (round 12, issue 14).
+	WakeupPreemptReap bool
 	// IOQueueAsync, when positive, runs the model with stack.SubmitTiming.IOQueueAsync
 	// at this native cost, scaled by EmulationSlowdown (io_uring's -EAGAIN hand-off
 	// to io-wq charged on the submitting CPU); 0 (default) = none. For measuring the
@@ -350,6 +354,7 @@ func prepareModel(c *Case, jobPath string, o ModelOptions) (stack.Config, []fio.
 		{o.KworkerTasks, &cfg.Placement.KworkerTasks},
 		{o.FioParent, &cfg.Placement.FioParent},
 		{o.RunHwQueuesSerialWake, &cfg.Timing.RunHwQueuesSerialWake},
+		{o.WakeupPreemptReap, &cfg.Submit.WakeupPreemptReap},
 		{o.WorkerIdleBalance, &cfg.Placement.WorkerIdleBalance},
 	} {
 		if sw.on {

@@ -475,6 +475,15 @@ func TestDumpReference(t *testing.T) {
 	default:
 		t.Fatalf("BLKMQ_ORACLE_WAKENOPREEMPT %q: allowed: 0 or 1", v)
 	}
+	// BLKMQ_ORACLE_REAPPREEMPT: "" or 0 (off), 1 = with
+	// stack.SubmitTiming.WakeupPreemptReap (ModelOptions.WakeupPreemptReap)
+	switch v := os.Getenv("BLKMQ_ORACLE_REAPPREEMPT"); v {
+	case "", "0":
+	case "1":
+		o.WakeupPreemptReap = true
+	default:
+		t.Fatalf("BLKMQ_ORACLE_REAPPREEMPT %q: allowed: 0 or 1", v)
+	}
 	switch v := os.Getenv("BLKMQ_ORACLE_TTWU"); v {
 	case "", "0":
 	case "1":

@@ -417,6 +417,15 @@ type SubmitTiming struct {
 	// (stack/waketurn.go). Set by Config.EmulatedWith
 	// (EmulationOptions.WakeupNoPreempt); no effect without TickSwitchRefill.
 	WakeupNoPreempt bool
+	// WakeupPreemptReap lets a fio thread woken from getevents (io_getevents,
+	// io_uring_enter's wait) by a completion, with part of its ring still in flight,
+	// preempt the task running on its CPU (check_preempt_wakeup; stack/waketurn.go
+	// wakeupPreempts): it reaps and submits at once instead of after the work
+	// charged to its CPU before its wake-up (its own work is still charged after
+	// that work). Off by default: opt-in, the evidence is mixed (round 12, issue 14:
+	// it gives the pinned libaio WAL beside io_uring readers the kernel's placement
+	// effect, and makes the unpinned WALs of the family too fast).
+	WakeupPreemptReap bool
 }
 
 func (t SubmitTiming) withDefaults() SubmitTiming {

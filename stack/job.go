@@ -243,6 +243,13 @@ func (e *reapEvent) Fire(now sim.Time) {
 		h := j.q.Host()
 		h.OnCPU(j.runCPU)
 		h.Charge(sw)
+		if t := h.CPUFreeAt(j.runCPU); t > now && j.wakeupPreempts() {
+			// SubmitTiming.WakeupPreemptReap: it takes the CPU from the running
+			// task at once and reaps; its CPU time stays charged after the CPU's
+			j.cpuTurn = true
+			j.reap(now)
+			return
+		}
 		if t := h.CPUFreeAt(j.runCPU); t > now {
 			j.r.eng.At(t, &j.switchedEv)
 			return

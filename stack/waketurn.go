@@ -146,3 +146,25 @@ func (j *job) partReap() bool {
 func wakeupGran(nrCPUs int) sim.Time {
 	return sim.Time(bits.Len(uint(min(max(nrCPUs, 1), 8)))) * sim.Millisecond
 }
+
+// wakeupPreempts reports whether the reaper woken now preempts the task running on
+// its CPU (SubmitTiming.WakeupPreemptReap). Kernel basis (6.1,
+// kernel/sched/fair.c): try_to_wake_up in the completion's interrupt
+// (aio_complete's wake_up, io_uring's task_work_add) calls check_preempt_wakeup,
+// which sets TIF_NEED_RESCHED when wakeup_preempt_entity finds the wakee's vruntime
+// more than the wakeup granularity (wakeupGran) behind the running task's; the
+// return from the interrupt to user mode, or the running task's next system-call
+// return, then switches to it. A thread that sleeps most of the time (a WAL at
+// iodepth 2 beside readers that keep their CPU busy) gains vruntime lag at every
+// sleep, up to place_entity's GENTLE_FAIR_SLEEPERS credit of half a sched_latency
+// (3 × wakeupGran), so it preempts at nearly every wake-up. The guest shows it: the
+// readers' nonvoluntary switches rise from 560-1400 to 1830-4190 when the libaio
+// WAL shares their CPU, one or two per WAL write (round 12, uring12). The rule
+// takes that limit (no vruntime is kept): every woken reaper with part of its
+// ring still in flight (partReap) preempts. A reader woken with its whole ring
+// done (qd1) does not: the model's CPUs do not push the preempted work back, so a
+// preempting reaper runs beside its CPU's charged work, and CPU-bound qd1 readers
+// sharing a CPU would then all run faster than the CPU allows. No new parameter.
+func (j *job) wakeupPreempts() bool {
+	return j.r.sub.WakeupPreemptReap && j.partReap()
+}
