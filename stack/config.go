@@ -417,6 +417,13 @@ type SubmitTiming struct {
 	// (stack/waketurn.go). Set by Config.EmulatedWith
 	// (EmulationOptions.WakeupNoPreempt); no effect without TickSwitchRefill.
 	WakeupNoPreempt bool
+	// DryTurn ends a turn of fio reader processes sharing a CPU when the process
+	// loaded there would have no completion ready had the turn's submissions all
+	// been its own (its reader sleeps in read_events: a voluntary switch), besides
+	// DrainSwitch's ring-long turn, and loads the waiting process that gathered the
+	// most completions (stack/waketurn.go). Set by Config.EmulatedWith
+	// (EmulationOptions.DryTurn); no effect without WakeupNoPreempt and DrainSwitch.
+	DryTurn bool
 }
 
 func (t SubmitTiming) withDefaults() SubmitTiming {
