@@ -484,6 +484,16 @@ func TestDumpReference(t *testing.T) {
 	default:
 		t.Fatalf("BLKMQ_ORACLE_REAPPREEMPT %q: allowed: 0 or 1", v)
 	}
+	// BLKMQ_ORACLE_DRYTURN: "" or 0 (off), 1 = with stack.EmulationOptions.DryTurn
+	// (needs BLKMQ_ORACLE_WAKENOPREEMPT=1: a reader's turn also ends when it would
+	// have no completion ready, stack/waketurn.go)
+	switch v := os.Getenv("BLKMQ_ORACLE_DRYTURN"); v {
+	case "", "0":
+	case "1":
+		o.Wake.DryTurn = true
+	default:
+		t.Fatalf("BLKMQ_ORACLE_DRYTURN %q: allowed: 0 or 1", v)
+	}
 	switch v := os.Getenv("BLKMQ_ORACLE_TTWU"); v {
 	case "", "0":
 	case "1":

@@ -426,6 +426,13 @@ type SubmitTiming struct {
 	// it gives the pinned libaio WAL beside io_uring readers the kernel's placement
 	// effect, and makes the unpinned WALs of the family too fast).
 	WakeupPreemptReap bool
+	// DryTurn ends a turn of fio reader processes sharing a CPU when the process
+	// loaded there would have no completion ready had the turn's submissions all
+	// been its own (its reader sleeps in read_events: a voluntary switch), besides
+	// DrainSwitch's ring-long turn, and loads the waiting process that gathered the
+	// most completions (stack/waketurn.go). Set by Config.EmulatedWith
+	// (EmulationOptions.DryTurn); no effect without WakeupNoPreempt and DrainSwitch.
+	DryTurn bool
 }
 
 func (t SubmitTiming) withDefaults() SubmitTiming {

@@ -111,6 +111,10 @@ type EmulationOptions struct {
 	// (SubmitTiming.WakeupNoPreempt, stack/waketurn.go). No new cost. Opt-in;
 	// needs TickSwitchRefill.
 	WakeupNoPreempt bool
+	// DryTurn ends the turn of a fio reader process that would have no completion
+	// ready (SubmitTiming.DryTurn, stack/waketurn.go). No new cost or parameter.
+	// Opt-in; needs WakeupNoPreempt and DrainSwitch.
+	DryTurn bool
 	// CheckPreemptTick turns on the CFS time slice between fio threads that share a
 	// CPU (SubmitTiming.CheckPreemptTick, stack/schedtick.go), whose tick preemptions
 	// charge the scaled Switch and MMSwitch.
@@ -341,6 +345,7 @@ func (c Config) EmulatedWith(factor float64, o EmulationOptions) (Config, error)
 	c.Submit.DrainSwitch = c.Submit.DrainSwitch || o.DrainSwitch && c.Submit.TickSwitchRefill
 	c.Submit.TLBRefillGrows = c.Submit.TLBRefillGrows || o.TLBRefillGrows && c.Submit.TLBWorkingSet > 0
 	c.Submit.WakeupNoPreempt = c.Submit.WakeupNoPreempt || o.WakeupNoPreempt && c.Submit.TickSwitchRefill
+	c.Submit.DryTurn = c.Submit.DryTurn || o.DryTurn && c.Submit.WakeupNoPreempt && c.Submit.DrainSwitch
 	// fio's parent process is emulated code too (stack/fiothreads.go)
 	c.Placement.FioParentSlowdown = factor
 	return c, nil

@@ -117,6 +117,7 @@ type job struct {
 	// charged (SubmitTiming.WakeupNoPreempt, stack/waketurn.go)
 	wakeDeferred bool
 	sleptAt      sim.Time // when it last slept in getevents (WakeupNoPreempt)
+	turnReady    int      // completions since its process's last turn (DryTurn)
 	drain        bool     // wait_for_completions entered with the queue full
 	reapEv       reapEvent
 	switchedEv   switchedEvent
@@ -868,6 +869,7 @@ func (j *job) EndBio(b *dispatch.Bio, now sim.Time, _ error) {
 	}
 	j.cq.push(u)
 	j.cqN++
+	j.r.turnCompleted(j)
 	// a thread asleep in getevents wakes once iodepth_batch_complete_min completions
 	// (all that are in flight if fewer) are there
 	if j.inGetevents && !j.reapPending && j.reapReady() {

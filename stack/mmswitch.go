@@ -69,6 +69,9 @@ type mmState struct {
 	// switches DrainSwitch charged (stack/tickrefill.go)
 	cmds          []int
 	drainSwitches uint64
+	// ready is, per CPU, the completions the loaded process would still have
+	// ready in a turn of its own (SubmitTiming.DryTurn, stack/waketurn.go)
+	ready []int
 	// sleepSwitches counts the switches sleepSwitch charged (stack/waketurn.go)
 	sleepSwitches uint64
 }

@@ -124,7 +124,7 @@ func (r *runner) tickSwitch(j *job, now sim.Time) {
 	since := r.tickSince()
 	tick := r.cfg.Placement.tick()
 	due := ((since[cpu]+cfsSlice(r.cfg.NrCPUs, nr))/tick + 1) * tick
-	drained := false
+	drained, dry := false, false
 	if r.sub.DrainSwitch {
 		if r.mm.cmds == nil {
 			r.mm.cmds = make([]int, r.cfg.NrCPUs)
@@ -134,6 +134,9 @@ func (r *runner) tickSwitch(j *job, now sim.Time) {
 		// commands took less than one of its commands' latency
 		drained = r.mm.cmds[cpu] > j.spec.EffectiveIODepth && j.awake > j.spec.EffectiveIODepth &&
 			j.lastLat > 0 && at-since[cpu] < j.lastLat
+		if !drained && r.turnDry(j, cpu) {
+			drained, dry = true, true
+		}
 	}
 	if at < due && !drained {
 		return
@@ -156,7 +159,11 @@ func (r *runner) tickSwitch(j *job, now sim.Time) {
 		r.mm.cmds[cpu] = 0
 	}
 	if m := r.mmLoaded(); m != nil {
-		m[cpu] = j.mm
+		if dry {
+			m[cpu] = r.nextMM(j, cpu, m[cpu]) // stack/waketurn.go
+		} else {
+			m[cpu] = j.mm
+		}
 	}
 }
 

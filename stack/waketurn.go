@@ -168,3 +168,86 @@ func wakeupGran(nrCPUs int) sim.Time {
 func (j *job) wakeupPreempts() bool {
 	return j.r.sub.WakeupPreemptReap && j.partReap()
 }
+
+// The turn that ends when the running reader has nothing to reap
+// (SubmitTiming.DryTurn).
+//
+// Kernel basis (6.1): the reader that has the CPU reaps what completed and
+// resubmits it; when io_getevents finds fewer than min_nr events (fs/aio.c
+// read_events → wait_event_interruptible_hrtimeout) it sleeps and __schedule →
+// pick_next_entity runs the waiting reader with the smallest vruntime, the one that
+// has waited longest under round-robin turns; that reader then reaps everything
+// that completed since its own last turn. DrainSwitch ends a turn only after more
+// than iodepth submissions, but a turn is shorter when a command's latency exceeds
+// the readers' cycle (hosts/2026-12-04 hold-drain12-2r: about 26 commands a turn at
+// iodepth 32, each reader's ring not yet back when it has resubmitted what was
+// ready). The model interleaves the readers command by command, so a reader's own
+// completion queue never runs dry; instead each job counts the completions posted
+// since its process's last turn (turnReady), the turn of the process loaded on the
+// CPU starts with all of them and gains its completions during the turn, and every
+// submission on the CPU in the turn spends one (the kernel's turn is all that
+// process's). When none is left the turn ends: the switch is charged as a drain
+// switch, and the process that gathered the most completions is loaded (nextMM).
+// No new cost or parameter. Not modelled: the completions of a turn that ended
+// by the tick or a wake-up are not carried over; the credit counts completions,
+// not iodepth_batch_complete_min batches (only readers with part of their ring in
+// flight, partReap, take part).
+
+// turnCompleted counts a completion of j toward its process's next reaps in a
+// turn of its own (SubmitTiming.DryTurn).
+func (r *runner) turnCompleted(j *job) {
+	if r.sub.DryTurn {
+		j.turnReady++
+	}
+}
+
+// turnDry reports, at a submission on cpu (the cmds[cpu]-th since the CPU's last
+// switch), whether the process loaded there would have no completion left ready
+// had the turn's submissions all been its own (the kernel runs it alone through its
+// turn, reaping what completed since it last went dry): its reader sleeps in
+// read_events then, a voluntary switch to the next waiting process (fs/aio.c
+// read_events; kernel/sched/core.c __schedule).
+func (r *runner) turnDry(j *job, cpu int) bool {
+	m := r.mmLoaded()
+	if !r.sub.DryTurn || m == nil || cpu < 0 || cpu >= len(m) || m[cpu] == 0 || !j.partReap() {
+		return false
+	}
+	if r.mm.ready == nil {
+		r.mm.ready = make([]int, r.cfg.NrCPUs)
+	}
+	if r.mm.cmds[cpu] == 1 {
+		r.mm.ready[cpu] = 0 // the turn's start
+	}
+	for _, k := range r.jobs {
+		if k.mm == m[cpu] {
+			r.mm.ready[cpu] += k.turnReady
+			k.turnReady = 0
+		}
+	}
+	r.mm.ready[cpu]--
+	return r.mm.ready[cpu] <= 0 && r.mm.cmds[cpu] > 1
+}
+
+// nextMM is the address space a dry turn's switch on cpu loads: among the threads of
+// other processes than the one loaded (dry) on cpu, the submitter j or one waiting
+// for the CPU, the one whose process gathered the most completions since its last
+// turn, i.e. the one that waited longest (pick_next_entity's leftmost under
+// round-robin turns); dry's own when none.
+func (r *runner) nextMM(j *job, cpu, dry int) int {
+	best, most := dry, -1
+	for _, k := range r.jobs {
+		if k.mm == dry || k.runCPU != cpu || !(k.cpuWait || k == j) || k.finished {
+			continue
+		}
+		n := 0
+		for _, o := range r.jobs {
+			if o.mm == k.mm {
+				n += o.turnReady
+			}
+		}
+		if n > most {
+			best, most = k.mm, n
+		}
+	}
+	return best
+}

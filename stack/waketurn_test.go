@@ -19,42 +19,7 @@ import (
 // switches.) Twelve qd1 readers keep one switch per command (partReap).
 func TestWakeupNoPreempt(t *testing.T) {
 	run := func(n, depth int, wnp bool) (*stack.Result, float64) {
-		t.Helper()
-		cfg := stack.Config{
-			NrCPUs: 2,
-			Host: stack.Host{CanQueue: 128, NrHwQueues: 2, CmdPerLun: 128, Driver: stack.DriverNullBlk,
-				NullBlk: stack.NullBlk{IRQMode: nullblk.IRQTimer}},
-			LUNs: []stack.LUN{{Name: "/dev/nullb0", Device: nullDevice(2 * sim.Millisecond), Scheduler: "none"}},
-			Seed: 1,
-		}
-		cfg, err := cfg.EmulatedWith(20, stack.EmulationOptions{WakeSplit: true, IssueAtReturn: true, ReadEventsAfterWork: true,
-			TLBWorkingSet: stack.DefaultTLBWorkingSet, TickSwitchRefill: true, DrainSwitch: true, TLBRefillGrows: true,
-			WakeupNoPreempt: wnp})
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := stack.Run(cfg, parse(t, fmt.Sprintf(`
-[r]
-ioengine=libaio
-direct=1
-rw=randread
-bs=4k
-iodepth=%d
-cpus_allowed=1
-numjobs=%d
-time_based=1
-runtime=400ms
-filename=/dev/nullb0
-`, depth, n)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var cmds int64
-		for _, j := range res.Jobs {
-			cmds += j.Fio.Read().TotalIOs
-		}
-		s := res.Switches
-		return res, float64(s.ProcessSwitches+s.DrainSwitches+s.TickRefillSwitches) / float64(cmds)
+		return runTurn(t, n, depth, wnp, false)
 	}
 	offRes, off := run(3, 32, false)
 	onRes, on := run(3, 32, true)
@@ -69,5 +34,64 @@ filename=/dev/nullb0
 	_, q1 := run(12, 1, true)
 	if q1 < 0.9 || q1 > 1.1 {
 		t.Errorf("12 x qd1: %.3f switches per command, want about 1", q1)
+	}
+}
+
+// runTurn runs n qd-depth reader processes pinned to one CPU of a 2 ms null_blk at
+// factor 20 and returns the result and its process switches per command.
+func runTurn(t *testing.T, n, depth int, wnp, dry bool) (*stack.Result, float64) {
+	t.Helper()
+	cfg := stack.Config{
+		NrCPUs: 2,
+		Host: stack.Host{CanQueue: 128, NrHwQueues: 2, CmdPerLun: 128, Driver: stack.DriverNullBlk,
+			NullBlk: stack.NullBlk{IRQMode: nullblk.IRQTimer}},
+		LUNs: []stack.LUN{{Name: "/dev/nullb0", Device: nullDevice(2 * sim.Millisecond), Scheduler: "none"}},
+		Seed: 1,
+	}
+	cfg, err := cfg.EmulatedWith(20, stack.EmulationOptions{WakeSplit: true, IssueAtReturn: true, ReadEventsAfterWork: true,
+		TLBWorkingSet: stack.DefaultTLBWorkingSet, TickSwitchRefill: true, DrainSwitch: true, TLBRefillGrows: true,
+		WakeupNoPreempt: wnp, DryTurn: dry})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := stack.Run(cfg, parse(t, fmt.Sprintf(`
+[r]
+ioengine=libaio
+direct=1
+rw=randread
+bs=4k
+iodepth=%d
+cpus_allowed=1
+numjobs=%d
+time_based=1
+runtime=400ms
+filename=/dev/nullb0
+`, depth, n)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cmds int64
+	for _, j := range res.Jobs {
+		cmds += j.Fio.Read().TotalIOs
+	}
+	s := res.Switches
+	return res, float64(s.ProcessSwitches+s.DrainSwitches+s.TickRefillSwitches) / float64(cmds)
+}
+
+// TestDryTurn: two qd32 readers on one CPU (hosts/2026-12-04 hold-drain12-2r's
+// shape, whose guest switches 0.033-0.035 times per command: turns of about 26
+// commands, shorter than a ring): with DryTurn a turn also ends when the loaded
+// process has spent the completions gathered since its last turn, so the turns are
+// no longer than DrainSwitch's and the count does not fall.
+func TestDryTurn(t *testing.T) {
+	_, wnp := runTurn(t, 2, 32, true, false)
+	res, dry := runTurn(t, 2, 32, true, true)
+	t.Logf("2 x qd32: %.4f switches per command with WakeupNoPreempt, %.4f with DryTurn (drain %d)", wnp, dry, res.Switches.DrainSwitches)
+	if dry < wnp || dry > 0.08 {
+		t.Errorf("2 x qd32: %.4f switches per command with DryTurn, want at least WakeupNoPreempt's %.4f and at most 0.08", dry, wnp)
+	}
+	_, q1 := runTurn(t, 12, 1, true, true)
+	if q1 < 0.9 || q1 > 1.1 {
+		t.Errorf("12 x qd1: %.3f switches per command with DryTurn, want about 1", q1)
 	}
 }
