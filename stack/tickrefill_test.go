@@ -20,23 +20,12 @@ func tickRun(t *testing.T, n int, thread, on bool) *stack.Result {
 // tickRunAt is tickRun at emulation factor f, with DrainSwitch as drain.
 func tickRunAt(t *testing.T, f float64, n int, thread, on, drain bool) *stack.Result {
 	t.Helper()
-	cfg := stack.Config{
-		NrCPUs: 2,
-		Host: stack.Host{CanQueue: 128, NrHwQueues: 2, CmdPerLun: 128, Driver: stack.DriverNullBlk,
-			NullBlk: stack.NullBlk{IRQMode: nullblk.IRQTimer}},
-		LUNs: []stack.LUN{{Name: "/dev/nullb0", Device: nullDevice(2 * sim.Millisecond), Scheduler: "none"}},
-		Seed: 1,
-	}
-	cfg, err := cfg.EmulatedWith(f, stack.EmulationOptions{WakeSplit: true, IssueAtReturn: true, ReadEventsAfterWork: true,
-		TLBWorkingSet: stack.DefaultTLBWorkingSet, TickSwitchRefill: on, DrainSwitch: drain})
-	if err != nil {
-		t.Fatal(err)
-	}
 	th := ""
 	if thread {
 		th = "thread=1\n"
 	}
-	specs := parse(t, fmt.Sprintf(`
+	return pinnedNullRun(t, f, stack.EmulationOptions{WakeSplit: true, IssueAtReturn: true, ReadEventsAfterWork: true,
+		TLBWorkingSet: stack.DefaultTLBWorkingSet, TickSwitchRefill: on, DrainSwitch: drain}, fmt.Sprintf(`
 [r]
 ioengine=libaio
 direct=1
@@ -49,11 +38,50 @@ time_based=1
 runtime=400ms
 filename=/dev/nullb0
 `, n)+th)
-	res, err := stack.Run(cfg, specs)
+}
+
+// pinnedNullRun runs job (fio job-file text) on two CPUs and a 2 ms null_blk with
+// 128 tags (timer completions, scheduler none), emulated at factor f with o: the
+// machine of the process-switch tests.
+func pinnedNullRun(t *testing.T, f float64, o stack.EmulationOptions, job string) *stack.Result {
+	t.Helper()
+	cfg := stack.Config{
+		NrCPUs: 2,
+		Host: stack.Host{CanQueue: 128, NrHwQueues: 2, CmdPerLun: 128, Driver: stack.DriverNullBlk,
+			NullBlk: stack.NullBlk{IRQMode: nullblk.IRQTimer}},
+		LUNs: []stack.LUN{{Name: "/dev/nullb0", Device: nullDevice(2 * sim.Millisecond), Scheduler: "none"}},
+		Seed: 1,
+	}
+	cfg, err := cfg.EmulatedWith(f, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := stack.Run(cfg, parse(t, job))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return res
+}
+
+// lateJoinJob is two qd32 reader processes on CPU 1, a for 400 ms and b for 200 ms
+// from startdelay (a fio time value).
+func lateJoinJob(startdelay string) string {
+	return `
+[global]
+ioengine=libaio
+direct=1
+rw=randread
+bs=4k
+iodepth=32
+cpus_allowed=1
+filename=/dev/nullb0
+time_based=1
+[a]
+runtime=400ms
+[b]
+runtime=200ms
+startdelay=` + startdelay + `
+`
 }
 
 // TestTickSwitchRefill: four CPU-bound reader processes on one CPU make no modelled
@@ -125,37 +153,8 @@ func TestDrainSwitch(t *testing.T) {
 // slices of the time it ran alone (50 before).
 func TestTickSwitchRefillNoCatchUp(t *testing.T) {
 	run := func(startdelay string) uint64 {
-		cfg := stack.Config{
-			NrCPUs: 2,
-			Host: stack.Host{CanQueue: 128, NrHwQueues: 2, CmdPerLun: 128, Driver: stack.DriverNullBlk,
-				NullBlk: stack.NullBlk{IRQMode: nullblk.IRQTimer}},
-			LUNs: []stack.LUN{{Name: "/dev/nullb0", Device: nullDevice(2 * sim.Millisecond), Scheduler: "none"}},
-			Seed: 1,
-		}
-		cfg, err := cfg.EmulatedWith(60, stack.EmulationOptions{WakeSplit: true, IssueAtReturn: true, ReadEventsAfterWork: true,
-			TLBWorkingSet: stack.DefaultTLBWorkingSet, TickSwitchRefill: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := stack.Run(cfg, parse(t, `
-[global]
-ioengine=libaio
-direct=1
-rw=randread
-bs=4k
-iodepth=32
-cpus_allowed=1
-filename=/dev/nullb0
-time_based=1
-[a]
-runtime=400ms
-[b]
-runtime=200ms
-startdelay=`+startdelay+`
-`))
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := pinnedNullRun(t, 60, stack.EmulationOptions{WakeSplit: true, IssueAtReturn: true, ReadEventsAfterWork: true,
+			TLBWorkingSet: stack.DefaultTLBWorkingSet, TickSwitchRefill: true}, lateJoinJob(startdelay))
 		return res.Switches.TickRefillSwitches
 	}
 	first, late := run("0"), run("200ms")
@@ -175,19 +174,8 @@ startdelay=`+startdelay+`
 func TestTLBRefillGrows(t *testing.T) {
 	run := func(depth int, grows bool) *stack.Result {
 		t.Helper()
-		cfg := stack.Config{
-			NrCPUs: 2,
-			Host: stack.Host{CanQueue: 128, NrHwQueues: 2, CmdPerLun: 128, Driver: stack.DriverNullBlk,
-				NullBlk: stack.NullBlk{IRQMode: nullblk.IRQTimer}},
-			LUNs: []stack.LUN{{Name: "/dev/nullb0", Device: nullDevice(2 * sim.Millisecond), Scheduler: "none"}},
-			Seed: 1,
-		}
-		cfg, err := cfg.EmulatedWith(12, stack.EmulationOptions{WakeSplit: true, IssueAtReturn: true, ReadEventsAfterWork: true,
-			TLBWorkingSet: stack.DefaultTLBWorkingSet, TickSwitchRefill: true, DrainSwitch: true, TLBRefillGrows: grows})
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := stack.Run(cfg, parse(t, fmt.Sprintf(`
+		res := pinnedNullRun(t, 12, stack.EmulationOptions{WakeSplit: true, IssueAtReturn: true, ReadEventsAfterWork: true,
+			TLBWorkingSet: stack.DefaultTLBWorkingSet, TickSwitchRefill: true, DrainSwitch: true, TLBRefillGrows: grows}, fmt.Sprintf(`
 [r]
 ioengine=libaio
 direct=1
@@ -199,10 +187,7 @@ numjobs=4
 time_based=1
 runtime=400ms
 filename=/dev/nullb0
-`, depth)))
-		if err != nil {
-			t.Fatal(err)
-		}
+`, depth))
 		return res
 	}
 	perSwitch := func(r *stack.Result) float64 {
@@ -238,37 +223,8 @@ filename=/dev/nullb0
 // burst when the two are combined (review12's tick rule merged with tlbhost12's).
 func TestDrainSwitchLateJoin(t *testing.T) {
 	run := func(f float64, startdelay string) *stack.Result {
-		cfg := stack.Config{
-			NrCPUs: 2,
-			Host: stack.Host{CanQueue: 128, NrHwQueues: 2, CmdPerLun: 128, Driver: stack.DriverNullBlk,
-				NullBlk: stack.NullBlk{IRQMode: nullblk.IRQTimer}},
-			LUNs: []stack.LUN{{Name: "/dev/nullb0", Device: nullDevice(2 * sim.Millisecond), Scheduler: "none"}},
-			Seed: 1,
-		}
-		cfg, err := cfg.EmulatedWith(f, stack.EmulationOptions{WakeSplit: true, IssueAtReturn: true, ReadEventsAfterWork: true,
-			TLBWorkingSet: stack.DefaultTLBWorkingSet, TickSwitchRefill: true, DrainSwitch: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := stack.Run(cfg, parse(t, `
-[global]
-ioengine=libaio
-direct=1
-rw=randread
-bs=4k
-iodepth=32
-cpus_allowed=1
-filename=/dev/nullb0
-time_based=1
-[a]
-runtime=400ms
-[b]
-runtime=200ms
-startdelay=`+startdelay+`
-`))
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := pinnedNullRun(t, f, stack.EmulationOptions{WakeSplit: true, IssueAtReturn: true, ReadEventsAfterWork: true,
+			TLBWorkingSet: stack.DefaultTLBWorkingSet, TickSwitchRefill: true, DrainSwitch: true}, lateJoinJob(startdelay))
 		return res
 	}
 	for _, f := range []float64{16, 60} {

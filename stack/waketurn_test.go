@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/blkmq/blkmq/nullblk"
-	"github.com/blkmq/blkmq/sim"
 	"github.com/blkmq/blkmq/stack"
 )
 
@@ -41,20 +39,9 @@ func TestWakeupNoPreempt(t *testing.T) {
 // factor 20 and returns the result and its process switches per command.
 func runTurn(t *testing.T, n, depth int, wnp, dry bool) (*stack.Result, float64) {
 	t.Helper()
-	cfg := stack.Config{
-		NrCPUs: 2,
-		Host: stack.Host{CanQueue: 128, NrHwQueues: 2, CmdPerLun: 128, Driver: stack.DriverNullBlk,
-			NullBlk: stack.NullBlk{IRQMode: nullblk.IRQTimer}},
-		LUNs: []stack.LUN{{Name: "/dev/nullb0", Device: nullDevice(2 * sim.Millisecond), Scheduler: "none"}},
-		Seed: 1,
-	}
-	cfg, err := cfg.EmulatedWith(20, stack.EmulationOptions{WakeSplit: true, IssueAtReturn: true, ReadEventsAfterWork: true,
+	res := pinnedNullRun(t, 20, stack.EmulationOptions{WakeSplit: true, IssueAtReturn: true, ReadEventsAfterWork: true,
 		TLBWorkingSet: stack.DefaultTLBWorkingSet, TickSwitchRefill: true, DrainSwitch: true, TLBRefillGrows: true,
-		WakeupNoPreempt: wnp, DryTurn: dry})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := stack.Run(cfg, parse(t, fmt.Sprintf(`
+		WakeupNoPreempt: wnp, DryTurn: dry}, fmt.Sprintf(`
 [r]
 ioengine=libaio
 direct=1
@@ -66,10 +53,7 @@ numjobs=%d
 time_based=1
 runtime=400ms
 filename=/dev/nullb0
-`, depth, n)))
-	if err != nil {
-		t.Fatal(err)
-	}
+`, depth, n))
 	var cmds int64
 	for _, j := range res.Jobs {
 		cmds += j.Fio.Read().TotalIOs
