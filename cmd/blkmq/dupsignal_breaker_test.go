@@ -17,13 +17,7 @@ import (
 // duplicate: the run still ends at the model time reached and reports. A later one
 // still exits at once.
 func TestDuplicateSignalCountsOnce(t *testing.T) {
-	codes := make(chan int, 1)
-	old := exitNow
-	exitNow = func(c int) { codes <- c }
-	defer func() { exitNow = old }()
-	var msgs syncBuffer
-	in := catchInterrupt(&msgs)
-	defer in.Stop()
+	in, msgs, codes := catchInterruptForTest(t)
 	// As timeout does: the process, then its group. The Go runtime coalesces the
 	// two when the second arrives before the first is received; the fault showed
 	// when it arrived just after (the order here).

@@ -153,16 +153,27 @@ func TestSweepSIGINT(t *testing.T) {
 	}
 }
 
-// TestSecondSignalExitsAtOnce: the first SIGINT closes C (the run ends and
-// reports); a second one exits at once with status 130, without waiting.
-func TestSecondSignalExitsAtOnce(t *testing.T) {
+// catchInterruptForTest starts catchInterrupt with its messages in a buffer and
+// exitNow replaced by a send on codes (buffered, one exit); both are undone when the
+// test ends.
+func catchInterruptForTest(t *testing.T) (*interrupt, *syncBuffer, chan int) {
+	t.Helper()
 	codes := make(chan int, 1)
 	old := exitNow
 	exitNow = func(c int) { codes <- c }
-	defer func() { exitNow = old }()
-	var msgs syncBuffer
-	in := catchInterrupt(&msgs)
-	defer in.Stop()
+	msgs := &syncBuffer{}
+	in := catchInterrupt(msgs)
+	t.Cleanup(func() {
+		in.Stop()
+		exitNow = old
+	})
+	return in, msgs, codes
+}
+
+// TestSecondSignalExitsAtOnce: the first SIGINT closes C (the run ends and
+// reports); a second one exits at once with status 130, without waiting.
+func TestSecondSignalExitsAtOnce(t *testing.T) {
+	in, msgs, codes := catchInterruptForTest(t)
 	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}

@@ -15,13 +15,7 @@ import (
 // report mid-run, and the signal neither interrupts the run nor counts as a first
 // Ctrl-C (a SIGINT after it is still the first signal, not a second one).
 func TestSIGUSR1SaysNoStatusReport(t *testing.T) {
-	codes := make(chan int, 1)
-	old := exitNow
-	exitNow = func(c int) { codes <- c }
-	defer func() { exitNow = old }()
-	var msgs syncBuffer
-	in := catchInterrupt(&msgs)
-	defer in.Stop()
+	in, msgs, codes := catchInterruptForTest(t)
 	if err := syscall.Kill(os.Getpid(), syscall.SIGUSR1); err != nil {
 		t.Fatal(err)
 	}
