@@ -3,6 +3,8 @@ package bench
 import (
 	"fmt"
 	"math"
+
+	"github.com/blkmq/blkmq/internal/stats"
 )
 
 // Replica statistics of the claims runner (Claim.Replicas, Options.Replicas).
@@ -14,45 +16,18 @@ import (
 // independent). The interval of the mean (± t·s/sqrt(n)) would shrink as replicas are
 // added and call a figure met that a third of the model's runs miss.
 
-// tQuantile975 holds Student's t 0.975 quantile for 1 … 30 degrees of freedom
-// (standard tables, e.g. NIST/SEMATECH e-Handbook 1.3.6.7.2). Above 30, tQuantile
-// uses the Cornish-Fisher series of t in the normal quantile (Abramowitz and Stegun
-// 26.7.5, three terms: within 1e-4 of the tables from 31 on); the normal 1.96 alone
-// would be 4 % low at 31.
-var tQuantile975 = [...]float64{12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-	2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-	2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042}
-
-// tQuantile returns t(0.975, df) for df >= 1.
-func tQuantile(df int) float64 {
-	if df <= len(tQuantile975) {
-		return tQuantile975[df-1]
-	}
-	const z = 1.959963984540054 // normal 0.975 quantile
-	z2, n := z*z, float64(df)
-	g1 := (z2 + 1) * z / 4
-	g2 := ((5*z2+16)*z2 + 3) * z / 96
-	g3 := (((3*z2+19)*z2+17)*z2 - 15) * z / 384
-	return z + g1/n + g2/(n*n) + g3/(n*n*n)
-}
+// tQuantile is Student's t 0.975 quantile (stats.TQuantile975).
+var tQuantile = stats.TQuantile975
 
 // replicaStats returns the mean, the sample standard deviation and the 95 %
 // single-run interval of vals (len >= 1). One value: sd 0, interval [v, v]. The sums
 // run in the given order, so the same replicas give the same bits.
 func replicaStats(vals []float64) (mean, sd float64, iv [2]float64) {
 	n := len(vals)
-	for _, v := range vals {
-		mean += v
-	}
-	mean /= float64(n)
+	mean, sd = stats.MeanSD(vals)
 	if n == 1 {
 		return mean, 0, [2]float64{mean, mean}
 	}
-	var ss float64
-	for _, v := range vals {
-		ss += (v - mean) * (v - mean)
-	}
-	sd = math.Sqrt(ss / float64(n-1))
 	h := tQuantile(n-1) * sd * math.Sqrt(1+1/float64(n))
 	return mean, sd, [2]float64{mean - h, mean + h}
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/blkmq/blkmq/fio"
+	"github.com/blkmq/blkmq/internal/stats"
 	"github.com/blkmq/blkmq/stack"
 	"github.com/spf13/cobra"
 )
@@ -107,39 +108,19 @@ type Spread struct {
 
 // spreadOf summarises xs (at least one value).
 func spreadOf(xs []float64) Spread {
-	n := float64(len(xs))
-	var sum float64
-	for _, x := range xs {
-		sum += x
-	}
-	s := Spread{Mean: sum / n}
+	var s Spread
+	s.Mean, s.Stddev = stats.MeanSD(xs)
 	if len(xs) < 2 {
 		s.Lo, s.Hi = s.Mean, s.Mean
 		return s
 	}
-	var m2 float64
-	for _, x := range xs {
-		m2 += (x - s.Mean) * (x - s.Mean)
-	}
-	s.Stddev = math.Sqrt(m2 / (n - 1))
-	h := tQuantile975(len(xs)-1) * s.Stddev / math.Sqrt(n)
+	h := tQuantile975(len(xs)-1) * s.Stddev / math.Sqrt(float64(len(xs)))
 	s.Lo, s.Hi = s.Mean-h, s.Mean+h
 	return s
 }
 
-// tQuantile975 is the 97.5 % quantile of Student's t distribution with df degrees of
-// freedom (df >= 1): tabulated to df 30, then the normal quantile's Cornish-Fisher
-// expansion in 1/df (error below 1e-3).
-func tQuantile975(df int) float64 {
-	table := [...]float64{12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-		2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-		2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042}
-	if df <= len(table) {
-		return table[df-1]
-	}
-	z, v := 1.959964, float64(df)
-	return z + (z*z*z+z)/(4*v) + (5*z*z*z*z*z+16*z*z*z+3*z)/(96*v*v)
-}
+// tQuantile975 is Student's t 0.975 quantile (stats.TQuantile975).
+var tQuantile975 = stats.TQuantile975
 
 // DirSpread is the spread of one direction's figures of a reported job.
 type DirSpread struct {
