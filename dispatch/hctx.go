@@ -334,7 +334,7 @@ func (h *Hctx) runAsyncFrom(cpu int) {
 	}
 	if !running {
 		host.charge(host.cpu.c.Wakeup) // queue the work, wake kblockd
-		if host.kblockdFromSet && host.cpu.on {
+		if host.serialLoop() {
 			host.kblockdLoopWakes += host.cpu.c.Wakeup // the next queueing's wake leaves after it
 		}
 	}
